@@ -1,0 +1,1 @@
+//! Shared fixtures for the workspace benchmarks (filled in as benches are added).

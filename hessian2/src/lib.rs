@@ -1,0 +1,1 @@
+//! Hessian 2.0 (work in progress).
