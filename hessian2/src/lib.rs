@@ -1,1 +1,9 @@
 //! Hessian 2.0 (work in progress).
+
+pub mod decode;
+pub mod encode;
+pub mod error;
+pub mod input;
+pub mod marker;
+
+pub use error::{Error, ErrorKind, Result};

@@ -1,0 +1,557 @@
+//! The wire-level decoder: a pull parser that turns bytes into [`Header`]s, with no serde and no
+//! dynamic values in it. Higher layers ([`crate::value`], the serde `Deserializer`) are built on
+//! it and see byte offsets in every error.
+//!
+//! The decoder owns the two per-stream tables of Hessian: the type names (`[int`,
+//! `java.util.ArrayList`, ...) that later typed lists and maps refer to by index, and the class
+//! definitions (`C`) that objects refer to. Class definitions are read inside [`Decoder::pull`],
+//! so callers only ever see [`Header::Object`]. The third table, value references (`Q`), depends
+//! on what the caller builds, so it is the caller's.
+
+mod skip;
+mod string;
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+pub use string::Reference;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::input::Input;
+use crate::marker::{self, binary, date, double, int, list, long, map, object, reference};
+
+/// Default limit of nested lists, maps and objects.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+
+/// What a value starts with: scalars complete, containers and chunks as a head whose contents
+/// follow.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Header {
+    /// `N`.
+    Null,
+    /// `T` / `F`.
+    Bool(bool),
+    /// A 32-bit int.
+    Int(i32),
+    /// A 64-bit long.
+    Long(i64),
+    /// A double.
+    Double(f64),
+    /// A date in milliseconds since the epoch (minute dates are converted).
+    Date(i64),
+    /// A string chunk of `len` UTF-16 units; more chunks follow unless `last`.
+    String {
+        /// UTF-16 code units in this chunk.
+        len: usize,
+        /// No chunk follows.
+        last: bool,
+    },
+    /// A binary chunk of `len` bytes; more chunks follow unless `last`.
+    Binary {
+        /// Bytes in this chunk.
+        len: usize,
+        /// No chunk follows.
+        last: bool,
+    },
+    /// A list: `ty` indexes [`Decoder::type_name`]; `len` is `None` for a variable-length list,
+    /// whose items end with [`Header::End`].
+    List {
+        /// Index of the list's type name, if typed.
+        ty: Option<usize>,
+        /// Number of items, if fixed length.
+        len: Option<usize>,
+    },
+    /// A map: key/value pairs until [`Header::End`]. `ty` indexes [`Decoder::type_name`].
+    Map {
+        /// Index of the map's type name, if typed.
+        ty: Option<usize>,
+    },
+    /// An object of class definition `class` ([`Decoder::class`]): one value per field follows.
+    Object {
+        /// Index of the class definition.
+        class: usize,
+    },
+    /// `Q`: a reference to the `n`-th list, map or object of the stream.
+    Ref(u32),
+    /// `Z`: end of a map or variable-length list.
+    End,
+}
+
+/// A class definition read from the stream: the Java class name and its fields in wire order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassDef {
+    /// Java class name.
+    pub name: Arc<str>,
+    /// Field names, in the order their values follow in each instance.
+    pub fields: Arc<[Arc<str>]>,
+}
+
+/// Pull decoder over an [`Input`].
+pub struct Decoder<'de, I> {
+    input: I,
+    /// `remaining()` of the input when decoding began; offsets are measured from there.
+    start: usize,
+    types: Vec<Arc<str>>,
+    classes: Vec<ClassDef>,
+    depth: usize,
+    max_depth: usize,
+    /// Raw bytes of strings and binaries that cannot be borrowed.
+    scratch: Vec<u8>,
+    /// Text of strings that needed CESU-8 decoding.
+    text: String,
+    _de: PhantomData<&'de ()>,
+}
+
+impl<'de, I: Input<'de>> Decoder<'de, I> {
+    /// A decoder reading `input` from its current position (offset 0).
+    pub fn new(input: I) -> Self {
+        Decoder {
+            start: input.remaining(),
+            input,
+            types: Vec::new(),
+            classes: Vec::new(),
+            depth: 0,
+            max_depth: DEFAULT_MAX_DEPTH,
+            scratch: Vec::new(),
+            text: String::new(),
+            _de: PhantomData,
+        }
+    }
+
+    /// Sets the nesting limit of lists, maps and objects (default [`DEFAULT_MAX_DEPTH`]).
+    pub fn with_max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Starts over on a new input with clean tables, keeping allocated capacity.
+    pub fn reset(&mut self, input: I) {
+        self.start = input.remaining();
+        self.input = input;
+        self.types.clear();
+        self.classes.clear();
+        self.depth = 0;
+    }
+
+    /// Byte offset of the next byte to read.
+    #[inline]
+    pub fn offset(&self) -> u64 {
+        (self.start - self.input.remaining()) as u64
+    }
+
+    /// True when no bytes are left.
+    pub fn is_empty(&self) -> bool {
+        self.input.remaining() == 0
+    }
+
+    /// The input, positioned after what was decoded.
+    pub fn into_input(self) -> I {
+        self.input
+    }
+
+    /// The `index`-th type name of the stream.
+    pub fn type_name(&self, index: usize) -> &Arc<str> {
+        &self.types[index]
+    }
+
+    /// The `index`-th class definition of the stream.
+    pub fn class(&self, index: usize) -> &ClassDef {
+        &self.classes[index]
+    }
+
+    #[cold]
+    pub(crate) fn error(&self, kind: ErrorKind) -> Error {
+        Error::new(kind, self.offset())
+    }
+
+    #[cold]
+    pub(crate) fn error_at(&self, offset: u64, kind: ErrorKind) -> Error {
+        Error::new(kind, offset)
+    }
+
+    #[cold]
+    pub(crate) fn eof(&self, needed: usize) -> Error {
+        self.error(ErrorKind::Eof { needed })
+    }
+
+    /// Enters one level of nesting; errors past the depth limit.
+    pub fn enter(&mut self) -> Result<()> {
+        if self.depth >= self.max_depth {
+            return Err(self.error(ErrorKind::DepthLimit(self.max_depth)));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    /// Leaves a level entered with [`enter`](Self::enter).
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The next byte, not consumed.
+    #[inline]
+    pub fn peek_u8(&self) -> Result<u8> {
+        match self.input.chunk().first() {
+            Some(&b) => Ok(b),
+            None => Err(self.eof(1)),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn read_u8(&mut self) -> Result<u8> {
+        let b = self.peek_u8()?;
+        self.input.advance(1);
+        Ok(b)
+    }
+
+    /// Reads `N` bytes, across chunk boundaries if need be.
+    #[inline]
+    fn read_array<const N: usize>(&mut self) -> Result<[u8; N]> {
+        let mut out = [0u8; N];
+        if let Some(bytes) = self.input.chunk().get(..N) {
+            out.copy_from_slice(bytes);
+            self.input.advance(N);
+            return Ok(out);
+        }
+        if self.input.remaining() < N {
+            return Err(self.eof(N - self.input.remaining()));
+        }
+        for b in &mut out {
+            *b = self.input.chunk()[0];
+            self.input.advance(1);
+        }
+        Ok(out)
+    }
+
+    fn ensure(&self, n: usize) -> Result<()> {
+        let remaining = self.input.remaining();
+        if remaining < n {
+            Err(self.eof(n - remaining))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Reads the next header. Class definitions (`C`) are consumed and recorded on the way.
+    pub fn pull(&mut self) -> Result<Header> {
+        loop {
+            let at = self.offset();
+            let code = self.read_u8()?;
+            let header = match code {
+                marker::NULL => Header::Null,
+                marker::TRUE => Header::Bool(true),
+                marker::FALSE => Header::Bool(false),
+
+                0x80..=0xbf => Header::Int(code as i32 - int::DIRECT_ZERO as i32),
+                0xc0..=0xcf => {
+                    let [b1] = self.read_array()?;
+                    Header::Int(((code as i32 - int::BYTE_ZERO as i32) << 8) | b1 as i32)
+                }
+                0xd0..=0xd7 => {
+                    let [b1, b2] = self.read_array()?;
+                    Header::Int(
+                        ((code as i32 - int::SHORT_ZERO as i32) << 16)
+                            | (b1 as i32) << 8
+                            | b2 as i32,
+                    )
+                }
+                int::FULL => Header::Int(i32::from_be_bytes(self.read_array()?)),
+
+                0xd8..=0xef => Header::Long(code as i64 - long::DIRECT_ZERO as i64),
+                0xf0..=0xff => {
+                    let [b1] = self.read_array()?;
+                    Header::Long(((code as i64 - long::BYTE_ZERO as i64) << 8) | b1 as i64)
+                }
+                0x38..=0x3f => {
+                    let [b1, b2] = self.read_array()?;
+                    Header::Long(
+                        ((code as i64 - long::SHORT_ZERO as i64) << 16)
+                            | (b1 as i64) << 8
+                            | b2 as i64,
+                    )
+                }
+                long::INT32 => Header::Long(i32::from_be_bytes(self.read_array()?) as i64),
+                long::FULL => Header::Long(i64::from_be_bytes(self.read_array()?)),
+
+                double::ZERO => Header::Double(0.0),
+                double::ONE => Header::Double(1.0),
+                double::BYTE => Header::Double(i8::from_be_bytes(self.read_array()?) as f64),
+                double::SHORT => Header::Double(i16::from_be_bytes(self.read_array()?) as f64),
+                // Java: `0.001 * mills`, which is not always `mills / 1000.0`.
+                double::MILLS => {
+                    Header::Double(0.001 * i32::from_be_bytes(self.read_array()?) as f64)
+                }
+                double::FULL => Header::Double(f64::from_be_bytes(self.read_array()?)),
+
+                date::MILLIS => Header::Date(i64::from_be_bytes(self.read_array()?)),
+                date::MINUTES => {
+                    Header::Date(i32::from_be_bytes(self.read_array()?) as i64 * 60_000)
+                }
+
+                0x00..=0x1f => Header::String {
+                    len: code as usize,
+                    last: true,
+                },
+                0x30..=0x33 => {
+                    let [b1] = self.read_array()?;
+                    Header::String {
+                        len: ((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize,
+                        last: true,
+                    }
+                }
+                marker::string::CHUNK | marker::string::FINAL => Header::String {
+                    len: u16::from_be_bytes(self.read_array()?) as usize,
+                    last: code == marker::string::FINAL,
+                },
+
+                0x20..=0x2f => Header::Binary {
+                    len: (code - binary::DIRECT_BASE) as usize,
+                    last: true,
+                },
+                0x34..=0x37 => {
+                    let [b1] = self.read_array()?;
+                    Header::Binary {
+                        len: ((code - binary::SHORT_BASE) as usize) << 8 | b1 as usize,
+                        last: true,
+                    }
+                }
+                binary::CHUNK | binary::FINAL => Header::Binary {
+                    len: u16::from_be_bytes(self.read_array()?) as usize,
+                    last: code == binary::FINAL,
+                },
+
+                list::VARIABLE => Header::List {
+                    ty: Some(self.read_type()?),
+                    len: None,
+                },
+                list::FIXED => {
+                    let ty = self.read_type()?;
+                    Header::List {
+                        ty: Some(ty),
+                        len: Some(self.read_length("list length")?),
+                    }
+                }
+                list::VARIABLE_UNTYPED => Header::List {
+                    ty: None,
+                    len: None,
+                },
+                list::FIXED_UNTYPED => Header::List {
+                    ty: None,
+                    len: Some(self.read_length("list length")?),
+                },
+                0x70..=0x77 => Header::List {
+                    ty: Some(self.read_type()?),
+                    len: Some((code - list::DIRECT_TYPED) as usize),
+                },
+                0x78..=0x7f => Header::List {
+                    ty: None,
+                    len: Some((code - list::DIRECT_UNTYPED) as usize),
+                },
+
+                map::TYPED => Header::Map {
+                    ty: Some(self.read_type()?),
+                },
+                map::UNTYPED => Header::Map { ty: None },
+
+                object::DEFINITION => {
+                    self.read_class_def()?;
+                    continue;
+                }
+                object::INSTANCE => {
+                    let index = self.read_length("class index")?;
+                    self.check_class(index, at)?
+                }
+                0x60..=0x6f => self.check_class((code - object::DIRECT_BASE) as usize, at)?,
+
+                reference::REF => {
+                    let index = self.read_length("reference")?;
+                    Header::Ref(u32::try_from(index).map_err(|_| {
+                        self.error_at(
+                            at,
+                            ErrorKind::InvalidLength {
+                                what: "reference",
+                                value: index as i64,
+                            },
+                        )
+                    })?)
+                }
+                list::END => Header::End,
+
+                _ => return Err(self.error_at(at, ErrorKind::Reserved(code))),
+            };
+            return Ok(header);
+        }
+    }
+
+    fn check_class(&self, index: usize, at: u64) -> Result<Header> {
+        if index < self.classes.len() {
+            Ok(Header::Object { class: index })
+        } else {
+            Err(self.error_at(
+                at,
+                ErrorKind::BadReference {
+                    table: "class",
+                    index: index as u64,
+                    len: self.classes.len(),
+                },
+            ))
+        }
+    }
+
+    /// Pulls a header and maps it with `accept`; a header it refuses is an
+    /// [`ErrorKind::Unexpected`] naming `expected`, at the header's offset.
+    pub(crate) fn expect<T>(
+        &mut self,
+        expected: &'static str,
+        accept: impl FnOnce(Header) -> Option<T>,
+    ) -> Result<T> {
+        let at = self.offset();
+        let found = self.peek_u8()?;
+        let header = self.pull()?;
+        accept(header).ok_or_else(|| self.error_at(at, ErrorKind::Unexpected { found, expected }))
+    }
+
+    /// Reads a value that must be an int, as Java writes lengths and indexes.
+    pub fn read_int(&mut self) -> Result<i32> {
+        self.expect("an int", |h| match h {
+            Header::Int(v) => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Reads a non-negative int used as a length, count or index.
+    fn read_length(&mut self, what: &'static str) -> Result<usize> {
+        let at = self.offset();
+        let v = self.read_int()?;
+        usize::try_from(v).map_err(|_| {
+            self.error_at(
+                at,
+                ErrorKind::InvalidLength {
+                    what,
+                    value: v as i64,
+                },
+            )
+        })
+    }
+
+    /// Reads a type: a new type name (a string, recorded) or an int index of an earlier one.
+    fn read_type(&mut self) -> Result<usize> {
+        let at = self.offset();
+        let code = self.peek_u8()?;
+        if marker::classify(code) == marker::Family::String {
+            let name: Arc<str> = self.read_whole_string()?.into();
+            self.types.push(name);
+            Ok(self.types.len() - 1)
+        } else {
+            let index = self.read_length("type index")?;
+            if index < self.types.len() {
+                Ok(index)
+            } else {
+                Err(self.error_at(
+                    at,
+                    ErrorKind::BadReference {
+                        table: "type",
+                        index: index as u64,
+                        len: self.types.len(),
+                    },
+                ))
+            }
+        }
+    }
+
+    /// Reads a value that must be a string, whole.
+    fn read_whole_string(&mut self) -> Result<String> {
+        let (len, last) = self.expect("a string", |h| match h {
+            Header::String { len, last } => Some((len, last)),
+            _ => None,
+        })?;
+        Ok(self.read_str(len, last)?.to_owned())
+    }
+
+    fn read_class_def(&mut self) -> Result<()> {
+        let name: Arc<str> = self.read_whole_string()?.into();
+        let count = self.read_length("field count")?;
+        // Each field name takes at least one byte: never trust the count beyond the input.
+        self.ensure(count)?;
+        let mut fields = Vec::with_capacity(count);
+        for _ in 0..count {
+            fields.push(Arc::<str>::from(self.read_whole_string()?));
+        }
+        self.classes.push(ClassDef {
+            name,
+            fields: fields.into(),
+        });
+        Ok(())
+    }
+
+    /// Reads the text of a string whose first chunk header was `len`/`last`, through its final
+    /// chunk. Borrowed from the input when it is a slice, the string is one chunk, and its bytes
+    /// are plain UTF-8; otherwise decoded into the decoder's scratch buffer.
+    pub fn read_str<'s>(&'s mut self, len: usize, last: bool) -> Result<Reference<'de, 's, str>> {
+        string::read_str(self, len, last)
+    }
+
+    /// Reads the bytes of a binary whose first chunk header was `len`/`last`. Borrowed when the
+    /// input is a slice and the binary is one chunk; else gathered in the scratch buffer.
+    pub fn read_binary<'s>(
+        &'s mut self,
+        len: usize,
+        last: bool,
+    ) -> Result<Reference<'de, 's, [u8]>> {
+        self.ensure(len)?;
+        if last {
+            if let Some(bytes) = self.input.borrow_bytes(len) {
+                return Ok(Reference::Borrowed(bytes));
+            }
+        }
+        self.scratch.clear();
+        self.gather_binary(len, last)?;
+        Ok(Reference::Copied(&self.scratch))
+    }
+
+    /// Reads a binary as [`Bytes`]: zero-copy when the input is `Bytes` and the binary is one
+    /// chunk.
+    pub fn read_binary_bytes(&mut self, len: usize, last: bool) -> Result<Bytes> {
+        self.ensure(len)?;
+        if last {
+            return Ok(self.input.take_bytes(len));
+        }
+        self.scratch.clear();
+        self.gather_binary(len, last)?;
+        Ok(Bytes::copy_from_slice(&self.scratch))
+    }
+
+    /// Appends binary chunks to the scratch buffer through the final chunk.
+    fn gather_binary(&mut self, mut len: usize, mut last: bool) -> Result<()> {
+        loop {
+            self.ensure(len)?;
+            self.copy_into_scratch(len);
+            if last {
+                return Ok(());
+            }
+            (len, last) = self.expect("a binary chunk", |h| match h {
+                Header::Binary { len, last } => Some((len, last)),
+                _ => None,
+            })?;
+        }
+    }
+
+    /// Copies `n` bytes (known to be present) to the scratch buffer.
+    fn copy_into_scratch(&mut self, mut n: usize) {
+        while n > 0 {
+            let chunk = self.input.chunk();
+            let take = chunk.len().min(n);
+            self.scratch.extend_from_slice(&chunk[..take]);
+            self.input.advance(take);
+            n -= take;
+        }
+    }
+
+    /// Steps over one whole value without building it. See [`skip`](skip) for details.
+    pub fn skip(&mut self) -> Result<()> {
+        let header = self.pull()?;
+        self.skip_rest(header)
+    }
+}

@@ -1,0 +1,276 @@
+//! String text: lengths count UTF-16 code units, the bytes are UTF-8, except that Java writes a
+//! character outside the BMP as its two surrogates, three bytes each (CESU-8).
+//!
+//! Reading accepts both CESU-8 pairs and 4-byte UTF-8 (which other writers use), counting a
+//! 4-byte sequence as two units. **Lone surrogates** (legal in a Java `String`, impossible in a
+//! Rust `str`) are replaced by U+FFFD, like `String::from_utf16_lossy`.
+//!
+//! The hot path makes no per-character calls: one pass finds where the chunk's units end (eight
+//! ASCII bytes at a time), then `str::from_utf8` validates the run; only text with surrogates
+//! takes the slower CESU path.
+
+use std::ops::Deref;
+
+use super::Decoder;
+use crate::error::{Error, ErrorKind, Result};
+use crate::input::Input;
+
+/// A string or byte slice either borrowed from the input (`'b`) or copied into the decoder's
+/// scratch buffer (`'c`), like serde_json's `Reference`.
+#[derive(Debug)]
+pub enum Reference<'b, 'c, T: ?Sized> {
+    /// Borrowed from the input for its whole lifetime.
+    Borrowed(&'b T),
+    /// Copied into a buffer that lives until the decoder is used again.
+    Copied(&'c T),
+}
+
+impl<T: ?Sized> Deref for Reference<'_, '_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match *self {
+            Reference::Borrowed(b) => b,
+            Reference::Copied(c) => c,
+        }
+    }
+}
+
+/// Walks whole characters of `bytes` until `units` UTF-16 units are counted or `bytes` ends
+/// before the next whole character. Returns (bytes used, units counted), or the index of a byte
+/// that cannot start a character.
+#[inline]
+pub(super) fn scan(bytes: &[u8], units: usize) -> Result<(usize, usize), usize> {
+    let mut i = 0;
+    let mut counted = 0;
+    while counted < units {
+        // Eight ASCII bytes at a time.
+        if units - counted >= 8 {
+            if let Some(word) = bytes.get(i..i + 8) {
+                let word = u64::from_ne_bytes(word.try_into().expect("8 bytes"));
+                if word & 0x8080_8080_8080_8080 == 0 {
+                    i += 8;
+                    counted += 8;
+                    continue;
+                }
+            }
+        }
+        let Some(&lead) = bytes.get(i) else { break };
+        let (width, width_units) = match lead {
+            0x00..=0x7f => (1, 1),
+            0xc0..=0xdf => (2, 1),
+            0xe0..=0xef => (3, 1),
+            0xf0..=0xf7 => (4, 2),
+            _ => return Err(i),
+        };
+        if counted + width_units > units {
+            // Half of a 4-byte character cannot end a chunk.
+            return Err(i);
+        }
+        if i + width > bytes.len() {
+            break;
+        }
+        i += width;
+        counted += width_units;
+    }
+    Ok((i, counted))
+}
+
+/// Decodes CESU-8 (surrogates as 3-byte sequences, plus ordinary UTF-8) into `out`. Returns the
+/// index of the first invalid byte on failure.
+pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> {
+    let flush = |out: &mut String, from: usize, to: usize| -> Result<(), usize> {
+        let run = std::str::from_utf8(&bytes[from..to]).map_err(|e| from + e.valid_up_to())?;
+        out.push_str(run);
+        Ok(())
+    };
+    let surrogate_at = |i: usize| -> Option<u16> {
+        match bytes.get(i..i + 3)? {
+            &[0xed, b1 @ 0xa0..=0xbf, b2 @ 0x80..=0xbf] => {
+                Some(0xd000 | ((b1 as u16 & 0x3f) << 6) | (b2 as u16 & 0x3f))
+            }
+            _ => None,
+        }
+    };
+    let mut i = 0;
+    let mut run_start = 0;
+    while i < bytes.len() {
+        if bytes[i] != 0xed || bytes.get(i + 1).is_none_or(|&b| b < 0xa0) {
+            i += 1;
+            continue;
+        }
+        flush(out, run_start, i)?;
+        let high = surrogate_at(i).ok_or(i)?;
+        let pair = match surrogate_at(i + 3) {
+            Some(low) if (0xd800..0xdc00).contains(&high) && (0xdc00..0xe000).contains(&low) => {
+                char::from_u32(0x10000 + (((high as u32) - 0xd800) << 10) + (low as u32 - 0xdc00))
+            }
+            _ => None,
+        };
+        match pair {
+            Some(c) => {
+                out.push(c);
+                i += 6;
+            }
+            None => {
+                out.push(char::REPLACEMENT_CHARACTER);
+                i += 3;
+            }
+        }
+        run_start = i;
+    }
+    flush(out, run_start, bytes.len())
+}
+
+pub(super) fn read_str<'de, 's, I: Input<'de>>(
+    d: &'s mut Decoder<'de, I>,
+    len: usize,
+    last: bool,
+) -> Result<super::Reference<'de, 's, str>> {
+    let start = d.offset();
+    if last {
+        let found = scan(d.input.chunk(), len);
+        match found {
+            Ok((n, units)) if units == len => {
+                if let Some(bytes) = d.input.borrow_bytes(n) {
+                    if let Ok(s) = std::str::from_utf8(bytes) {
+                        return Ok(Reference::Borrowed(s));
+                    }
+                    d.scratch.clear();
+                    d.scratch.extend_from_slice(bytes);
+                    return finish(d, start);
+                }
+            }
+            Err(i) => {
+                return Err(d.error_at(start + i as u64, ErrorKind::InvalidUtf8));
+            }
+            _ => {}
+        }
+    }
+    d.scratch.clear();
+    let (mut len, mut last) = (len, last);
+    loop {
+        gather_units(d, len, true)?;
+        if last {
+            break;
+        }
+        (len, last) = next_chunk(d)?;
+    }
+    finish(d, start)
+}
+
+/// Skips the text of a string whose first chunk header was `len`/`last`.
+pub(super) fn skip_str<'de, I: Input<'de>>(
+    d: &mut Decoder<'de, I>,
+    len: usize,
+    last: bool,
+) -> Result<()> {
+    let (mut len, mut last) = (len, last);
+    loop {
+        gather_units(d, len, false)?;
+        if last {
+            return Ok(());
+        }
+        (len, last) = next_chunk(d)?;
+    }
+}
+
+fn next_chunk<'de, I: Input<'de>>(d: &mut Decoder<'de, I>) -> Result<(usize, bool)> {
+    d.expect("a string chunk", |h| match h {
+        super::Header::String { len, last } => Some((len, last)),
+        _ => None,
+    })
+}
+
+/// Consumes `units` UTF-16 units of text, appending the raw bytes to the scratch buffer when
+/// `keep`. Works across chunk boundaries of the input.
+fn gather_units<'de, I: Input<'de>>(
+    d: &mut Decoder<'de, I>,
+    mut units: usize,
+    keep: bool,
+) -> Result<()> {
+    while units > 0 {
+        let at = d.offset();
+        let chunk = d.input.chunk();
+        if chunk.is_empty() {
+            return Err(d.eof(units));
+        }
+        let (n, counted) =
+            scan(chunk, units).map_err(|i| d.error_at(at + i as u64, ErrorKind::InvalidUtf8))?;
+        if n > 0 {
+            if keep {
+                d.scratch.extend_from_slice(&chunk[..n]);
+            }
+            d.input.advance(n);
+            units -= counted;
+            continue;
+        }
+        // A character straddles two input chunks: take it a byte at a time.
+        let lead = d.read_u8()?;
+        let (width, width_units) = match lead {
+            0xc0..=0xdf => (2, 1),
+            0xe0..=0xef => (3, 1),
+            _ => (4, 2),
+        };
+        if keep {
+            d.scratch.push(lead);
+        }
+        for _ in 1..width {
+            let b = d.read_u8()?;
+            if keep {
+                d.scratch.push(b);
+            }
+        }
+        units -= width_units;
+    }
+    Ok(())
+}
+
+/// Validates the scratch bytes as UTF-8, falling back to CESU-8 decoding.
+fn finish<'de, 's, I: Input<'de>>(
+    d: &'s mut Decoder<'de, I>,
+    start: u64,
+) -> Result<super::Reference<'de, 's, str>> {
+    match std::str::from_utf8(&d.scratch) {
+        Ok(s) => Ok(Reference::Copied(s)),
+        Err(_) => {
+            d.text.clear();
+            match decode_cesu8(&d.scratch, &mut d.text) {
+                Ok(()) => Ok(Reference::Copied(&d.text)),
+                // The offset counts raw text bytes from the string's start (chunk headers of a
+                // multi-chunk string are not counted).
+                Err(i) => Err(Error::new(ErrorKind::InvalidUtf8, start + i as u64)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scan_counts_supplementary_characters_as_two_units() {
+        let s = "a😀b";
+        assert_eq!(scan(s.as_bytes(), 4), Ok((6, 4)));
+        assert_eq!(scan(s.as_bytes(), 2), Err(1));
+    }
+
+    #[test]
+    fn scan_stops_before_a_cut_character() {
+        let s = "ab中";
+        assert_eq!(scan(&s.as_bytes()[..4], 3), Ok((2, 2)));
+    }
+
+    #[test]
+    fn cesu_pairs_become_one_character_and_lone_surrogates_replacement() {
+        let mut out = String::new();
+        // U+1F600 as CESU-8: D83D DE00.
+        decode_cesu8(b"x\xed\xa0\xbd\xed\xb8\x80y", &mut out).unwrap();
+        assert_eq!(out, "x😀y");
+        out.clear();
+        decode_cesu8(b"\xed\xa0\xbdz", &mut out).unwrap();
+        assert_eq!(out, "\u{fffd}z");
+        out.clear();
+        assert_eq!(decode_cesu8(b"ok\xff", &mut out), Err(2));
+    }
+}
