@@ -141,6 +141,11 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         (self.start - self.input.remaining()) as u64
     }
 
+    /// Bytes left in the input.
+    pub fn remaining(&self) -> usize {
+        self.input.remaining()
+    }
+
     /// True when no bytes are left.
     pub fn is_empty(&self) -> bool {
         self.input.remaining() == 0

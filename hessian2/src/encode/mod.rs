@@ -312,15 +312,18 @@ impl<B: BufMut> Encoder<B> {
     /// Starts an object of Java class `class` whose field values, in the order of `fields`,
     /// follow. The class definition is written the first time a class (with these fields) is
     /// seen in the stream.
-    pub fn write_object_start(&mut self, class: &str, fields: &[&str]) {
+    pub fn write_object_start<F: AsRef<str>>(&mut self, class: &str, fields: &[F]) {
         let index = match self.classes.get(class) {
             Some((index, Fields::Dynamic(known)))
-                if known.iter().map(|f| &**f).eq(fields.iter().copied()) =>
+                if known
+                    .iter()
+                    .map(|f| &**f)
+                    .eq(fields.iter().map(AsRef::as_ref)) =>
             {
                 *index
             }
             _ => {
-                let known = fields.iter().map(|&f| Box::from(f)).collect();
+                let known = fields.iter().map(|f| Box::from(f.as_ref())).collect();
                 self.define_class(Cow::Owned(class.to_owned()), Fields::Dynamic(known), fields)
             }
         };
@@ -342,14 +345,19 @@ impl<B: BufMut> Encoder<B> {
         self.write_instance(index);
     }
 
-    fn define_class(&mut self, class: Cow<'static, str>, identity: Fields, fields: &[&str]) -> u32 {
+    fn define_class<F: AsRef<str>>(
+        &mut self,
+        class: Cow<'static, str>,
+        identity: Fields,
+        fields: &[F],
+    ) -> u32 {
         let index = self.class_count;
         self.class_count += 1;
         self.buf.put_u8(object::DEFINITION);
         self.write_str(&class);
         self.write_length(fields.len());
         for field in fields {
-            self.write_str(field);
+            self.write_str(field.as_ref());
         }
         self.classes.insert(class, (index, identity));
         index

@@ -1,0 +1,204 @@
+//! Building [`Value`]s from the pull decoder.
+
+use super::{List, Map, Object, Value};
+use crate::decode::{Decoder, Header};
+use crate::error::{ErrorKind, Result};
+use crate::input::{Input, SliceInput};
+
+/// Decodes the values of one stream in turn, sharing the class, type and reference tables
+/// between them as Java's `Hessian2Input` does.
+pub struct ValueDecoder<'de, I> {
+    decoder: Decoder<'de, I>,
+    /// How many lists, maps and objects the stream has started: the next reference index.
+    refs: u32,
+}
+
+impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
+    /// Reads from `input`.
+    pub fn new(input: I) -> Self {
+        Self::from_decoder(Decoder::new(input))
+    }
+
+    /// Reads with a configured [`Decoder`] (e.g. another depth limit).
+    pub fn from_decoder(decoder: Decoder<'de, I>) -> Self {
+        ValueDecoder { decoder, refs: 0 }
+    }
+
+    /// The underlying decoder.
+    pub fn decoder(&self) -> &Decoder<'de, I> {
+        &self.decoder
+    }
+
+    /// The next value, or `None` at the end of the input.
+    pub fn next_value(&mut self) -> Result<Option<Value>> {
+        if self.decoder.is_empty() {
+            return Ok(None);
+        }
+        let header = self.decoder.pull()?;
+        self.value(header).map(Some)
+    }
+
+    fn value(&mut self, header: Header) -> Result<Value> {
+        Ok(match header {
+            Header::Null => Value::Null,
+            Header::Bool(v) => Value::Bool(v),
+            Header::Int(v) => Value::Int(v),
+            Header::Long(v) => Value::Long(v),
+            Header::Double(v) => Value::Double(v),
+            Header::Date(v) => Value::Date(v),
+            Header::String { len, last } => {
+                Value::String(self.decoder.read_str(len, last)?.to_owned())
+            }
+            Header::Binary { len, last } => {
+                Value::Binary(self.decoder.read_binary_bytes(len, last)?)
+            }
+            Header::List { ty, len } => {
+                self.refs += 1;
+                let ty = ty.map(|t| self.decoder.type_name(t).clone());
+                self.decoder.enter()?;
+                let items = match len {
+                    Some(n) => {
+                        // A length field is a claim: every item takes at least one byte, so
+                        // never reserve more than the input still holds.
+                        let mut items = Vec::with_capacity(n.min(self.remaining()));
+                        for _ in 0..n {
+                            let h = self.decoder.pull()?;
+                            items.push(self.value(h)?);
+                        }
+                        items
+                    }
+                    None => {
+                        let mut items = Vec::new();
+                        loop {
+                            match self.decoder.pull()? {
+                                Header::End => break items,
+                                h => items.push(self.value(h)?),
+                            }
+                        }
+                    }
+                };
+                self.decoder.leave();
+                Value::List(List { ty, items })
+            }
+            Header::Map { ty } => {
+                self.refs += 1;
+                let ty = ty.map(|t| self.decoder.type_name(t).clone());
+                self.decoder.enter()?;
+                let mut entries = Vec::new();
+                loop {
+                    let key = match self.decoder.pull()? {
+                        Header::End => break,
+                        h => self.value(h)?,
+                    };
+                    let h = self.decoder.pull()?;
+                    entries.push((key, self.value(h)?));
+                }
+                self.decoder.leave();
+                Value::Map(Map { ty, entries })
+            }
+            Header::Object { class } => {
+                self.refs += 1;
+                let def = self.decoder.class(class);
+                let (class, fields) = (def.name.clone(), def.fields.clone());
+                self.decoder.enter()?;
+                let mut values = Vec::with_capacity(fields.len());
+                for _ in 0..fields.len() {
+                    let h = self.decoder.pull()?;
+                    values.push(self.value(h)?);
+                }
+                self.decoder.leave();
+                Value::Object(Object {
+                    class,
+                    fields,
+                    values,
+                })
+            }
+            Header::Ref(n) => {
+                if n >= self.refs {
+                    return Err(self.decoder.error(ErrorKind::BadReference {
+                        table: "value",
+                        index: n.into(),
+                        len: self.refs as usize,
+                    }));
+                }
+                Value::Ref(n)
+            }
+            Header::End => {
+                return Err(self.decoder.error(ErrorKind::Unexpected {
+                    found: crate::marker::list::END,
+                    expected: "a value",
+                }))
+            }
+        })
+    }
+
+    fn remaining(&self) -> usize {
+        self.decoder.remaining()
+    }
+}
+
+/// Decodes the first value of `bytes`. Trailing bytes are an error; use [`Stream`] or
+/// [`ValueDecoder`] for several values.
+pub fn from_slice(bytes: &[u8]) -> Result<Value> {
+    let mut decoder = ValueDecoder::new(SliceInput::new(bytes));
+    let value = match decoder.next_value()? {
+        Some(v) => v,
+        None => return Err(decoder.decoder.eof(1)),
+    };
+    if !decoder.decoder.is_empty() {
+        let found = decoder.decoder.peek_u8()?;
+        return Err(decoder.decoder.error(ErrorKind::Unexpected {
+            found,
+            expected: "the end of the input",
+        }));
+    }
+    Ok(value)
+}
+
+/// All values of one stream (e.g. the arguments of a Dubbo request), with the means to follow
+/// references between them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stream {
+    /// The top-level values in order.
+    pub values: Vec<Value>,
+}
+
+impl Stream {
+    /// Decodes every value of `bytes`.
+    pub fn from_slice(bytes: &[u8]) -> Result<Self> {
+        let mut decoder = ValueDecoder::new(SliceInput::new(bytes));
+        let mut values = Vec::new();
+        while let Some(v) = decoder.next_value()? {
+            values.push(v);
+        }
+        Ok(Stream { values })
+    }
+
+    /// The list, map or object that [`Value::Ref`]`(index)` refers to.
+    pub fn resolve(&self, index: u32) -> Option<&Value> {
+        let mut seen = 0u32;
+        self.values
+            .iter()
+            .find_map(|v| find_container(v, index, &mut seen))
+    }
+}
+
+/// Depth-first, in wire order: the `target`-th list/map/object.
+fn find_container<'v>(v: &'v Value, target: u32, seen: &mut u32) -> Option<&'v Value> {
+    let children: Box<dyn Iterator<Item = &Value>> = match v {
+        Value::List(l) => Box::new(l.items.iter()),
+        Value::Map(m) => Box::new(m.entries.iter().flat_map(|(k, v)| [k, v])),
+        Value::Object(o) => Box::new(o.values.iter()),
+        _ => return None,
+    };
+    if *seen == target {
+        return Some(v);
+    }
+    *seen += 1;
+    for child in children {
+        if let Some(found) = find_container(child, target, seen) {
+            return Some(found);
+        }
+    }
+    None
+}
