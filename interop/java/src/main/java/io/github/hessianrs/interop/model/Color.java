@@ -1,0 +1,5 @@
+package io.github.hessianrs.interop.model;
+
+public enum Color {
+    RED, GREEN, BLUE
+}
