@@ -1,0 +1,114 @@
+//! Errors of the frame layer.
+
+use crate::header::{BadMagic, Header};
+
+/// A stream of bytes is not a valid sequence of Dubbo 2 frames.
+///
+/// Each variant says where in the stream it happened (`offset`: the number of bytes the
+/// decoder had consumed before the frame that failed) and, when the header could be read, the
+/// header itself, so that a server can answer `BAD_REQUEST` to the right request id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The frame does not start with the magic `0xdabb` (telnet text, TLS, another protocol,
+    /// or a stream that lost its place). Fatal: the connection must be closed.
+    #[error("{magic} at stream offset {offset}; a Dubbo 2 stream cannot be re-synchronised")]
+    BadMagic {
+        /// Stream offset of the bytes that should have been the magic.
+        offset: u64,
+        /// The bytes found.
+        magic: BadMagic,
+    },
+    /// The header announces a body larger than the payload limit. Raised from the header
+    /// alone, before any of the body is buffered. Not fatal: the decoder skips the body as
+    /// it arrives and goes on with the next frame.
+    #[error(
+        "frame body of {} bytes exceeds the payload limit of {limit} bytes \
+         (request id {}, stream offset {offset})",
+        header.body_len(),
+        header.request_id()
+    )]
+    PayloadTooLarge {
+        /// Stream offset of the frame's header.
+        offset: u64,
+        /// The frame's header (request id, request or response, two-way, serialization).
+        header: Header,
+        /// The limit in force.
+        limit: u32,
+    },
+    /// The stream ended in the middle of a frame. Fatal.
+    #[error("stream ended inside a frame at offset {offset}, {missing} bytes short")]
+    Truncated {
+        /// Stream offset of the unfinished frame.
+        offset: u64,
+        /// The header, if all 16 bytes of it arrived.
+        header: Option<Header>,
+        /// How many more bytes the frame needed (for a partial header: the rest of the
+        /// header).
+        missing: u64,
+    },
+}
+
+impl DecodeError {
+    /// Stream offset of the frame that failed.
+    pub fn offset(&self) -> u64 {
+        match self {
+            DecodeError::BadMagic { offset, .. }
+            | DecodeError::PayloadTooLarge { offset, .. }
+            | DecodeError::Truncated { offset, .. } => *offset,
+        }
+    }
+
+    /// The header of the frame that failed, when it could be read.
+    pub fn header(&self) -> Option<&Header> {
+        match self {
+            DecodeError::BadMagic { .. } => None,
+            DecodeError::PayloadTooLarge { header, .. } => Some(header),
+            DecodeError::Truncated { header, .. } => header.as_ref(),
+        }
+    }
+
+    /// The request id of the frame that failed, when its header could be read.
+    pub fn request_id(&self) -> Option<u64> {
+        self.header().map(Header::request_id)
+    }
+
+    /// True when the decoder cannot go on: every later call returns the same error.
+    /// [`DecodeError::PayloadTooLarge`] is the only error that is not fatal.
+    pub fn is_fatal(&self) -> bool {
+        !matches!(self, DecodeError::PayloadTooLarge { .. })
+    }
+}
+
+/// A frame cannot be encoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The body is larger than the payload limit (Java's `ExceedPayloadLimitException`, which
+    /// it also raises when encoding). Nothing was written.
+    #[error("frame body of {len} bytes exceeds the payload limit of {limit} bytes (request id {request_id})")]
+    PayloadTooLarge {
+        /// The frame's request id.
+        request_id: u64,
+        /// The body length.
+        len: usize,
+        /// The limit in force.
+        limit: u32,
+    },
+}
+
+/// The error of the `tokio_util::codec` implementations, which must also carry I/O errors.
+#[cfg(feature = "codec")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodecError {
+    /// The input is not a valid frame stream.
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    /// A frame could not be encoded.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    /// Reading or writing the transport failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
