@@ -167,3 +167,28 @@ fn references_are_kept_and_resolved() {
         hessian2::ErrorKind::BadReference { .. }
     ));
 }
+
+#[test]
+fn strings_read_both_cesu8_pairs_and_four_byte_utf8() {
+    // Java writes U+1F600 as two 3-byte surrogates; other writers use 4-byte UTF-8. Both count as
+    // two UTF-16 units.
+    assert_eq!(
+        value::from_slice(b"\x02\xed\xa0\xbd\xed\xb8\x80").unwrap(),
+        Value::from("😀")
+    );
+    assert_eq!(
+        value::from_slice(b"\x02\xf0\x9f\x98\x80").unwrap(),
+        Value::from("😀")
+    );
+    // A lone surrogate (legal in Java) becomes U+FFFD.
+    assert_eq!(
+        value::from_slice(b"\x01\xed\xa0\xbd").unwrap(),
+        Value::from("\u{fffd}")
+    );
+    // Not UTF-8 at all: an error at the bad byte.
+    let err = value::from_slice(b"\x02a\xff").unwrap_err();
+    assert_eq!(
+        (err.kind(), err.offset()),
+        (&hessian2::ErrorKind::InvalidUtf8, 2)
+    );
+}

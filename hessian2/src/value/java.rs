@@ -32,7 +32,18 @@ impl Object {
         }
     }
 
-    /// The message of a `Throwable` (its `detailMessage` field).
+    /// The locale string (`zh_CN`) of a `java.util.Locale`, which hessian-lite writes as a
+    /// `com.alibaba.com.caucho.hessian.io.LocaleHandle` object with field `value`.
+    pub fn as_locale(&self) -> Option<&str> {
+        self.class
+            .ends_with(".LocaleHandle")
+            .then(|| self.get("value")?.as_str())
+            .flatten()
+    }
+
+    /// The message of a `Throwable` (its `detailMessage` field). Its `cause` field is the next
+    /// exception of the chain, or a [`Value::Ref`] to the exception itself when there is none
+    /// (Java's convention); [`Stream::resolve`](super::Stream::resolve) follows it.
     pub fn exception_message(&self) -> Option<&str> {
         self.get("detailMessage")?.as_str()
     }
