@@ -88,6 +88,22 @@ pub struct ClassDef {
     pub fields: Arc<[Arc<str>]>,
 }
 
+/// Where a header began: its byte offset and the sizes of the type and class tables just before
+/// it (after any class definitions that preceded an object instance).
+///
+/// A layer that resolves `Q` references by decoding an earlier container again (the serde
+/// `Deserializer`) records the mark of each container and replays from it with
+/// [`Decoder::replace_input`] and [`Decoder::begin_replay`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Mark {
+    /// Byte offset of the header's first byte.
+    pub offset: u64,
+    /// Type names defined before the header.
+    pub types: usize,
+    /// Class definitions read before the header.
+    pub classes: usize,
+}
+
 /// Pull decoder over an [`Input`].
 pub struct Decoder<'de, I> {
     input: I,
@@ -101,6 +117,11 @@ pub struct Decoder<'de, I> {
     scratch: Vec<u8>,
     /// Text of strings that needed CESU-8 decoding.
     text: String,
+    /// Where the header last returned by `pull` began.
+    last: Mark,
+    /// While replaying: the indexes the next new type name and class definition had the first
+    /// time (they are already in the tables and must not be added again).
+    replay: Option<(usize, usize)>,
     _de: PhantomData<&'de ()>,
 }
 
@@ -116,6 +137,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             max_depth: DEFAULT_MAX_DEPTH,
             scratch: Vec::new(),
             text: String::new(),
+            last: Mark::default(),
+            replay: None,
             _de: PhantomData,
         }
     }
@@ -133,6 +156,46 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self.types.clear();
         self.classes.clear();
         self.depth = 0;
+        self.last = Mark::default();
+        self.replay = None;
+    }
+
+    /// Where the header last returned by [`pull`](Self::pull) began (after the class
+    /// definitions that preceded it, if it is an object), with the table sizes at that point.
+    pub fn last_mark(&self) -> Mark {
+        self.last
+    }
+
+    /// Number of type names defined so far in the stream.
+    pub fn type_count(&self) -> usize {
+        self.types.len()
+    }
+
+    /// Number of class definitions read so far in the stream.
+    pub fn class_count(&self) -> usize {
+        self.classes.len()
+    }
+
+    /// Swaps in another input and returns the current one, keeping the tables, the depth and
+    /// the offset origin. For moving within one contiguous stream: `input` must be the same
+    /// stream positioned elsewhere (its `remaining()` counts to the same end), so offsets stay
+    /// those of the whole stream.
+    pub fn replace_input(&mut self, input: I) -> I {
+        std::mem::replace(&mut self.input, input)
+    }
+
+    /// Starts decoding again from an earlier header whose [`Mark`] was recorded (the input
+    /// having been moved there with [`replace_input`](Self::replace_input)): class
+    /// definitions and new type names met on the way are already in the tables, so they are
+    /// read but not added again, and get the indexes they had the first time. Returns the
+    /// previous replay state for [`end_replay`](Self::end_replay) (replays nest).
+    pub fn begin_replay(&mut self, mark: Mark) -> Option<(usize, usize)> {
+        self.replay.replace((mark.types, mark.classes))
+    }
+
+    /// Ends a replay begun with [`begin_replay`](Self::begin_replay), restoring `previous`.
+    pub fn end_replay(&mut self, previous: Option<(usize, usize)>) {
+        self.replay = previous;
     }
 
     /// Byte offset of the next byte to read.
@@ -243,6 +306,11 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     pub fn pull(&mut self) -> Result<Header> {
         loop {
             let at = self.offset();
+            self.last = Mark {
+                offset: at,
+                types: self.types.len(),
+                classes: self.classes.len(),
+            };
             let code = self.read_u8()?;
             let header = match code {
                 marker::NULL => Header::Null,
@@ -446,8 +514,25 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let at = self.offset();
         let code = self.peek_u8()?;
         if marker::classify(code) == marker::Family::String {
-            let name: Arc<str> = self.read_whole_string()?.into();
-            self.types.push(name);
+            let name = self.read_whole_string()?;
+            if let Some((next_type, _)) = &mut self.replay {
+                // Replaying: the name was recorded the first time, at this index.
+                let index = *next_type;
+                *next_type += 1;
+                return if index < self.types.len() {
+                    Ok(index)
+                } else {
+                    Err(self.error_at(
+                        at,
+                        ErrorKind::BadReference {
+                            table: "type",
+                            index: index as u64,
+                            len: self.types.len(),
+                        },
+                    ))
+                };
+            }
+            self.types.push(name.into());
             Ok(self.types.len() - 1)
         } else {
             let index = self.read_length("type index")?;
@@ -483,6 +568,11 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let mut fields = Vec::with_capacity(count);
         for _ in 0..count {
             fields.push(Arc::<str>::from(self.read_whole_string()?));
+        }
+        if let Some((_, next_class)) = &mut self.replay {
+            // Replaying: this definition is already in the table.
+            *next_class += 1;
+            return Ok(());
         }
         self.classes.push(ClassDef {
             name,

@@ -345,6 +345,29 @@ impl<B: BufMut> Encoder<B> {
         self.write_instance(index);
     }
 
+    /// Writes a class definition (`C`) with the next class index and returns that index,
+    /// without entering it in the encoder's own class table: for a caller that keeps its own
+    /// per-stream record of what it defined (the serde `Serializer`, whose lookup is keyed by
+    /// Rust type) and then writes instances with
+    /// [`write_object_instance`](Self::write_object_instance).
+    pub fn write_class_definition(&mut self, class: &str, fields: &[&str]) -> u32 {
+        let index = self.class_count;
+        self.class_count += 1;
+        self.buf.put_u8(object::DEFINITION);
+        self.write_str(class);
+        self.write_length(fields.len());
+        for field in fields {
+            self.write_str(field);
+        }
+        index
+    }
+
+    /// Writes the head of an instance of the `index`-th class definition of the stream
+    /// (compact form up to 15, else `O` and the index); its field values follow.
+    pub fn write_object_instance(&mut self, index: u32) {
+        self.write_instance(index);
+    }
+
     fn define_class<F: AsRef<str>>(
         &mut self,
         class: Cow<'static, str>,
