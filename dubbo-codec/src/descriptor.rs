@@ -144,9 +144,7 @@ fn load8(b: &[u8], p: usize) -> u64 {
         // those before `p` (cheaper than copying the tail).
         return u64::from_le_bytes(last) >> (8 * (8 - rest.len()));
     }
-    rest.iter()
-        .rev()
-        .fold(0, |x, &c| (x << 8) | u64::from(c))
+    rest.iter().rev().fold(0, |x, &c| (x << 8) | u64::from(c))
 }
 
 /// Checks a class name that starts at `start` (after the `L`) and returns the end of the
@@ -194,7 +192,8 @@ fn class_error(b: &[u8], start: usize) -> DescriptorError {
     while let Some(&c) = b.get(i) {
         match c {
             b';' | b'/' if i == segment => return DescriptorError::InvalidClassName { offset: i },
-            b';' => break,
+            // Not reached when `scan_class` found a fault: it lies before the first ';'.
+            b';' => return DescriptorError::InvalidClassName { offset: i },
             b'/' => segment = i + 1,
             b'.' | b'[' => return DescriptorError::InvalidClassName { offset: i },
             _ => {}
