@@ -7,6 +7,9 @@ pub mod error;
 pub mod input;
 pub mod marker;
 pub mod ser;
+pub mod types;
 pub mod value;
 
+pub use de::{from_buf, from_bytes, from_slice, Deserializer};
 pub use error::{Error, ErrorKind, Result};
+pub use ser::{to_vec, to_writer, Serializer};

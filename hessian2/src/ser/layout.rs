@@ -1,0 +1,204 @@
+//! What the serializer knows about Rust structs: their Java class name and field names.
+//!
+//! A Hessian object starts with its class definition (`C`, the class name and every field
+//! name), written once per stream, and serde only names a struct's fields one at a time, while
+//! their values are being written. So the field list of each struct type is learned once per
+//! process, the first time that type is serialized, and kept in a [`Layout`]:
+//!
+//! * **Probing.** Every place of the serializer that hands a value to serde (a struct field,
+//!   a list item, a map key or value, `Some`, a newtype, the top-level value) knows the value's
+//!   Rust type, `T`. If that value turns out to be a struct never seen with this `T`,
+//!   `serialize_struct` asks that place, through a flag and an error, to *probe* it: the value
+//!   is serialized once more into a [`Probe`] that records the struct's field names without
+//!   serializing the field values (so it costs a walk over the top-level fields only), the
+//!   layout is registered, and the value is serialized for real. Nothing had been written yet
+//!   when the probe was asked for: `serialize_struct` is the first call the value makes.
+//!   Probing happens once per (Rust type, class name) per process; after that, every object is
+//!   a hash lookup by the addresses of two `&'static str`s.
+//! * **Why not buffer.** The alternative, writing the first instance's field values to a scratch
+//!   buffer while collecting the names, needs a second output type and a rewrite of class
+//!   indexes; probing writes every byte once, in stream order, so class indexes come out in
+//!   Java's order (a nested class's definition follows its parent's) with no fix-ups.
+//! * **Keys.** A layout is looked up by `(type_name::<T>(), class name)` address pairs, so two
+//!   Rust types with the same serde name but different fields each get their own (correct)
+//!   class definition. Layouts with equal class name and fields are one layout, and so share
+//!   one class definition in a stream, whatever Rust type led to them.
+//! * **Checking.** While an object is written, each field name serde gives is compared (by
+//!   address, then by content) with the layout, so a `Serialize` impl whose fields change from
+//!   call to call is a clear error, never a corrupt stream.
+//!
+//! Layouts live for the process (they are `&'static`: a few words per struct type).
+
+use std::any::type_name;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{LazyLock, RwLock};
+
+/// A struct's Java class and fields, in the order their values are written.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    /// Dense process-wide number, indexing per-stream tables.
+    pub id: u32,
+    /// The Java class name (the serde name).
+    pub class: &'static str,
+    /// Field names, in serialization order.
+    pub fields: &'static [&'static str],
+}
+
+/// Addresses and lengths of two `&'static str`: the holder's Rust type name and the class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Key([usize; 4]);
+
+impl Key {
+    pub fn new(holder: &'static str, class: &'static str) -> Self {
+        Key([
+            holder.as_ptr() as usize,
+            holder.len(),
+            class.as_ptr() as usize,
+            class.len(),
+        ])
+    }
+
+    /// The key of a Java enum class (fields: `name`).
+    pub fn enumeration(class: &'static str) -> Self {
+        Key([0, 1, class.as_ptr() as usize, class.len()])
+    }
+
+    /// The key of a value whose Rust type the serializer does not know.
+    pub fn unknown_holder(class: &'static str) -> Self {
+        Key([0, 0, class.as_ptr() as usize, class.len()])
+    }
+
+    /// The key for a value of Rust type `T`.
+    pub fn of<T: ?Sized>(class: &'static str) -> Self {
+        Key::new(type_name::<T>(), class)
+    }
+}
+
+/// FxHash: the keys are addresses, hashed on every object, so a one-multiply hash.
+#[derive(Default, Clone, Copy)]
+pub(crate) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64)
+    }
+    #[inline]
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64)
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
+pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuild>;
+
+#[derive(Default)]
+struct Registry {
+    by_key: FxMap<Key, &'static Layout>,
+    by_class: HashMap<&'static str, Vec<&'static Layout>>,
+    count: u32,
+}
+
+static REGISTRY: LazyLock<RwLock<Registry>> = LazyLock::new(Default::default);
+
+/// The layout registered under `key`, if any.
+pub(crate) fn find(key: &Key) -> Option<&'static Layout> {
+    let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+    registry.by_key.get(key).copied()
+}
+
+/// The one layout of class `class`, if exactly one is known (for values whose Rust type the
+/// serializer cannot know).
+pub(crate) fn find_by_class(class: &str) -> Option<&'static Layout> {
+    let registry = REGISTRY.read().unwrap_or_else(|e| e.into_inner());
+    match registry.by_class.get(class).map(Vec::as_slice) {
+        Some([only]) => Some(only),
+        _ => None,
+    }
+}
+
+/// Registers `class` with `fields` under `key`, reusing an equal layout if one exists.
+pub(crate) fn register(key: Key, class: &'static str, fields: &[&'static str]) -> &'static Layout {
+    let mut registry = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    let existing = registry
+        .by_class
+        .get(class)
+        .and_then(|all| all.iter().find(|l| l.fields == fields).copied());
+    let layout = match existing {
+        Some(layout) => layout,
+        None => {
+            let fields: &'static [&'static str] = Box::leak(fields.to_vec().into_boxed_slice());
+            let layout: &'static Layout = Box::leak(Box::new(Layout {
+                id: registry.count,
+                class,
+                fields,
+            }));
+            registry.count += 1;
+            registry.by_class.entry(class).or_default().push(layout);
+            layout
+        }
+    };
+    registry.by_key.insert(key, layout);
+    layout
+}
+
+/// Same as [`register`] for a static field list (no copy when new).
+pub(crate) fn register_static(
+    key: Key,
+    class: &'static str,
+    fields: &'static [&'static str],
+) -> &'static Layout {
+    if let Some(layout) = find(&key) {
+        return layout;
+    }
+    register(key, class, fields)
+}
+
+/// The per-serializer front of the registry: no lock on the hot path.
+#[derive(Default)]
+pub(crate) struct LocalLayouts {
+    map: FxMap<Key, &'static Layout>,
+}
+
+impl LocalLayouts {
+    #[inline]
+    pub fn get(&mut self, key: Key) -> Option<&'static Layout> {
+        if let Some(&layout) = self.map.get(&key) {
+            return Some(layout);
+        }
+        self.miss(key)
+    }
+
+    #[cold]
+    fn miss(&mut self, key: Key) -> Option<&'static Layout> {
+        let layout = find(&key)?;
+        self.map.insert(key, layout);
+        Some(layout)
+    }
+
+    pub fn insert(&mut self, key: Key, layout: &'static Layout) {
+        self.map.insert(key, layout);
+    }
+}
+
+/// True if two field names are the same: by address first (serde derive passes the same
+/// `&'static str` every time), then by content.
+#[inline]
+pub(crate) fn same_name(a: &'static str, b: &'static str) -> bool {
+    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+}

@@ -1,0 +1,140 @@
+//! Rust types for Java types that serde has no word for: dates, `BigDecimal`, typed lists and
+//! maps (Java arrays such as `int[]`, `LinkedList`, `TreeMap`), and zero-copy binaries.
+//!
+//! They work with every serde format; with this crate's [`Serializer`](crate::Serializer) and
+//! [`Deserializer`](crate::Deserializer) they take Java's wire forms. The Hessian serializer
+//! recognises them by private newtype names starting with `$hessian2::` (other formats see an
+//! ordinary newtype and serialize the inner value).
+//!
+//! | Java | Rust |
+//! |---|---|
+//! | `java.util.Date` | [`Date`] (milliseconds since the epoch) |
+//! | `java.math.BigDecimal` | [`BigDecimal`] (its decimal string) |
+//! | `int[]`, `long[]`, `double[]`, `String[]`, ... | `Vec<T>` with `#[serde(with = "hessian2::types::java_array")]`, or [`JavaArray<T>`] |
+//! | `LinkedList`, `HashSet`, `TreeMap`, any named list or map type | [`Typed<T, N>`] with a marker from [`java`] or [`java_type!`](crate::java_type) |
+//! | `byte[]` read without copying | `bytes::Bytes` with `#[serde(with = "hessian2::types::bytes")]` |
+
+mod bigdecimal;
+mod date;
+pub mod java_array;
+mod typed;
+
+pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
+pub use date::Date;
+pub use java_array::{ArrayElement, JavaArray};
+pub use typed::{java, JavaType, Typed};
+
+/// Names of the private newtypes through which the types of this module talk to the Hessian
+/// serializer and deserializer. Other formats treat them as ordinary newtype structs.
+pub(crate) mod token {
+    /// `Date`: the inner `i64` is written as a Hessian date.
+    pub const DATE: &str = "$hessian2::Date";
+    /// A `bytes::Bytes` field that wants a zero-copy read (see [`super::bytes`]).
+    pub const BYTES: &str = "$hessian2::Bytes";
+    /// `$hessian2::type:` followed by a Java type name: the list or map that the inner value
+    /// serializes as is written with that type.
+    pub const TYPE: &str = "$hessian2::type:";
+}
+
+/// `#[serde(with = "hessian2::types::bytes")]` for a `bytes::Bytes` field: written as a Hessian
+/// binary, and read **without copying** when decoding with [`from_bytes`](crate::from_bytes)
+/// (the field is a slice of the input `Bytes`) when the binary is one chunk: Java writes
+/// binaries up to 4093 bytes (hessian-lite 3) or 8189 bytes (hessian-lite 4) as one chunk, and
+/// longer ones in chunks, which are gathered into one buffer (one copy). Other inputs and
+/// formats copy.
+///
+/// ```
+/// use bytes::Bytes;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Serialize, Deserialize)]
+/// struct Blob {
+///     #[serde(with = "hessian2::types::bytes")]
+///     data: Bytes,
+/// }
+///
+/// let input = Bytes::from(hessian2::to_vec(&Blob { data: Bytes::from(vec![7u8; 1000]) })?);
+/// let blob: Blob = hessian2::from_bytes(input.clone())?;
+/// // The field points into `input`.
+/// let inside = input.as_ptr_range();
+/// assert!(inside.contains(&blob.data.as_ptr()));
+/// # Ok::<(), hessian2::Error>(())
+/// ```
+pub mod bytes {
+    use std::cell::RefCell;
+    use std::fmt;
+
+    use bytes::Bytes;
+    use serde::de::{self, Deserializer, SeqAccess, Visitor};
+    use serde::ser::Serializer;
+
+    thread_local! {
+        /// The `Bytes` the Hessian deserializer is handing to [`deserialize`]'s visitor: serde
+        /// visitors only take slices, so the owned handle goes beside the call. The visitor
+        /// takes it only if it holds exactly the slice it was given.
+        static HANDOFF: RefCell<Option<Bytes>> = const { RefCell::new(None) };
+    }
+
+    /// Called by the Hessian deserializer around `visitor.visit_bytes(&bytes)`.
+    pub(crate) fn hand_off<R>(bytes: Bytes, visit: impl FnOnce(&[u8]) -> R) -> R {
+        let view = bytes.clone();
+        HANDOFF.with(|h| *h.borrow_mut() = Some(bytes));
+        let result = visit(&view);
+        HANDOFF.with(|h| h.borrow_mut().take());
+        result
+    }
+
+    fn take_handoff(v: &[u8]) -> Option<Bytes> {
+        HANDOFF.with(|h| {
+            let mut slot = h.borrow_mut();
+            match &*slot {
+                Some(b) if b.as_ptr() == v.as_ptr() && b.len() == v.len() => slot.take(),
+                _ => None,
+            }
+        })
+    }
+
+    /// Serializes `bytes` as a binary.
+    pub fn serialize<S: Serializer>(bytes: &Bytes, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
+
+    /// Deserializes a binary, zero-copy from a `Bytes` input of the Hessian deserializer.
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Bytes, D::Error> {
+        deserializer.deserialize_newtype_struct(super::token::BYTES, BytesVisitor)
+    }
+
+    struct BytesVisitor;
+
+    impl<'de> Visitor<'de> for BytesVisitor {
+        type Value = Bytes;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a binary")
+        }
+
+        fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Bytes, E> {
+            Ok(take_handoff(v).unwrap_or_else(|| Bytes::copy_from_slice(v)))
+        }
+
+        fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<Bytes, E> {
+            Ok(Bytes::from(v))
+        }
+
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Bytes, E> {
+            Ok(Bytes::copy_from_slice(v.as_bytes()))
+        }
+
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Bytes, A::Error> {
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(Bytes::from(out))
+        }
+
+        fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Bytes, D::Error> {
+            d.deserialize_byte_buf(self)
+        }
+    }
+}
