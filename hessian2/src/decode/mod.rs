@@ -306,7 +306,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     pub fn pull(&mut self) -> Result<Header> {
         loop {
             let at = self.offset();
-            self.last = Mark {
+            // Recorded when the header is returned: reading a type name pulls a string.
+            let mark = Mark {
                 offset: at,
                 types: self.types.len(),
                 classes: self.classes.len(),
@@ -454,6 +455,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
                 _ => return Err(self.error_at(at, ErrorKind::Reserved(code))),
             };
+            self.last = mark;
             return Ok(header);
         }
     }
