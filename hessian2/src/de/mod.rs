@@ -403,7 +403,8 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     fn integer(&mut self, header: Header, at: u64, exp: &dyn de::Expected) -> Result<Integer> {
         match header {
             Header::Int(v) => Ok(Integer::from_i64(v.into())),
-            Header::Long(v) => Ok(Integer::from_i64(v)),
+            // A date is its milliseconds.
+            Header::Long(v) | Header::Date(v) => Ok(Integer::from_i64(v)),
             Header::Double(v) => {
                 if v.fract() == 0.0 && v.abs() < 1.7e38 {
                     let v = v as i128;
@@ -1005,6 +1006,8 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
                 self.map_from(header, at, visitor)
             }
             header @ Header::List { .. } => self.seq_from(header, at, visitor),
+            // For types that also accept a string (`BigDecimal`).
+            header @ Header::String { .. } => self.str_from(header, at, visitor),
             other => Err(invalid(other, &visitor, at)),
         }
     }
