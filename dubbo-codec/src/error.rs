@@ -112,3 +112,88 @@ pub enum CodecError {
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
+
+/// A request or response body is not what Dubbo writes.
+///
+/// Every variant names the part of the body (`field`: `"dubbo version"`, `"path"`,
+/// `"argument 2"`, `"attachments"`, `"result flag"`, ...) so that the message a server sends
+/// back with `BAD_REQUEST` says where the body went wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BodyError {
+    /// The Hessian2 stream is malformed or truncated.
+    #[error("{field}: {source}")]
+    Hessian {
+        /// The part of the body being read.
+        field: &'static str,
+        /// The Hessian error, with its byte offset in the body.
+        #[source]
+        source: hessian2::Error,
+    },
+    /// A value of the wrong kind (an int where the method name should be, ...).
+    #[error("{field}: expected {expected}, found {found}")]
+    Unexpected {
+        /// The part of the body being read.
+        field: &'static str,
+        /// What Dubbo writes there.
+        expected: &'static str,
+        /// What was found (a Hessian value kind).
+        found: &'static str,
+    },
+    /// The body ended before a part that Dubbo always writes.
+    #[error("body ends before the {field}")]
+    Missing {
+        /// The missing part.
+        field: &'static str,
+    },
+    /// The parameter descriptor is malformed, so the number of arguments is unknown.
+    #[error("parameter descriptor: {0}")]
+    Descriptor(#[from] crate::descriptor::DescriptorError),
+    /// A Java type name given to a request builder has no descriptor.
+    #[error("Java type {name:?}: {source}")]
+    TypeName {
+        /// The type name.
+        name: String,
+        /// Why it is not a type.
+        #[source]
+        source: crate::descriptor::DescriptorError,
+    },
+    /// A response flag other than 0..=5.
+    #[error("unknown result flag {0}, expected 0..=5")]
+    UnknownResultFlag(i32),
+    /// An attachment key that is not a string.
+    #[error("attachment key is a {found}, not a string")]
+    AttachmentKey {
+        /// The kind of the key.
+        found: &'static str,
+    },
+    /// A body in a serialization other than Hessian2 (this crate reads and writes Hessian2
+    /// only).
+    #[error("unsupported serialization {0:?}; only Hessian2 bodies are supported")]
+    UnsupportedSerialization(crate::serialization::Serialization),
+    /// A Rust value could not be serialized (a serde error).
+    #[error("serializing {field}: {source}")]
+    Serialize {
+        /// The part of the body being written.
+        field: &'static str,
+        /// The serde error.
+        #[source]
+        source: hessian2::Error,
+    },
+    /// A typed value could not be read from the body (a serde error: the Java value does not
+    /// fit the Rust type).
+    #[error("deserializing {field}: {source}")]
+    Deserialize {
+        /// The part of the body being read.
+        field: &'static str,
+        /// The serde error.
+        #[source]
+        source: hessian2::Error,
+    },
+}
+
+impl BodyError {
+    pub(crate) fn hessian(field: &'static str) -> impl FnOnce(hessian2::Error) -> BodyError {
+        move |source| BodyError::Hessian { field, source }
+    }
+}

@@ -65,12 +65,19 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod attachments;
+mod body;
 pub mod codec;
 pub mod descriptor;
 pub mod error;
 pub mod event;
+pub mod exception;
 pub mod frame;
 pub mod header;
+pub mod metadata;
+pub mod peek;
+pub mod request;
+pub mod response;
 pub mod serialization;
 pub mod status;
 
@@ -78,9 +85,16 @@ pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};
 pub use descriptor::{arg_count, Descriptor, DescriptorError};
 #[cfg(feature = "codec")]
 pub use error::CodecError;
-pub use error::{DecodeError, EncodeError};
+pub use error::{BodyError, DecodeError, EncodeError};
 pub use event::Event;
 pub use frame::{Frame, FrameKind};
 pub use header::{BadMagic, Header, HEADER_LEN, MAGIC};
 pub use serialization::Serialization;
 pub use status::Status;
+
+pub use attachments::Attachments;
+pub use exception::JavaException;
+pub use metadata::MetadataCache;
+pub use peek::{peek, peek_with_cache, Peek};
+pub use request::{Request, RequestBuilder, RequestHead};
+pub use response::{Outcome, Response, RpcResult, TypedResult};

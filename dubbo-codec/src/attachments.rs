@@ -1,0 +1,207 @@
+//! Attachments: the string-keyed map that ends every request body (and, for Dubbo 2.0.2+
+//! peers, response bodies).
+//!
+//! Java writes them as a `HashMap<String, Object>` (Hessian `H` map, untyped), whose values
+//! are nearly always strings. They carry what the fixed fields of a request do not: the
+//! service **group** (only here), the `interface` name, the `timeout`, `generic=true` for
+//! generic calls, tracing ids, and whatever a filter or the user adds with
+//! `RpcContext.setAttachment`.
+//!
+//! [`Attachments`] keeps the entries in wire order, so that a decoded body re-encodes to the
+//! same bytes, and values as [`Value`]s, so that non-string attachments (Dubbo 2.7+'s
+//! `Map<String, Object>`) survive.
+
+use bytes::BufMut;
+use hessian2::encode::Encoder;
+use hessian2::value::{Map, Value};
+
+use crate::body::value_kind;
+use crate::error::BodyError;
+
+/// `path`: the service path (the interface name, unless exported under another path).
+pub const PATH_KEY: &str = "path";
+/// `interface`: the interface name; when present it names the service in place of `path`.
+pub const INTERFACE_KEY: &str = "interface";
+/// `version`: the service version.
+pub const VERSION_KEY: &str = "version";
+/// `group`: the service group. It is sent only as an attachment.
+pub const GROUP_KEY: &str = "group";
+/// `timeout`: the caller's timeout in milliseconds, as a string.
+pub const TIMEOUT_KEY: &str = "timeout";
+/// `dubbo`: the Dubbo protocol version (Java adds it to response attachments).
+pub const DUBBO_VERSION_KEY: &str = "dubbo";
+/// `generic`: `"true"` on a generic (`$invoke`) call.
+pub const GENERIC_KEY: &str = "generic";
+
+/// An ordered map from strings to values. See the [module documentation](self).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Attachments {
+    entries: Vec<(String, Value)>,
+}
+
+impl Attachments {
+    /// No attachments.
+    pub const fn new() -> Self {
+        Attachments {
+            entries: Vec::new(),
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// The value of `key` when it is a string.
+    pub fn get_str(&self, key: &str) -> Option<&str> {
+        self.get(key).and_then(Value::as_str)
+    }
+
+    /// Sets `key` to `value`, in place if the key exists (its position is kept), else at the
+    /// end. Returns the previous value.
+    pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Value>) -> Option<Value> {
+        let key = key.into();
+        let value = value.into();
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => Some(std::mem::replace(v, value)),
+            None => {
+                self.entries.push((key, value));
+                None
+            }
+        }
+    }
+
+    /// Removes `key`, returning its value.
+    pub fn remove(&mut self, key: &str) -> Option<Value> {
+        let i = self.entries.iter().position(|(k, _)| k == key)?;
+        Some(self.entries.remove(i).1)
+    }
+
+    /// The entries in wire order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.entries.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The service group (`group`), if any.
+    pub fn group(&self) -> Option<&str> {
+        self.get_str(GROUP_KEY)
+    }
+
+    /// The interface name (`interface`), if any.
+    pub fn interface(&self) -> Option<&str> {
+        self.get_str(INTERFACE_KEY)
+    }
+
+    /// Writes the map as Java does (untyped `H` map, entries in order).
+    pub fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) {
+        enc.write_map_start(None);
+        for (k, v) in &self.entries {
+            enc.write_str(k);
+            v.encode(enc);
+        }
+        enc.write_end();
+    }
+
+    /// The attachments in a decoded map value. `null` (Java's `writeAttachments(null)`) is no
+    /// attachments; a key that is not a string is an error.
+    pub fn from_value(value: Value) -> Result<Self, BodyError> {
+        match value {
+            Value::Null => Ok(Attachments::new()),
+            Value::Map(Map { entries, .. }) => entries
+                .into_iter()
+                .map(|(k, v)| match k {
+                    Value::String(k) => Ok((k, v)),
+                    other => Err(BodyError::AttachmentKey {
+                        found: value_kind(&other),
+                    }),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(|entries| Attachments { entries }),
+            other => Err(BodyError::Unexpected {
+                field: "attachments",
+                expected: "a map",
+                found: value_kind(&other),
+            }),
+        }
+    }
+
+    /// The attachments as an untyped map value.
+    pub fn to_value(&self) -> Value {
+        Value::untyped_map(
+            self.entries
+                .iter()
+                .map(|(k, v)| (Value::from(k.as_str()), v.clone()))
+                .collect(),
+        )
+    }
+}
+
+impl<K: Into<String>, V: Into<Value>> FromIterator<(K, V)> for Attachments {
+    fn from_iter<T: IntoIterator<Item = (K, V)>>(iter: T) -> Self {
+        let mut a = Attachments::new();
+        for (k, v) in iter {
+            a.insert(k, v);
+        }
+        a
+    }
+}
+
+impl<K: Into<String>, V: Into<Value>> Extend<(K, V)> for Attachments {
+    fn extend<T: IntoIterator<Item = (K, V)>>(&mut self, iter: T) {
+        for (k, v) in iter {
+            self.insert(k, v);
+        }
+    }
+}
+
+impl IntoIterator for Attachments {
+    type Item = (String, Value);
+    type IntoIter = std::vec::IntoIter<(String, Value)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insert_keeps_position_and_round_trips() {
+        let mut a: Attachments = [("path", "a.B"), ("group", "g1")].into_iter().collect();
+        assert_eq!(a.insert("path", "c.D"), Some(Value::from("a.B")));
+        a.insert("timeout", "3000");
+        let keys: Vec<_> = a.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["path", "group", "timeout"]);
+        assert_eq!(a.group(), Some("g1"));
+        let mut enc = Encoder::new(Vec::new());
+        a.encode(&mut enc);
+        let bytes = enc.into_inner();
+        assert_eq!(hessian2::value::to_vec(&a.to_value()), bytes);
+        let back = Attachments::from_value(hessian2::value::from_slice(&bytes).unwrap()).unwrap();
+        assert_eq!(back, a);
+        assert_eq!(a.remove("group"), Some(Value::from("g1")));
+        assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    fn rejects_non_string_keys_and_non_maps() {
+        let m = Value::untyped_map(vec![(Value::Int(1), Value::from("x"))]);
+        assert!(matches!(
+            Attachments::from_value(m),
+            Err(BodyError::AttachmentKey { found: "an int" })
+        ));
+        assert!(Attachments::from_value(Value::Int(3)).is_err());
+        assert!(Attachments::from_value(Value::Null).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,705 @@
+//! The body of a request: one method call.
+//!
+//! Java's `DubboCodec.encodeRequestData` writes the body as **one Hessian2 stream** (one
+//! `Hessian2Output`, so class definitions, type names and `Q` references are shared by
+//! everything in it):
+//!
+//! | # | value | Java | example |
+//! |---|-------|------|---------|
+//! | 1 | dubbo version | `writeUTF(Version.getProtocolVersion())` | `"2.0.2"` |
+//! | 2 | service path  | `writeUTF(interface attachment, else path attachment)` | `"com.example.Greeter"` |
+//! | 3 | service version | `writeUTF(version attachment)` | `"1.0.0"` (`"0.0.0"` when none) |
+//! | 4 | method name | `writeUTF(getMethodName())` | `"sayHello"` |
+//! | 5 | parameter descriptor | `writeUTF(getParameterTypesDesc())` | `"Ljava/lang/String;I"` |
+//! | 6.. | one value per parameter | `writeObject(arg)` | `"world"`, `3` |
+//! | last | attachments | `writeAttachments(map)`: an untyped `H` map | `{"path": ..., "group": "g1", ...}` |
+//!
+//! The number of arguments is not written anywhere: it is the number of types in the
+//! descriptor ([`crate::arg_count`]). The **group** is not a field: it is the `group`
+//! attachment, as are the `interface` name and the `timeout`. The provider
+//! (`DecodeableRpcInvocation`) sets the `path` and `version` attachments from fields 2 and
+//! 3, then lays the attachment map over them, so an attachment wins over its field; and the
+//! consumer writes the `interface` attachment, when there is one, as the path (Dubbo issue
+//! 6138). [`Request::service`] follows the same rule.
+//!
+//! [`Request`] holds a whole call with the arguments as dynamic [`Value`]s (what a generic
+//! client, a proxy or a server that does not know the Java types needs). Typed arguments go
+//! through serde with [`RequestBuilder::arg`]; on the server, [`RequestHead`] and
+//! [`Request::decode_args`] read the arguments into Rust types without building `Value`s.
+//!
+//! ```
+//! use dubbo_codec::request::Request;
+//! use hessian2::value::Value;
+//!
+//! let req = Request::builder("com.example.Greeter", "sayHello")
+//!     .version("1.0.0")
+//!     .group("blue")
+//!     .arg("java.lang.String", "world")
+//!     .build()?;
+//! assert_eq!(req.descriptor, "Ljava/lang/String;");
+//! let body = req.to_bytes();
+//! let back = Request::decode(&body)?;
+//! assert_eq!(back, req);
+//! assert_eq!(back.group(), Some("blue"));
+//! assert_eq!(back.args, [Value::from("world")]);
+//! # Ok::<(), dubbo_codec::BodyError>(())
+//! ```
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use hessian2::decode::Decoder;
+use hessian2::encode::Encoder;
+use hessian2::input::{BufInput, Input, SliceInput};
+use hessian2::value::{Value, ValueDecoder};
+use serde::Serialize;
+
+use crate::attachments::{
+    Attachments, GENERIC_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY, VERSION_KEY,
+};
+use crate::body::{count_containers, read_utf_or_empty, rebase};
+use crate::descriptor::{arg_count, name_to_desc};
+use crate::error::BodyError;
+use crate::frame::Frame;
+use crate::serialization::Serialization;
+
+/// The Dubbo protocol version Java 2.7 and 3.x write in every request: `"2.0.2"`.
+pub const DUBBO_PROTOCOL_VERSION: &str = "2.0.2";
+/// The service version Java sends when none is configured.
+pub const DEFAULT_SERVICE_VERSION: &str = "0.0.0";
+/// The method name of Dubbo's generic invocation.
+pub const GENERIC_METHOD: &str = "$invoke";
+/// The descriptor of `$invoke(String method, String[] types, Object[] args)`.
+pub const GENERIC_DESCRIPTOR: &str = "Ljava/lang/String;[Ljava/lang/String;[Ljava/lang/Object;";
+/// The method name of Dubbo's echo service (`EchoService.$echo(Object)`).
+pub const ECHO_METHOD: &str = "$echo";
+
+/// Names of the arguments for error messages (the first few; later ones share a name).
+const ARG_FIELDS: [&str; 8] = [
+    "argument 0",
+    "argument 1",
+    "argument 2",
+    "argument 3",
+    "argument 4",
+    "argument 5",
+    "argument 6",
+    "argument 7",
+];
+
+pub(crate) fn arg_field(i: usize) -> &'static str {
+    ARG_FIELDS.get(i).copied().unwrap_or("an argument")
+}
+
+/// A method call. See the [module documentation](self).
+///
+/// `args` hold `Q` references as stream indexes, as on the wire: a reference counts the
+/// lists, maps and objects started in the body before it, across all arguments. A request
+/// decoded from the wire re-encodes to the same bytes; [`RequestBuilder`] rebases each
+/// argument it is given (whose references count from the argument's own start).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    /// The Dubbo protocol version of the caller (field 1), `"2.0.2"` for Java 2.7 and 3.x.
+    /// It decides whether the response carries attachments
+    /// ([`crate::response::supports_response_attachments`]).
+    pub dubbo_version: String,
+    /// The service path (field 2). `null` on the wire reads as `""`.
+    pub path: String,
+    /// The service version (field 3), `"0.0.0"` when the service has none.
+    pub version: String,
+    /// The method name.
+    pub method: String,
+    /// The parameter descriptor (`Ljava/lang/String;I`).
+    pub descriptor: String,
+    /// One value per parameter.
+    pub args: Vec<Value>,
+    /// The attachments.
+    pub attachments: Attachments,
+}
+
+impl Request {
+    /// A builder for a call of `method` on the service `service` (interface name).
+    pub fn builder(service: impl Into<String>, method: impl Into<String>) -> RequestBuilder {
+        RequestBuilder::new(service.into(), method.into())
+    }
+
+    /// A generic call: `$invoke(method, param_types, args)` as Java's `GenericService` sends
+    /// it, with the `generic=true` attachment. `param_types` are Java type names
+    /// (`java.lang.String`, `int`, `com.example.User`); `args` are the arguments (POJOs as
+    /// objects, or as maps with a `class` entry, as Java's generic calls accept).
+    pub fn generic(
+        service: impl Into<String>,
+        method: &str,
+        param_types: &[&str],
+        args: Vec<Value>,
+    ) -> RequestBuilder {
+        let mut b = Request::builder(service, GENERIC_METHOD);
+        b.generic_args(method, param_types, args);
+        b
+    }
+
+    /// The name of the service called: the `interface` attachment, else the `path`
+    /// attachment, else the path field.
+    pub fn service(&self) -> &str {
+        self.attachments
+            .get_str(INTERFACE_KEY)
+            .or_else(|| self.attachments.get_str(PATH_KEY))
+            .unwrap_or(&self.path)
+    }
+
+    /// The service version: the `version` attachment, else the version field.
+    pub fn service_version(&self) -> &str {
+        self.attachments
+            .get_str(VERSION_KEY)
+            .unwrap_or(&self.version)
+    }
+
+    /// The service group (`group` attachment), if any.
+    pub fn group(&self) -> Option<&str> {
+        self.attachments.group().filter(|g| !g.is_empty())
+    }
+
+    /// True for a generic call (`$invoke` / `$invokeAsync` with its descriptor).
+    pub fn is_generic(&self) -> bool {
+        is_generic_call(&self.method, &self.descriptor)
+    }
+
+    /// Writes the body into `enc` (a fresh stream: call `enc.reset()` first if reused).
+    pub fn encode_with<B: BufMut>(&self, enc: &mut Encoder<B>) {
+        enc.write_str(&self.dubbo_version);
+        enc.write_str(&self.path);
+        enc.write_str(&self.version);
+        enc.write_str(&self.method);
+        enc.write_str(&self.descriptor);
+        for arg in &self.args {
+            arg.encode(enc);
+        }
+        self.attachments.encode(enc);
+    }
+
+    /// Appends the body to `buf`.
+    pub fn encode<B: BufMut>(&self, buf: B) -> B {
+        let mut enc = Encoder::new(buf);
+        self.encode_with(&mut enc);
+        enc.into_inner()
+    }
+
+    /// The body.
+    pub fn to_bytes(&self) -> Bytes {
+        self.encode(BytesMut::new()).freeze()
+    }
+
+    /// A frame carrying this call (Hessian2; `two_way` false for a one-way call, which is
+    /// never answered).
+    pub fn to_frame(&self, request_id: u64, two_way: bool) -> Frame {
+        Frame::request(
+            request_id,
+            Serialization::Hessian2,
+            two_way,
+            self.to_bytes(),
+        )
+    }
+
+    /// Decodes a body. Strings are copied; binaries too (see [`Request::decode_bytes`]).
+    pub fn decode(body: &[u8]) -> Result<Request, BodyError> {
+        decode_request(Decoder::new(SliceInput::new(body)))
+    }
+
+    /// Decodes a body held in [`Bytes`]: binary arguments are zero-copy slices of it.
+    pub fn decode_bytes(body: &Bytes) -> Result<Request, BodyError> {
+        decode_request(Decoder::new(BufInput::new(body.clone())))
+    }
+
+    /// Decodes the body of a request frame (Hessian2 only).
+    pub fn from_frame(frame: &Frame) -> Result<Request, BodyError> {
+        match frame.header().serialization() {
+            Serialization::Hessian2 => Request::decode_bytes(frame.body()),
+            other => Err(BodyError::UnsupportedSerialization(other)),
+        }
+    }
+
+    /// Reads the arguments of a body into a Rust tuple (or any type that deserializes from a
+    /// sequence of the arguments' values: `(String, i32)`, `(User,)`, `()`), through serde,
+    /// without building `Value`s. The types must match the number of arguments.
+    pub fn decode_args<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, BodyError> {
+        let head = RequestHead::decode(body)?;
+        head.decode_args(body)
+    }
+}
+
+/// True for the method and descriptor of a generic call (Java's `RpcUtils.isGenericCall`).
+pub fn is_generic_call(method: &str, descriptor: &str) -> bool {
+    (method == GENERIC_METHOD || method == "$invokeAsync") && descriptor == GENERIC_DESCRIPTOR
+}
+
+fn decode_request<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<Request, BodyError> {
+    let dubbo_version = read_utf_or_empty(&mut dec, "dubbo version")?.into_owned();
+    let path = read_utf_or_empty(&mut dec, "path")?.into_owned();
+    let version = read_utf_or_empty(&mut dec, "service version")?.into_owned();
+    let method = read_utf_or_empty(&mut dec, "method name")?.into_owned();
+    let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?.into_owned();
+    let n = arg_count(&descriptor)?;
+    let mut values = ValueDecoder::from_decoder(dec);
+    let mut args = Vec::with_capacity(n.min(64));
+    for i in 0..n {
+        let field = arg_field(i);
+        match values.next_value().map_err(BodyError::hessian(field))? {
+            Some(v) => args.push(v),
+            None => return Err(BodyError::Missing { field }),
+        }
+    }
+    // Java always writes the map; a body that ends after the arguments has none.
+    let attachments = match values
+        .next_value()
+        .map_err(BodyError::hessian("attachments"))?
+    {
+        Some(v) => Attachments::from_value(v)?,
+        None => Attachments::new(),
+    };
+    Ok(Request {
+        dubbo_version,
+        path,
+        version,
+        method,
+        descriptor,
+        args,
+        attachments,
+    })
+}
+
+/// The fixed fields of a request body and where its arguments start: what a server needs to
+/// route a call before it decides how to read the arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestHead<'a> {
+    /// Field 1, the caller's Dubbo protocol version.
+    pub dubbo_version: Cow<'a, str>,
+    /// Field 2, the service path.
+    pub path: Cow<'a, str>,
+    /// Field 3, the service version.
+    pub version: Cow<'a, str>,
+    /// Field 4, the method name.
+    pub method: Cow<'a, str>,
+    /// Field 5, the parameter descriptor.
+    pub descriptor: Cow<'a, str>,
+    /// The number of arguments (from the descriptor).
+    pub arg_count: usize,
+    /// Byte offset of the first argument in the body.
+    pub args_offset: usize,
+}
+
+impl<'a> RequestHead<'a> {
+    /// Reads the five fixed fields, borrowing them from `body` where possible.
+    pub fn decode(body: &'a [u8]) -> Result<RequestHead<'a>, BodyError> {
+        let mut dec = Decoder::new(SliceInput::new(body));
+        let dubbo_version = read_utf_or_empty(&mut dec, "dubbo version")?;
+        let path = read_utf_or_empty(&mut dec, "path")?;
+        let version = read_utf_or_empty(&mut dec, "service version")?;
+        let method = read_utf_or_empty(&mut dec, "method name")?;
+        let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?;
+        let arg_count = arg_count(descriptor.as_ref())?;
+        Ok(RequestHead {
+            dubbo_version,
+            path,
+            version,
+            method,
+            descriptor,
+            arg_count,
+            args_offset: dec.offset() as usize,
+        })
+    }
+
+    /// Reads the arguments of `body` (the body this head was read from) into a Rust tuple
+    /// through serde; see [`Request::decode_args`].
+    pub fn decode_args<T: serde::de::DeserializeOwned>(
+        &self,
+        body: &Bytes,
+    ) -> Result<T, BodyError> {
+        let args = body.slice(self.args_offset.min(body.len())..);
+        let mut de = hessian2::Deserializer::from_bytes(args);
+        let count = self.arg_count;
+        T::deserialize(ArgsDeserializer { de: &mut de, count }).map_err(|source| {
+            BodyError::Deserialize {
+                field: "arguments",
+                source,
+            }
+        })
+    }
+}
+
+/// Presents the arguments of a body as one sequence to serde.
+struct ArgsDeserializer<'a> {
+    de: &'a mut hessian2::Deserializer<'static, Bytes>,
+    count: usize,
+}
+
+impl serde::Deserializer<'static> for ArgsDeserializer<'_> {
+    type Error = hessian2::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'static>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        let mut seq = ArgsSeq {
+            de: self.de,
+            left: self.count,
+        };
+        let value = visitor.visit_seq(&mut seq)?;
+        if seq.left > 0 {
+            return Err(serde::de::Error::invalid_length(
+                self.count - seq.left,
+                &"all the arguments of the call",
+            ));
+        }
+        Ok(value)
+    }
+
+    fn deserialize_unit<V: serde::de::Visitor<'static>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if self.count == 0 {
+            visitor.visit_unit()
+        } else {
+            self.deserialize_any(visitor)
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'static>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct ArgsSeq<'a> {
+    de: &'a mut hessian2::Deserializer<'static, Bytes>,
+    left: usize,
+}
+
+impl serde::de::SeqAccess<'static> for &mut ArgsSeq<'_> {
+    type Error = hessian2::Error;
+
+    fn next_element_seed<T: serde::de::DeserializeSeed<'static>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.de).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// Builds a [`Request`]: the fixed fields, the arguments (dynamic or typed) with their Java
+/// types, and the attachments Java sends.
+///
+/// By default the request carries the attachments a Java consumer sends: `path` and
+/// `interface` (the service), `version`, and `group` / `timeout` when set.
+#[derive(Debug)]
+pub struct RequestBuilder {
+    service: String,
+    method: String,
+    version: String,
+    group: Option<String>,
+    timeout: Option<Duration>,
+    dubbo_version: String,
+    descriptor: String,
+    explicit_descriptor: Option<String>,
+    args: Vec<Value>,
+    /// Containers the arguments so far start: the reference base of the next argument.
+    refs: u32,
+    attachments: Attachments,
+    error: Option<BodyError>,
+}
+
+impl RequestBuilder {
+    fn new(service: String, method: String) -> Self {
+        RequestBuilder {
+            service,
+            method,
+            version: DEFAULT_SERVICE_VERSION.to_owned(),
+            group: None,
+            timeout: None,
+            dubbo_version: DUBBO_PROTOCOL_VERSION.to_owned(),
+            descriptor: String::new(),
+            explicit_descriptor: None,
+            args: Vec::new(),
+            refs: 0,
+            attachments: Attachments::new(),
+            error: None,
+        }
+    }
+
+    /// The service version (default `"0.0.0"`, Java's "no version").
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// The service group (sent as the `group` attachment).
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.group = Some(group.into());
+        self
+    }
+
+    /// The caller's timeout, sent as the `timeout` attachment in milliseconds.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The Dubbo protocol version written in field 1 (default `"2.0.2"`).
+    pub fn dubbo_version(mut self, version: impl Into<String>) -> Self {
+        self.dubbo_version = version.into();
+        self
+    }
+
+    /// An attachment (added after the default ones; the same key replaces a default one).
+    pub fn attach(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        self.attachments.insert(key, value);
+        self
+    }
+
+    /// Sets the parameter descriptor explicitly, instead of building it from the Java types
+    /// given with each argument.
+    pub fn descriptor(mut self, descriptor: impl Into<String>) -> Self {
+        self.explicit_descriptor = Some(descriptor.into());
+        self
+    }
+
+    /// A typed argument of Java type `java_type` (`java.lang.String`, `int`, `long[]`,
+    /// `com.example.User`), serialized through serde as [`hessian2::to_vec`] writes it.
+    pub fn arg<T: Serialize + ?Sized>(mut self, java_type: &str, value: &T) -> Self {
+        if self.error.is_some() {
+            return self;
+        }
+        let value = hessian2::to_vec(value)
+            .map_err(|source| BodyError::Serialize {
+                field: arg_field(self.args.len()),
+                source,
+            })
+            .and_then(|bytes| {
+                hessian2::value::from_slice(&bytes).map_err(|source| BodyError::Serialize {
+                    field: arg_field(self.args.len()),
+                    source,
+                })
+            });
+        match value {
+            Ok(v) => self.value_arg(java_type, v),
+            Err(e) => {
+                self.error = Some(e);
+                self
+            }
+        }
+    }
+
+    /// A dynamic argument of Java type `java_type`. Its references (if any) count from the
+    /// argument's own start; the builder moves them to the body's stream.
+    pub fn value_arg(mut self, java_type: &str, value: impl Into<Value>) -> Self {
+        if self.error.is_some() {
+            return self;
+        }
+        match name_to_desc(java_type) {
+            Ok(desc) => self.descriptor.push_str(&desc),
+            Err(source) => {
+                self.error = Some(BodyError::TypeName {
+                    name: java_type.to_owned(),
+                    source,
+                });
+                return self;
+            }
+        }
+        self.push_arg(value.into());
+        self
+    }
+
+    fn push_arg(&mut self, mut value: Value) {
+        rebase(&mut value, self.refs);
+        self.refs = self.refs.saturating_add(count_containers(&value));
+        self.args.push(value);
+    }
+
+    fn generic_args(&mut self, method: &str, param_types: &[&str], args: Vec<Value>) {
+        self.explicit_descriptor = Some(GENERIC_DESCRIPTOR.to_owned());
+        self.attachments.insert(GENERIC_KEY, "true");
+        self.push_arg(Value::from(method));
+        self.push_arg(Value::typed_list(
+            "[string",
+            param_types.iter().map(|t| Value::from(*t)).collect(),
+        ));
+        // The Object[]: one container, then each argument rebased past what precedes it.
+        let mut base = self.refs.saturating_add(1);
+        let mut items = Vec::with_capacity(args.len());
+        for mut a in args {
+            rebase(&mut a, base);
+            base = base.saturating_add(count_containers(&a));
+            items.push(a);
+        }
+        let list = Value::typed_list("[object", items);
+        self.refs = self.refs.saturating_add(count_containers(&list));
+        self.args.push(list);
+    }
+
+    /// The request, or the first error met (a bad Java type name, a serde error).
+    pub fn build(self) -> Result<Request, BodyError> {
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        let mut attachments = Attachments::new();
+        attachments.insert(PATH_KEY, self.service.as_str());
+        attachments.insert(INTERFACE_KEY, self.service.as_str());
+        attachments.insert(VERSION_KEY, self.version.as_str());
+        if let Some(g) = &self.group {
+            attachments.insert(GROUP_KEY, g.as_str());
+        }
+        if let Some(t) = self.timeout {
+            attachments.insert(TIMEOUT_KEY, t.as_millis().to_string());
+        }
+        attachments.extend(self.attachments);
+        let descriptor = self.explicit_descriptor.unwrap_or(self.descriptor);
+        Ok(Request {
+            dubbo_version: self.dubbo_version,
+            path: self.service,
+            version: self.version,
+            method: self.method,
+            descriptor,
+            args: self.args,
+            attachments,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hessian2::value::Object;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "com.example.User")]
+    struct User {
+        name: String,
+        id: i64,
+    }
+
+    #[test]
+    fn typed_args_share_one_stream() {
+        let u = User {
+            name: "a".into(),
+            id: 7,
+        };
+        let req = Request::builder("com.example.Svc", "pair")
+            .arg("com.example.User", &u)
+            .arg("com.example.User", &u)
+            .arg("int", &3)
+            .attach("k", "v")
+            .build()
+            .unwrap();
+        assert_eq!(req.descriptor, "Lcom/example/User;Lcom/example/User;I");
+        let body = req.to_bytes();
+        // One class definition for both users.
+        assert_eq!(
+            body.windows(b"com.example.User".len())
+                .filter(|w| *w == b"com.example.User")
+                .count(),
+            1
+        );
+        let back = Request::decode(&body).unwrap();
+        assert_eq!(back, req);
+        assert_eq!(back.attachments.get_str("k"), Some("v"));
+        assert_eq!(back.attachments.get_str("version"), Some("0.0.0"));
+        let (a, b, n): (User, User, i32) = Request::decode_args(&body).unwrap();
+        assert_eq!((a, b, n), (u.clone(), u, 3));
+        // Wrong arity is an error, not a panic.
+        assert!(Request::decode_args::<(User,)>(&body).is_err());
+        let head = RequestHead::decode(&body).unwrap();
+        assert_eq!(head.arg_count, 3);
+        assert_eq!(head.method, "pair");
+    }
+
+    #[test]
+    fn value_args_are_rebased() {
+        let shared = Value::untyped_list(vec![Value::Int(1)]);
+        let req = Request::builder("S", "m")
+            .value_arg("java.util.List", shared.clone())
+            .value_arg(
+                "java.util.List",
+                Value::untyped_list(vec![shared, Value::Ref(1)]),
+            )
+            .build()
+            .unwrap();
+        // The second argument's inner reference moved past the first argument's list.
+        assert_eq!(
+            req.args[1],
+            Value::untyped_list(vec![
+                Value::untyped_list(vec![Value::Int(1)]),
+                Value::Ref(2)
+            ])
+        );
+        assert_eq!(Request::decode(&req.to_bytes()).unwrap(), req);
+    }
+
+    #[test]
+    fn generic_invoke_shape() {
+        let user = Value::Object(Object::new("com.example.User", [("id", Value::Long(1))]));
+        let req = Request::generic(
+            "com.example.Svc",
+            "echoUser",
+            &["com.example.User"],
+            vec![user.clone()],
+        )
+        .version("1.0.0")
+        .build()
+        .unwrap();
+        assert!(req.is_generic());
+        assert_eq!(req.method, "$invoke");
+        assert_eq!(req.descriptor, GENERIC_DESCRIPTOR);
+        assert_eq!(req.attachments.get_str("generic"), Some("true"));
+        assert_eq!(
+            req.args,
+            [
+                Value::from("echoUser"),
+                Value::typed_list("[string", vec![Value::from("com.example.User")]),
+                Value::typed_list("[object", vec![user]),
+            ]
+        );
+        assert_eq!(Request::decode(&req.to_bytes()).unwrap(), req);
+    }
+
+    #[test]
+    fn interface_attachment_names_the_service() {
+        let mut req = Request::builder("p", "m").build().unwrap();
+        req.attachments.remove("interface");
+        req.attachments.remove("path");
+        assert_eq!(req.service(), "p");
+        req.attachments.insert("path", "q");
+        assert_eq!(req.service(), "q");
+        req.attachments.insert("interface", "I");
+        assert_eq!(req.service(), "I");
+        assert!(Request::builder("p", "m")
+            .value_arg("not a type[", 1)
+            .build()
+            .is_err());
+    }
+
+    #[test]
+    fn truncated_bodies_never_panic() {
+        let body = Request::builder("com.example.Svc", "m")
+            .arg("java.lang.String", "x")
+            .arg("long[]", &vec![1i64, 2])
+            .build()
+            .unwrap()
+            .to_bytes();
+        for n in 0..body.len() {
+            let _ = Request::decode(&body[..n]);
+            let _ = RequestHead::decode(&body[..n]);
+        }
+        assert!(Request::decode(&body[..3]).is_err());
+    }
+}

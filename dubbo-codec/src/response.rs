@@ -1,0 +1,601 @@
+//! The body of a response.
+//!
+//! What the body holds depends on the header's status:
+//!
+//! * **OK (20)**: the result, written by Java's `DubboCodec.encodeResponseData` as one
+//!   Hessian2 stream: a **flag**, written with `writeByte`, which Hessian2 writes as an
+//!   *int* (`0x90`..`0x95`), then what the flag says:
+//!
+//!   | flag | name | then |
+//!   |------|------|------|
+//!   | 0 | `RESPONSE_WITH_EXCEPTION` | the `Throwable` ([`crate::exception`]) |
+//!   | 1 | `RESPONSE_VALUE` | the return value |
+//!   | 2 | `RESPONSE_NULL_VALUE` | nothing (the method returned `null` or is `void`) |
+//!   | 3 | `RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS` | the `Throwable`, then an attachment map |
+//!   | 4 | `RESPONSE_VALUE_WITH_ATTACHMENTS` | the value, then an attachment map |
+//!   | 5 | `RESPONSE_NULL_VALUE_WITH_ATTACHMENTS` | an attachment map |
+//!
+//!   A provider uses 3..=5 exactly when the **request's** Dubbo version (field 1 of the
+//!   request body) is between 2.0.2 and 2.0.99 (Java's `Version.isSupportResponseAttachment`,
+//!   see [`supports_response_attachments`]), and then adds `dubbo=2.0.2` to the attachments.
+//!   Java 2.7 and 3.x consumers send `2.0.2`, so they get attachments.
+//! * **any other status**: an error message, one string (`writeUTF`; `null` is possible),
+//!   e.g. `SERVICE_NOT_FOUND` with "Not found exported service: ...".
+//!
+//! ```
+//! use dubbo_codec::response::{Outcome, RpcResult};
+//! use hessian2::value::Value;
+//!
+//! // What a Java 2.7 provider answers to a 2.0.2 caller for `return "hi"`:
+//! let result = RpcResult::for_request(Outcome::Value(Value::from("hi")), "2.0.2");
+//! let body = result.to_bytes();
+//! assert_eq!(&body[..4], b"\x94\x02hi"); // flag 4, then the value
+//! assert_eq!(RpcResult::decode(&body)?, result);
+//! assert_eq!(result.attachments.unwrap().get_str("dubbo"), Some("2.0.2"));
+//! # Ok::<(), dubbo_codec::BodyError>(())
+//! ```
+
+use bytes::{BufMut, Bytes, BytesMut};
+use hessian2::decode::{Decoder, Header};
+use hessian2::encode::Encoder;
+use hessian2::input::{BufInput, Input, SliceInput};
+use hessian2::value::{Value, ValueDecoder};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::attachments::{Attachments, DUBBO_VERSION_KEY};
+use crate::body::{header_kind, read_utf};
+use crate::error::BodyError;
+use crate::exception::JavaException;
+use crate::frame::Frame;
+use crate::request::DUBBO_PROTOCOL_VERSION;
+use crate::serialization::Serialization;
+use crate::status::Status;
+
+/// Flag 0: the method threw; the exception follows.
+pub const RESPONSE_WITH_EXCEPTION: i32 = 0;
+/// Flag 1: the return value follows.
+pub const RESPONSE_VALUE: i32 = 1;
+/// Flag 2: the method returned `null` (or is `void`).
+pub const RESPONSE_NULL_VALUE: i32 = 2;
+/// Flag 3: flag 0, then attachments.
+pub const RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS: i32 = 3;
+/// Flag 4: flag 1, then attachments.
+pub const RESPONSE_VALUE_WITH_ATTACHMENTS: i32 = 4;
+/// Flag 5: flag 2, then attachments.
+pub const RESPONSE_NULL_VALUE_WITH_ATTACHMENTS: i32 = 5;
+
+/// Java's `Version.LOWEST_VERSION_FOR_RESPONSE_ATTACHMENT` (2.0.2).
+const LOWEST_VERSION_FOR_RESPONSE_ATTACHMENT: i32 = 2_000_200;
+/// Java's `Version.HIGHEST_PROTOCOL_VERSION` (2.0.99).
+const HIGHEST_PROTOCOL_VERSION: i32 = 2_009_900;
+/// Java's `Version.LEGACY_DUBBO_PROTOCOL_VERSION` (1.0.0), for versions it cannot parse.
+const LEGACY_DUBBO_PROTOCOL_VERSION: i32 = 10_000;
+
+/// Java's `Version.getIntVersion`: `"2.0.2"` is 2000200, `"2.6.3"` 2060300, `"2.0.2.1"`
+/// 2000201. Each `.`-separated part contributes its leading digits times 100 to the power of
+/// the parts after it; a three-part version is then multiplied by 100. A part whose digits
+/// overflow a Java `int` makes the whole version "legacy" (10000), as in Java.
+pub fn java_int_version(version: &str) -> i32 {
+    // Java's `split("\\.")` drops trailing empty strings.
+    let mut parts: Vec<&str> = version.split('.').collect();
+    while parts.len() > 1 && parts.last() == Some(&"") {
+        parts.pop();
+    }
+    if parts.len() == 1 && parts[0].is_empty() && version.starts_with('.') {
+        // "." and "..": Java's split gives no parts at all.
+        parts.clear();
+    }
+    let len = parts.len();
+    let mut v: i32 = 0;
+    for (i, part) in parts.iter().enumerate() {
+        let digits_len = part.bytes().take_while(u8::is_ascii_digit).count();
+        let digits = &part[..digits_len];
+        if digits.is_empty() {
+            continue;
+        }
+        let Ok(n) = digits.parse::<i32>() else {
+            return LEGACY_DUBBO_PROTOCOL_VERSION;
+        };
+        // `v += n * Math.pow(10, ...)`: double arithmetic, then a saturating cast to int.
+        let exp = ((len - i - 1) * 2) as i32;
+        v = (f64::from(v) + f64::from(n) * 10f64.powi(exp)) as i32;
+    }
+    if len == 3 {
+        v = v.wrapping_mul(100);
+    }
+    v
+}
+
+/// Java's `Version.isSupportResponseAttachment`: true for request versions from 2.0.2 to
+/// 2.0.99 (what Java 2.7 and 3.x send), false for an empty version and for 2.6.x-style
+/// versions (older peers, which would not understand flags 3..=5).
+pub fn supports_response_attachments(request_dubbo_version: &str) -> bool {
+    if request_dubbo_version.is_empty() {
+        return false;
+    }
+    let v = java_int_version(request_dubbo_version);
+    (LOWEST_VERSION_FOR_RESPONSE_ATTACHMENT..=HIGHEST_PROTOCOL_VERSION).contains(&v)
+}
+
+/// What a call produced.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A return value (flag 1 / 4). `Value::Null` is encoded as [`Outcome::Null`], as Java
+    /// does.
+    Value(Value),
+    /// `null` or `void` (flag 2 / 5).
+    Null,
+    /// The method threw (flag 0 / 3); the value is the `Throwable` object.
+    Exception(Value),
+}
+
+/// The body of an OK response: the outcome and, for flags 3..=5, the attachments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RpcResult {
+    /// The value, null, or exception.
+    pub outcome: Outcome,
+    /// `Some` for flags 3..=5 (even if empty), `None` for flags 0..=2.
+    pub attachments: Option<Attachments>,
+}
+
+impl RpcResult {
+    /// A result without attachments (flags 0..=2).
+    pub fn new(outcome: Outcome) -> Self {
+        RpcResult {
+            outcome,
+            attachments: None,
+        }
+    }
+
+    /// The result a Java provider writes for a request whose Dubbo version (field 1) is
+    /// `request_dubbo_version`: with attachments `{dubbo: "2.0.2"}` when the caller supports
+    /// them, without otherwise.
+    pub fn for_request(outcome: Outcome, request_dubbo_version: &str) -> Self {
+        let attachments = supports_response_attachments(request_dubbo_version).then(|| {
+            let mut a = Attachments::new();
+            a.insert(DUBBO_VERSION_KEY, DUBBO_PROTOCOL_VERSION);
+            a
+        });
+        RpcResult {
+            outcome,
+            attachments,
+        }
+    }
+
+    /// The flag this result is written with.
+    pub fn flag(&self) -> i32 {
+        let base = match &self.outcome {
+            Outcome::Exception(_) => RESPONSE_WITH_EXCEPTION,
+            Outcome::Value(Value::Null) | Outcome::Null => RESPONSE_NULL_VALUE,
+            Outcome::Value(_) => RESPONSE_VALUE,
+        };
+        if self.attachments.is_some() {
+            base + 3
+        } else {
+            base
+        }
+    }
+
+    /// Writes the body into `enc` (a fresh stream).
+    pub fn encode_with<B: BufMut>(&self, enc: &mut Encoder<B>) {
+        enc.write_int(self.flag());
+        match &self.outcome {
+            Outcome::Value(Value::Null) | Outcome::Null => {}
+            Outcome::Value(v) | Outcome::Exception(v) => v.encode(enc),
+        }
+        if let Some(a) = &self.attachments {
+            a.encode(enc);
+        }
+    }
+
+    /// Appends the body to `buf`.
+    pub fn encode<B: BufMut>(&self, buf: B) -> B {
+        let mut enc = Encoder::new(buf);
+        self.encode_with(&mut enc);
+        enc.into_inner()
+    }
+
+    /// The body.
+    pub fn to_bytes(&self) -> Bytes {
+        self.encode(BytesMut::new()).freeze()
+    }
+
+    /// An OK response frame carrying this result.
+    pub fn to_frame(&self, request_id: u64) -> Frame {
+        Frame::response(
+            request_id,
+            Serialization::Hessian2,
+            Status::Ok,
+            self.to_bytes(),
+        )
+    }
+
+    /// Decodes the body of an OK response.
+    pub fn decode(body: &[u8]) -> Result<RpcResult, BodyError> {
+        decode_result(Decoder::new(SliceInput::new(body)))
+    }
+
+    /// Decodes the body of an OK response held in [`Bytes`] (binaries are zero-copy slices).
+    pub fn decode_bytes(body: &Bytes) -> Result<RpcResult, BodyError> {
+        decode_result(Decoder::new(BufInput::new(body.clone())))
+    }
+
+    /// The exception, when the call threw.
+    pub fn exception(&self) -> Option<JavaException> {
+        match &self.outcome {
+            Outcome::Exception(v) => Some(JavaException::from_value(v.clone())),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the flag: an int 0..=5.
+fn read_flag<'de, I: Input<'de>>(dec: &mut Decoder<'de, I>) -> Result<i32, BodyError> {
+    const FIELD: &str = "result flag";
+    if dec.is_empty() {
+        return Err(BodyError::Missing { field: FIELD });
+    }
+    match dec.pull().map_err(BodyError::hessian(FIELD))? {
+        Header::Int(f @ 0..=5) => Ok(f),
+        Header::Int(f) => Err(BodyError::UnknownResultFlag(f)),
+        other => Err(BodyError::Unexpected {
+            field: FIELD,
+            expected: "an int",
+            found: header_kind(&other),
+        }),
+    }
+}
+
+fn decode_result<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<RpcResult, BodyError> {
+    let flag = read_flag(&mut dec)?;
+    let mut values = ValueDecoder::from_decoder(dec);
+    let field = if flag % 3 == 0 { "exception" } else { "value" };
+    let outcome = match flag % 3 {
+        RESPONSE_NULL_VALUE => Outcome::Null,
+        _ => {
+            let v = values
+                .next_value()
+                .map_err(BodyError::hessian(field))?
+                .ok_or(BodyError::Missing { field })?;
+            if flag % 3 == RESPONSE_VALUE {
+                Outcome::Value(v)
+            } else {
+                Outcome::Exception(v)
+            }
+        }
+    };
+    let attachments = if flag >= 3 {
+        const FIELD: &str = "attachments";
+        let v = values
+            .next_value()
+            .map_err(BodyError::hessian(FIELD))?
+            .ok_or(BodyError::Missing { field: FIELD })?;
+        Some(Attachments::from_value(v)?)
+    } else {
+        None
+    };
+    Ok(RpcResult {
+        outcome,
+        attachments,
+    })
+}
+
+/// A response, whatever its status.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// Status OK: the call's result.
+    Result(RpcResult),
+    /// Any other status, with its error message.
+    Error {
+        /// The status.
+        status: Status,
+        /// The message (`None` when Java wrote `null`).
+        message: Option<String>,
+    },
+}
+
+impl Response {
+    /// Decodes a response frame's body according to its status. Hessian2 only; an event
+    /// frame (a heartbeat answer) is not a call's response and reads as an OK null result.
+    pub fn from_frame(frame: &Frame) -> Result<Response, BodyError> {
+        let h = frame.header();
+        if h.serialization() != Serialization::Hessian2 {
+            return Err(BodyError::UnsupportedSerialization(h.serialization()));
+        }
+        if h.is_event() {
+            return Ok(Response::Result(RpcResult::new(Outcome::Null)));
+        }
+        match h.status() {
+            Status::Ok => RpcResult::decode_bytes(frame.body()).map(Response::Result),
+            status => Ok(Response::Error {
+                status,
+                message: decode_error_message(frame.body())?,
+            }),
+        }
+    }
+
+    /// The frame of this response.
+    pub fn to_frame(&self, request_id: u64) -> Frame {
+        match self {
+            Response::Result(r) => r.to_frame(request_id),
+            Response::Error { status, message } => {
+                error_frame(request_id, *status, message.as_deref())
+            }
+        }
+    }
+}
+
+/// The body of a non-OK response: the message as one Hessian2 string (`N` for `None`).
+pub fn error_body(message: Option<&str>) -> Bytes {
+    let mut enc = Encoder::new(BytesMut::new());
+    match message {
+        Some(m) => enc.write_str(m),
+        None => enc.write_null(),
+    }
+    enc.into_inner().freeze()
+}
+
+/// A response frame with a non-OK status and an error message.
+pub fn error_frame(request_id: u64, status: Status, message: Option<&str>) -> Frame {
+    Frame::response(
+        request_id,
+        Serialization::Hessian2,
+        status,
+        error_body(message),
+    )
+}
+
+/// Reads the error message of a non-OK response.
+pub fn decode_error_message(body: &[u8]) -> Result<Option<String>, BodyError> {
+    let mut dec = Decoder::new(SliceInput::new(body));
+    Ok(read_utf(&mut dec, "error message")?.map(|s| s.into_owned()))
+}
+
+/// A result read into a Rust type through serde.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypedResult<T> {
+    /// The value (a `null` result deserialized from `null`: `Option` is `None`, `()` is
+    /// `()`), or the exception.
+    pub outcome: Result<T, JavaException>,
+    /// The attachments of flags 3..=5 (values that refer back into the result are left out).
+    pub attachments: Option<Attachments>,
+}
+
+impl<T: DeserializeOwned> TypedResult<T> {
+    /// Decodes the body of an OK response, reading the value into `T` without building a
+    /// `Value` (exceptions are read as values).
+    pub fn decode(body: &Bytes) -> Result<Self, BodyError> {
+        let mut dec = Decoder::new(SliceInput::new(body));
+        let flag = read_flag(&mut dec)?;
+        let at = dec.offset() as usize;
+        let rest = body.slice(at.min(body.len())..);
+        let (outcome, after) = match flag % 3 {
+            RESPONSE_NULL_VALUE => {
+                let v =
+                    hessian2::from_slice::<T>(b"N").map_err(|source| BodyError::Deserialize {
+                        field: "value",
+                        source,
+                    })?;
+                (Ok(v), rest)
+            }
+            RESPONSE_VALUE => {
+                let mut de = hessian2::Deserializer::from_bytes(rest.clone());
+                if de.is_end() {
+                    return Err(BodyError::Missing { field: "value" });
+                }
+                let v = de
+                    .next_value::<T>()
+                    .map_err(|source| BodyError::Deserialize {
+                        field: "value",
+                        source,
+                    })?;
+                let off = (de.offset() as usize).min(rest.len());
+                (Ok(v), rest.slice(off..))
+            }
+            _ => {
+                let mut values = ValueDecoder::new(SliceInput::new(&rest));
+                let v = values
+                    .next_value()
+                    .map_err(BodyError::hessian("exception"))?
+                    .ok_or(BodyError::Missing { field: "exception" })?;
+                let off = (values.decoder().offset() as usize).min(rest.len());
+                (Err(JavaException::from_value(v)), rest.slice(off..))
+            }
+        };
+        let attachments = if flag >= 3 {
+            // The attachments continue the stream: a value in them that refers back into
+            // the result cannot be read on its own and is dropped with the whole map.
+            hessian2::value::from_slice(&after)
+                .ok()
+                .and_then(|v| Attachments::from_value(v).ok())
+                .or_else(|| Some(Attachments::new()))
+        } else {
+            None
+        };
+        Ok(TypedResult {
+            outcome,
+            attachments,
+        })
+    }
+}
+
+/// Writes the body of an OK response whose value is a Rust value, through serde: flag 1 (or 2
+/// when the value serializes to `null`, as Java writes a `null` return), the value, and with
+/// `attachments` flags 4/5 and the map.
+pub fn encode_typed_result<T: Serialize + ?Sized>(
+    value: &T,
+    attachments: Option<&Attachments>,
+) -> Result<Bytes, BodyError> {
+    let serialize_error = |source| BodyError::Serialize {
+        field: "value",
+        source,
+    };
+    let plain = attachments.is_none_or(|a| a.iter().all(|(_, v)| is_scalar(v)));
+    if !plain {
+        // Attachments with lists, maps or objects must share the value's tables: go through
+        // a `Value` and one encoder.
+        let bytes = hessian2::to_vec(value).map_err(serialize_error)?;
+        let v = hessian2::value::from_slice(&bytes).map_err(serialize_error)?;
+        let outcome = match v {
+            Value::Null => Outcome::Null,
+            v => Outcome::Value(v),
+        };
+        let result = RpcResult {
+            outcome,
+            attachments: attachments.cloned(),
+        };
+        return Ok(result.to_bytes());
+    }
+    let mut ser = hessian2::Serializer::new(Vec::with_capacity(64));
+    // The flag is one byte (0x90 + flag) and starts no table entry: write a placeholder,
+    // then the value, then set the flag.
+    ser.get_mut().push(0x90);
+    ser.serialize(value).map_err(serialize_error)?;
+    let mut out = ser.into_inner();
+    let flag = if out[1..] == *b"N" {
+        out.truncate(1);
+        RESPONSE_NULL_VALUE
+    } else {
+        RESPONSE_VALUE
+    };
+    let flag = if attachments.is_some() {
+        flag + 3
+    } else {
+        flag
+    };
+    out[0] = 0x90 + flag as u8;
+    if let Some(a) = attachments {
+        // Keys and scalar values use no table: a fresh encoder writes them as the
+        // serializer's own would.
+        let mut enc = Encoder::new(out);
+        a.encode(&mut enc);
+        out = enc.into_inner();
+    }
+    Ok(Bytes::from(out))
+}
+
+fn is_scalar(v: &Value) -> bool {
+    !matches!(
+        v,
+        Value::List(_) | Value::Map(_) | Value::Object(_) | Value::Ref(_)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_versions_like_java() {
+        assert_eq!(java_int_version("2.0.2"), 2_000_200);
+        assert_eq!(java_int_version("2.6.3"), 2_060_300);
+        assert_eq!(java_int_version("2.0.2.1"), 2_000_201);
+        assert_eq!(java_int_version("2.7.8-SNAPSHOT"), 2_070_800);
+        assert_eq!(java_int_version("2.0.99"), 2_009_900);
+        assert_eq!(java_int_version("3"), 3);
+        assert_eq!(java_int_version("a.b.c"), 0);
+        assert_eq!(java_int_version("99999999999.0.0"), 10_000);
+        assert_eq!(java_int_version("2.0.2."), 2_000_200);
+        assert!(supports_response_attachments("2.0.2"));
+        assert!(supports_response_attachments("2.0.10"));
+        assert!(supports_response_attachments("2.0.99"));
+        assert!(!supports_response_attachments("2.0.1"));
+        assert!(!supports_response_attachments("2.0.100"));
+        assert!(!supports_response_attachments("2.6.5"));
+        assert!(!supports_response_attachments(""));
+        assert!(!supports_response_attachments("1.0.0"));
+    }
+
+    #[test]
+    fn flags_and_round_trips() {
+        let cases = [
+            (
+                RpcResult::new(Outcome::Value(Value::Int(7))),
+                1,
+                &b"\x91\x97"[..],
+            ),
+            (RpcResult::new(Outcome::Null), 2, b"\x92"),
+            (RpcResult::new(Outcome::Value(Value::Null)), 2, b"\x92"),
+            (
+                RpcResult::new(Outcome::Exception(JavaException::runtime("x").value)),
+                0,
+                b"",
+            ),
+            (
+                RpcResult::for_request(Outcome::Null, "2.0.2"),
+                5,
+                b"\x95H\x05dubbo\x052.0.2Z",
+            ),
+        ];
+        for (r, flag, prefix) in cases {
+            assert_eq!(r.flag(), flag);
+            let body = r.to_bytes();
+            assert!(body.starts_with(prefix), "{body:x?}");
+            let back = RpcResult::decode(&body).unwrap();
+            if r.outcome == Outcome::Value(Value::Null) {
+                assert_eq!(back.outcome, Outcome::Null);
+            } else {
+                assert_eq!(back, r);
+            }
+            assert_eq!(RpcResult::decode_bytes(&body).unwrap(), back);
+        }
+    }
+
+    #[test]
+    fn bad_flags() {
+        assert!(matches!(
+            RpcResult::decode(b"\x96"),
+            Err(BodyError::UnknownResultFlag(6))
+        ));
+        assert!(matches!(
+            RpcResult::decode(b"\x01x"),
+            Err(BodyError::Unexpected { .. })
+        ));
+        assert!(matches!(
+            RpcResult::decode(b""),
+            Err(BodyError::Missing { .. })
+        ));
+        assert!(matches!(
+            RpcResult::decode(b"\x91"),
+            Err(BodyError::Missing { field: "value" })
+        ));
+        assert!(RpcResult::decode(b"\x94\x91").is_err());
+    }
+
+    #[test]
+    fn error_messages() {
+        let f = error_frame(9, Status::ServiceNotFound, Some("nope"));
+        assert_eq!(
+            Response::from_frame(&f).unwrap(),
+            Response::Error {
+                status: Status::ServiceNotFound,
+                message: Some("nope".into())
+            }
+        );
+        assert_eq!(decode_error_message(b"N").unwrap(), None);
+    }
+
+    #[test]
+    fn typed_results() {
+        let body = encode_typed_result("hi", None).unwrap();
+        assert_eq!(&body[..], b"\x91\x02hi");
+        let t = TypedResult::<String>::decode(&body).unwrap();
+        assert_eq!(t.outcome, Ok("hi".to_owned()));
+        let mut a = Attachments::new();
+        a.insert("dubbo", "2.0.2");
+        let body = encode_typed_result(&Option::<String>::None, Some(&a)).unwrap();
+        assert_eq!(&body[..], b"\x95H\x05dubbo\x052.0.2Z");
+        let t = TypedResult::<Option<String>>::decode(&body).unwrap();
+        assert_eq!(t.outcome, Ok(None));
+        assert_eq!(t.attachments, Some(a.clone()));
+        let ex = RpcResult::for_request(
+            Outcome::Exception(JavaException::runtime("boom").value),
+            "2.0.2",
+        )
+        .to_bytes();
+        let t = TypedResult::<String>::decode(&ex).unwrap();
+        assert_eq!(t.outcome.unwrap_err().message.as_deref(), Some("boom"));
+        assert_eq!(t.attachments, Some(a));
+    }
+}
