@@ -67,7 +67,11 @@
 
 pub mod attachments;
 mod body;
+#[cfg(feature = "tokio")]
+pub mod client;
 pub mod codec;
+#[cfg(feature = "tokio")]
+mod conn;
 pub mod descriptor;
 pub mod error;
 pub mod event;
@@ -79,6 +83,8 @@ pub mod peek;
 pub mod request;
 pub mod response;
 pub mod serialization;
+#[cfg(feature = "tokio")]
+pub mod server;
 pub mod status;
 
 pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};

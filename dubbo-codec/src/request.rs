@@ -308,22 +308,66 @@ impl<'a> RequestHead<'a> {
         })
     }
 
+    /// Reads the five fixed fields, steps over the arguments without building them, and
+    /// decodes the attachments: what a server needs to route a call and build its context,
+    /// leaving the arguments to be read later, typed or dynamic.
+    pub fn decode_with_attachments(
+        body: &'a [u8],
+    ) -> Result<(RequestHead<'a>, Attachments), BodyError> {
+        let head = RequestHead::decode(body)?;
+        let rest = body.get(head.args_offset..).unwrap_or_default();
+        let mut dec = Decoder::new(SliceInput::new(rest));
+        for i in 0..head.arg_count {
+            let field = arg_field(i);
+            if dec.is_empty() {
+                return Err(BodyError::Missing { field });
+            }
+            dec.skip().map_err(BodyError::hessian(field))?;
+        }
+        // The attachments continue the stream: class definitions read while skipping are in
+        // the decoder. A reference from the attachments back into the arguments (which
+        // Java never writes for string attachments) needs the whole body decoded.
+        let mut values = ValueDecoder::from_decoder(dec);
+        let attachments = match values.next_value() {
+            Ok(None) => Attachments::new(),
+            Ok(Some(v)) => Attachments::from_value(v)?,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    hessian2::ErrorKind::BadReference { table: "value", .. }
+                ) =>
+            {
+                Request::decode(body)?.attachments
+            }
+            Err(e) => return Err(BodyError::hessian("attachments")(e)),
+        };
+        Ok((head, attachments))
+    }
+
     /// Reads the arguments of `body` (the body this head was read from) into a Rust tuple
     /// through serde; see [`Request::decode_args`].
     pub fn decode_args<T: serde::de::DeserializeOwned>(
         &self,
         body: &Bytes,
     ) -> Result<T, BodyError> {
-        let args = body.slice(self.args_offset.min(body.len())..);
-        let mut de = hessian2::Deserializer::from_bytes(args);
-        let count = self.arg_count;
-        T::deserialize(ArgsDeserializer { de: &mut de, count }).map_err(|source| {
-            BodyError::Deserialize {
-                field: "arguments",
-                source,
-            }
-        })
+        decode_args_at(body, self.args_offset, self.arg_count)
     }
+}
+
+/// Reads `count` arguments starting at byte `offset` of `body` into `T` through serde.
+pub(crate) fn decode_args_at<T: serde::de::DeserializeOwned>(
+    body: &Bytes,
+    offset: usize,
+    count: usize,
+) -> Result<T, BodyError> {
+    let args = body.slice(offset.min(body.len())..);
+    let mut de = hessian2::Deserializer::from_bytes(args);
+    T::deserialize(ArgsDeserializer { de: &mut de, count }).map_err(|source| {
+        BodyError::Deserialize {
+            field: "arguments",
+            source,
+        }
+    })
 }
 
 /// Presents the arguments of a body as one sequence to serde.

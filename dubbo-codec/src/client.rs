@@ -1,0 +1,532 @@
+//! An async Dubbo client (feature `tokio`).
+//!
+//! One [`Client`] keeps **one TCP connection** to a provider and multiplexes every call on
+//! it, as Java's `ExchangeClient` does: each call gets a fresh request id, its frame is queued
+//! to the connection's writer task, and the reader task hands each response to the caller
+//! waiting for that id (a map id → oneshot channel). Calls complete in whatever order the
+//! provider answers.
+//!
+//! * **Timeouts** are per call: the `timeout` attachment of the request when it has one,
+//!   else [`ClientConfig::timeout`]. A call that times out forgets its id, so a late answer
+//!   is dropped, never delivered to another caller.
+//! * **Heartbeats**: when nothing has been read for [`ClientConfig::heartbeat`], the client
+//!   sends a heartbeat (answered by the provider); when nothing has been read for three
+//!   heartbeat periods the connection is considered dead and closed, as Java's
+//!   `ReconnectTimerTask` does.
+//! * **Reconnect**: a call made while the connection is closed (or after the provider sent
+//!   the read-only event of a graceful shutdown) opens a new one.
+//! * Calls: [`Client::call`] (typed, through serde), [`Client::call_value`] (dynamic),
+//!   [`Client::generic_call`] (`$invoke`), [`Client::oneway`], [`Client::invoke`] (the raw
+//!   [`Response`]).
+//!
+//! ```no_run
+//! use dubbo_codec::client::Client;
+//! use dubbo_codec::Request;
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = Client::connect("127.0.0.1:20880").await?;
+//! let req = Request::builder("com.example.Greeter", "sayHello")
+//!     .version("1.0.0")
+//!     .arg("java.lang.String", "world")
+//!     .build()?;
+//! let greeting: String = client.call(&req).await?;
+//! # Ok(()) }
+//! ```
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hessian2::value::Value;
+use serde::de::DeserializeOwned;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::attachments::TIMEOUT_KEY;
+use crate::codec::DEFAULT_MAX_PAYLOAD;
+use crate::conn::{write_loop, FrameReader, Read};
+use crate::error::{BodyError, DecodeError};
+use crate::event::Event;
+use crate::exception::JavaException;
+use crate::frame::{Frame, FrameKind};
+use crate::request::Request;
+use crate::response::{Outcome, Response, TypedResult};
+use crate::status::Status;
+
+/// Why a call failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CallError {
+    /// The provider's method threw (a response with status OK and an exception).
+    #[error("remote exception {0}")]
+    Exception(JavaException),
+    /// The provider answered with a status other than OK (`SERVICE_NOT_FOUND`,
+    /// `BAD_REQUEST`, `SERVER_TIMEOUT`, ...), with its error message.
+    #[error("{status:?} ({code}): {}", message.as_deref().unwrap_or("<no message>"), code = status.as_u8())]
+    Status {
+        /// The response status.
+        status: Status,
+        /// The error message (Java's `Response.getErrorMessage()`).
+        message: Option<String>,
+    },
+    /// No answer within the call's timeout.
+    #[error("no response to request {request_id} within {timeout:?}")]
+    Timeout {
+        /// The request id, whose late answer will be dropped.
+        request_id: u64,
+        /// The timeout in force.
+        timeout: Duration,
+    },
+    /// Connecting failed.
+    #[error("connecting to {addr}: {source}")]
+    Connect {
+        /// The address.
+        addr: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The connection closed (or failed) before the answer came.
+    #[error("connection closed: {0}")]
+    Closed(String),
+    /// The response's body could not be read (or the request's could not be written).
+    #[error(transparent)]
+    Body(#[from] BodyError),
+    /// The request (or the response announced for it) is over the payload limit.
+    #[error("payload too large: {0}")]
+    PayloadTooLarge(String),
+}
+
+impl CallError {
+    /// The Java exception, when the provider threw.
+    pub fn java_exception(&self) -> Option<&JavaException> {
+        match self {
+            CallError::Exception(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// Client settings.
+#[derive(Debug, Clone)]
+pub struct ClientConfig {
+    /// Timeout of a call whose request has no `timeout` attachment (default 3 s).
+    pub timeout: Duration,
+    /// Heartbeat period (default 60 s, Java's `heartbeat`); three periods without a byte
+    /// from the provider close the connection.
+    pub heartbeat: Duration,
+    /// Timeout of connecting (default 3 s, Java's `connect.timeout`).
+    pub connect_timeout: Duration,
+    /// Payload limit of frames in both directions (default 8 MiB).
+    pub max_payload: u32,
+    /// Reconnect when a call finds the connection closed (default true).
+    pub reconnect: bool,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            timeout: Duration::from_secs(3),
+            heartbeat: Duration::from_secs(60),
+            connect_timeout: Duration::from_secs(3),
+            max_payload: DEFAULT_MAX_PAYLOAD,
+            reconnect: true,
+        }
+    }
+}
+
+type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Frame, CallError>>>>>;
+
+/// One live connection.
+struct Conn {
+    tx: mpsc::Sender<Frame>,
+    pending: Pending,
+    closed: Arc<AtomicBool>,
+    read_only: Arc<AtomicBool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Conn {
+    fn usable(&self) -> bool {
+        !self.closed.load(Ordering::Acquire) && !self.read_only.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+struct Inner {
+    addr: String,
+    config: ClientConfig,
+    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    next_id: AtomicU64,
+    connects: AtomicU64,
+}
+
+/// A Dubbo client over one multiplexed connection. Cheap to clone (clones share the
+/// connection). See the [module documentation](self).
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("addr", &self.inner.addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Connects to `addr` (`host:port`) with the default settings.
+    pub async fn connect(addr: impl Into<String>) -> Result<Client, CallError> {
+        Client::connect_with(addr, ClientConfig::default()).await
+    }
+
+    /// Connects to `addr` with `config`.
+    pub async fn connect_with(
+        addr: impl Into<String>,
+        config: ClientConfig,
+    ) -> Result<Client, CallError> {
+        let client = Client::lazy(addr, config);
+        client.connection().await?;
+        Ok(client)
+    }
+
+    /// A client that connects on its first call.
+    pub fn lazy(addr: impl Into<String>, config: ClientConfig) -> Client {
+        Client {
+            inner: Arc::new(Inner {
+                addr: addr.into(),
+                config,
+                conn: tokio::sync::Mutex::new(None),
+                next_id: AtomicU64::new(1),
+                connects: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// The provider's address.
+    pub fn addr(&self) -> &str {
+        &self.inner.addr
+    }
+
+    /// How many connections this client has opened (1 unless it reconnected).
+    pub fn connection_count(&self) -> u64 {
+        self.inner.connects.load(Ordering::Relaxed)
+    }
+
+    /// Calls and reads the result into `T` through serde. A Java exception, a non-OK status,
+    /// a timeout or a connection failure is an error.
+    pub async fn call<T: DeserializeOwned>(&self, req: &Request) -> Result<T, CallError> {
+        let frame = self
+            .send(
+                req.to_frame(self.next_id(), true),
+                timeout_of(req, &self.inner.config),
+            )
+            .await?;
+        let status = frame.header().status();
+        if !status.is_ok() {
+            return Err(status_error(&frame));
+        }
+        let typed = TypedResult::<T>::decode(frame.body())?;
+        typed.outcome.map_err(CallError::Exception)
+    }
+
+    /// Calls and returns the result as a [`Value`] (`Value::Null` for `null`/`void`).
+    pub async fn call_value(&self, req: &Request) -> Result<Value, CallError> {
+        match self.invoke(req).await? {
+            Response::Result(r) => match r.outcome {
+                Outcome::Value(v) => Ok(v),
+                Outcome::Null => Ok(Value::Null),
+                Outcome::Exception(e) => Err(CallError::Exception(JavaException::from_value(e))),
+            },
+            Response::Error { status, message } => Err(CallError::Status { status, message }),
+        }
+    }
+
+    /// A generic call (`$invoke`) of `method` on `service` with `version` and `group`:
+    /// `param_types` are Java type names, `args` the arguments (POJOs as objects or as maps
+    /// with a `class` entry). Java returns POJOs as maps (with a `class` entry).
+    pub async fn generic_call(
+        &self,
+        service: &str,
+        version: &str,
+        group: Option<&str>,
+        method: &str,
+        param_types: &[&str],
+        args: Vec<Value>,
+    ) -> Result<Value, CallError> {
+        let mut b = Request::generic(service, method, param_types, args).version(version);
+        if let Some(g) = group {
+            b = b.group(g);
+        }
+        self.call_value(&b.build()?).await
+    }
+
+    /// Calls and returns the decoded response, whatever its status.
+    pub async fn invoke(&self, req: &Request) -> Result<Response, CallError> {
+        let frame = self
+            .send(
+                req.to_frame(self.next_id(), true),
+                timeout_of(req, &self.inner.config),
+            )
+            .await?;
+        Ok(Response::from_frame(&frame)?)
+    }
+
+    /// Sends a one-way call: no response is expected, none comes.
+    pub async fn oneway(&self, req: &Request) -> Result<(), CallError> {
+        let frame = req.to_frame(self.next_id(), false);
+        self.check_payload(&frame)?;
+        let conn = self.connection().await?;
+        conn.tx
+            .send(frame)
+            .await
+            .map_err(|_| CallError::Closed("writer stopped".into()))
+    }
+
+    /// Sends a heartbeat and waits for its answer; returns the round-trip time.
+    pub async fn heartbeat(&self) -> Result<Duration, CallError> {
+        let start = Instant::now();
+        self.send(
+            Frame::heartbeat_request(self.next_id()),
+            self.inner.config.timeout,
+        )
+        .await?;
+        Ok(start.elapsed())
+    }
+
+    /// Sends a two-way frame (its request id is replaced by a fresh one) and waits up to
+    /// `timeout` for the frame that answers it.
+    pub async fn send_frame(&self, frame: Frame, timeout: Duration) -> Result<Frame, CallError> {
+        let (header, body) = frame.into_parts();
+        let id = self.next_id();
+        let header = crate::header::Header::new(header.flag(), header.status().as_u8(), id, 0);
+        self.send(Frame::new(header, body), timeout).await
+    }
+
+    /// Closes the connection (calls in flight fail with [`CallError::Closed`]); the next call
+    /// reconnects.
+    pub async fn close(&self) {
+        if let Some(conn) = self.inner.conn.lock().await.take() {
+            shut(&conn.pending, &conn.closed, "closed by the client");
+        }
+    }
+
+    fn next_id(&self) -> u64 {
+        self.inner.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn check_payload(&self, frame: &Frame) -> Result<(), CallError> {
+        let len = frame.body().len();
+        let limit = self.inner.config.max_payload;
+        if len > limit as usize {
+            return Err(CallError::PayloadTooLarge(format!(
+                "request body of {len} bytes exceeds the limit of {limit}"
+            )));
+        }
+        Ok(())
+    }
+
+    async fn send(&self, frame: Frame, timeout: Duration) -> Result<Frame, CallError> {
+        self.check_payload(&frame)?;
+        let id = frame.request_id();
+        let conn = self.connection().await?;
+        let (tx, rx) = oneshot::channel();
+        lock(&conn.pending).insert(id, tx);
+        if conn.closed.load(Ordering::Acquire) {
+            lock(&conn.pending).remove(&id);
+            return Err(CallError::Closed("connection closed".into()));
+        }
+        if conn.tx.send(frame).await.is_err() {
+            lock(&conn.pending).remove(&id);
+            return Err(CallError::Closed("writer stopped".into()));
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(CallError::Closed("connection closed".into())),
+            Err(_) => {
+                // Forget the id: a late answer finds no one and is dropped.
+                lock(&conn.pending).remove(&id);
+                Err(CallError::Timeout {
+                    request_id: id,
+                    timeout,
+                })
+            }
+        }
+    }
+
+    async fn connection(&self) -> Result<Arc<Conn>, CallError> {
+        let mut slot = self.inner.conn.lock().await;
+        if let Some(c) = slot.as_ref() {
+            if c.usable() || !self.inner.config.reconnect {
+                return Ok(c.clone());
+            }
+        }
+        let conn = Arc::new(self.open().await?);
+        *slot = Some(conn.clone());
+        Ok(conn)
+    }
+
+    async fn open(&self) -> Result<Conn, CallError> {
+        let cfg = &self.inner.config;
+        let addr = self.inner.addr.clone();
+        let stream = match tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&addr))
+            .await
+        {
+            Ok(Ok(s)) => s,
+            Ok(Err(source)) => return Err(CallError::Connect { addr, source }),
+            Err(_) => {
+                return Err(CallError::Connect {
+                    addr,
+                    source: std::io::Error::new(std::io::ErrorKind::TimedOut, "connect timed out"),
+                })
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        self.inner.connects.fetch_add(1, Ordering::Relaxed);
+        let (r, w) = stream.into_split();
+        let (tx, rx) = mpsc::channel::<Frame>(1024);
+        let pending: Pending = Arc::default();
+        let closed = Arc::new(AtomicBool::new(false));
+        let read_only = Arc::new(AtomicBool::new(false));
+        let last_read = Arc::new(Mutex::new(Instant::now()));
+
+        let writer = {
+            let pending = pending.clone();
+            let closed = closed.clone();
+            let max = cfg.max_payload;
+            tokio::spawn(async move {
+                let result = write_loop(w, rx, max).await;
+                let why = match result {
+                    Ok(()) => "writer stopped".to_owned(),
+                    Err(e) => format!("write failed: {e}"),
+                };
+                shut(&pending, &closed, &why);
+            })
+        };
+        let reader = {
+            let pending = pending.clone();
+            let closed = closed.clone();
+            let read_only = read_only.clone();
+            let last_read = last_read.clone();
+            let tx = tx.clone();
+            let mut frames = FrameReader::new(r, cfg.max_payload);
+            tokio::spawn(async move {
+                let why = loop {
+                    let item = frames.next().await;
+                    *lock(&last_read) = Instant::now();
+                    match item {
+                        Ok(Read::Frame(frame)) => match frame.kind() {
+                            FrameKind::Response | FrameKind::EventResponse(_) => {
+                                if let Some(waiter) = lock(&pending).remove(&frame.request_id()) {
+                                    let _ = waiter.send(Ok(frame));
+                                }
+                            }
+                            FrameKind::EventRequest(Event::Heartbeat) => {
+                                if frame.header().is_two_way() {
+                                    let _ =
+                                        tx.try_send(Frame::heartbeat_response(frame.request_id()));
+                                }
+                            }
+                            FrameKind::EventRequest(Event::ReadOnly) => {
+                                read_only.store(true, Ordering::Release);
+                            }
+                            FrameKind::EventRequest(Event::Writeable) => {
+                                read_only.store(false, Ordering::Release);
+                            }
+                            // Calls from the provider (callbacks) are not supported.
+                            _ => {}
+                        },
+                        Ok(Read::TooLarge(e)) => {
+                            if let DecodeError::PayloadTooLarge { header, .. } = &e {
+                                if !header.is_request() {
+                                    if let Some(w) = lock(&pending).remove(&header.request_id()) {
+                                        let _ =
+                                            w.send(Err(CallError::PayloadTooLarge(e.to_string())));
+                                    }
+                                }
+                            }
+                        }
+                        Ok(Read::Eof) => break "closed by the provider".to_owned(),
+                        Err(e) => break format!("read failed: {e}"),
+                    }
+                };
+                shut(&pending, &closed, &why);
+            })
+        };
+        let heart = {
+            let tx = tx.clone();
+            let closed = closed.clone();
+            let pending = pending.clone();
+            let period = cfg.heartbeat;
+            let inner = Arc::downgrade(&self.inner);
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(period.max(Duration::from_millis(10)));
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    if closed.load(Ordering::Acquire) {
+                        return;
+                    }
+                    let idle = lock(&last_read).elapsed();
+                    if idle >= period * 3 {
+                        shut(&pending, &closed, "no heartbeat answer for three periods");
+                        return;
+                    }
+                    if idle >= period {
+                        let Some(inner) = inner.upgrade() else { return };
+                        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+                        let _ = tx.try_send(Frame::heartbeat_request(id));
+                    }
+                }
+            })
+        };
+        Ok(Conn {
+            tx,
+            pending,
+            closed,
+            read_only,
+            tasks: vec![writer, reader, heart],
+        })
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks the connection closed and fails every call waiting on it.
+fn shut(pending: &Pending, closed: &AtomicBool, why: &str) {
+    closed.store(true, Ordering::Release);
+    let waiters: Vec<_> = lock(pending).drain().collect();
+    for (_, w) in waiters {
+        let _ = w.send(Err(CallError::Closed(why.to_owned())));
+    }
+}
+
+fn timeout_of(req: &Request, cfg: &ClientConfig) -> Duration {
+    req.attachments
+        .get_str(TIMEOUT_KEY)
+        .and_then(|t| t.trim().parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .map_or(cfg.timeout, Duration::from_millis)
+}
+
+fn status_error(frame: &Frame) -> CallError {
+    let message =
+        crate::response::decode_error_message(frame.body()).unwrap_or_else(|e| Some(e.to_string()));
+    CallError::Status {
+        status: frame.header().status(),
+        message,
+    }
+}

@@ -1,0 +1,438 @@
+//! Interop with real Java Dubbo (2.7 and 3.2, `interop/dubbo-java`): our client against the
+//! Java provider, the Java consumer against our server, and `dubbo-call` against the Java
+//! provider. Everything runs on 127.0.0.1.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use common::*;
+use dubbo_codec::client::{CallError, Client, ClientConfig};
+use dubbo_codec::server::Server;
+use dubbo_codec::Request;
+use hessian2::value::Value;
+
+fn req(method: &str) -> dubbo_codec::RequestBuilder {
+    Request::builder(INTERFACE, method).version(VERSION)
+}
+
+async fn client_checks(p: &JavaProvider) {
+    let f = &p.flavour;
+    let client = Client::connect_with(
+        p.addr(),
+        ClientConfig {
+            timeout: Duration::from_secs(10),
+            ..ClientConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+
+    // Typed.
+    let hello: String = client
+        .call(
+            &req("sayHello")
+                .arg("java.lang.String", "world")
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(hello, "Hello, world", "{f}");
+    let sum: i32 = client
+        .call(&req("add").arg("int", &2).arg("int", &3).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(sum, 5);
+    let user: User = client
+        .call(&req("getUser").arg("long", &42i64).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(user, user_for(42), "{f}");
+    let u = User {
+        created: None,
+        active: false,
+        email: None,
+        age: 41,
+        name: Some("Zoë".into()),
+        id: 1_234_567_890_123,
+    };
+    let back: User = client
+        .call(&req("echoUser").arg(USER_CLASS, &u).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(back, u, "{f}");
+    let list: Vec<String> = client
+        .call(
+            &req("echoList")
+                .arg("java.util.List", &vec!["alpha", "", "γ"])
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(list, ["alpha", "", "γ"]);
+    let nothing: Option<String> = client
+        .call(&req("doNothing").build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(nothing, None);
+
+    // Dynamic values.
+    let map = Value::untyped_map(vec![
+        (Value::from("s"), Value::from("v")),
+        (Value::from("n"), Value::Int(7)),
+        (Value::from("l"), Value::Long(1 << 40)),
+        (Value::from("d"), Value::Date(CREATED_MS)),
+        (Value::from("x"), Value::Null),
+    ]);
+    let echoed = client
+        .call_value(
+            &req("echoMap")
+                .value_arg("java.util.Map", map.clone())
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let Value::Map(m) = &echoed else {
+        panic!("{f}: echoMap gave {echoed:?}")
+    };
+    let Value::Map(sent) = &map else {
+        unreachable!()
+    };
+    let got: HashSet<String> = m.entries.iter().map(|e| format!("{e:?}")).collect();
+    let want: HashSet<String> = sent.entries.iter().map(|e| format!("{e:?}")).collect();
+    assert_eq!(got, want, "{f}");
+
+    // Generic invocation.
+    let g = client
+        .generic_call(
+            INTERFACE,
+            VERSION,
+            None,
+            "sayHello",
+            &["java.lang.String"],
+            vec![Value::from("generic")],
+        )
+        .await
+        .unwrap();
+    assert_eq!(g, Value::from("Hello, generic"), "{f}");
+    let g = client
+        .generic_call(
+            INTERFACE,
+            VERSION,
+            None,
+            "getUser",
+            &["long"],
+            vec![Value::Long(7)],
+        )
+        .await
+        .unwrap();
+    // Java's GenericFilter answers POJOs as maps with a "class" entry.
+    let Value::Map(gm) = &g else {
+        panic!("{f}: generic getUser gave {g:?}")
+    };
+    let get = |k: &str| {
+        gm.entries
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(k))
+            .map(|(_, v)| v.clone())
+    };
+    assert_eq!(get("class"), Some(Value::from(USER_CLASS)), "{f}");
+    assert_eq!(get("name"), Some(Value::from("user-7")), "{f}");
+    let ge = client
+        .generic_call(
+            INTERFACE,
+            VERSION,
+            None,
+            "throwError",
+            &["java.lang.String"],
+            vec![Value::from("gen-boom")],
+        )
+        .await
+        .unwrap_err();
+    let ex = ge.java_exception().unwrap_or_else(|| panic!("{f}: {ge}"));
+    assert_eq!(ex.class, "java.lang.IllegalStateException", "{f}: {ex}");
+    assert_eq!(ex.message.as_deref(), Some("gen-boom"));
+
+    // Exception.
+    let err = client
+        .call::<Option<String>>(
+            &req("throwError")
+                .arg("java.lang.String", "boom")
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap_err();
+    let ex = err.java_exception().unwrap_or_else(|| panic!("{f}: {err}"));
+    assert_eq!(ex.class, "java.lang.IllegalStateException");
+    assert_eq!(ex.message.as_deref(), Some("boom"));
+
+    // Unknown service: a status error, not a hang.
+    let err = client
+        .call_value(&Request::builder("no.such.Service", "m").build().unwrap())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Status { .. }), "{f}: {err}");
+
+    // One-way.
+    let token = format!("ff-{f}");
+    client
+        .oneway(
+            &req("fireAndForget")
+                .arg("java.lang.String", &token)
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut last = None;
+    for _ in 0..100 {
+        last = client
+            .call::<Option<String>>(&req("lastFired").build().unwrap())
+            .await
+            .unwrap();
+        if last.as_deref() == Some(token.as_str()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(last.as_deref(), Some(token.as_str()), "{f}");
+
+    // Timeout: the late answer is dropped, the next call gets its own answer.
+    let start = std::time::Instant::now();
+    let err = client
+        .call::<String>(
+            &req("slow")
+                .timeout(Duration::from_millis(300))
+                .arg("int", &1500)
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Timeout { .. }), "{f}: {err}");
+    assert!(start.elapsed() < Duration::from_millis(1200));
+    let after: String = client
+        .call(&req("slow").arg("int", &1700).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(after, "slept 1700", "{f}");
+
+    // 1,000 concurrent calls on the one connection, each matched to its own answer. Java's
+    // provider runs calls on a pool of 200 threads and answers THREADPOOL_EXHAUSTED beyond
+    // that, so at most 150 are in flight at once.
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(150));
+    let mut tasks = Vec::new();
+    for i in 0..1000i32 {
+        let c = client.clone();
+        let permits = permits.clone();
+        tasks.push(tokio::spawn(async move {
+            let _permit = permits.acquire().await.unwrap();
+            let r: i32 = c
+                .call(&req("add").arg("int", &i).arg("int", &i).build().unwrap())
+                .await
+                .unwrap();
+            (i, r)
+        }));
+    }
+    for t in tasks {
+        let (i, r) = t.await.unwrap();
+        assert_eq!(r, 2 * i, "{f}");
+    }
+    assert_eq!(client.connection_count(), 1, "{f}: one connection");
+    let rtt = client.heartbeat().await.unwrap();
+    assert!(rtt < Duration::from_secs(5));
+}
+
+fn dubbo_call(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn dubbo_call_checks(p: &JavaProvider) {
+    let addr = p.addr();
+    let (ok, out, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "sayHello",
+        "--version",
+        VERSION,
+        "--types",
+        "java.lang.String",
+        "--args",
+        r#"["world"]"#,
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), r#""Hello, world""#);
+    let (ok, out, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "add",
+        "--version",
+        VERSION,
+        "--types",
+        "int,int",
+        "--args",
+        "[2, 40]",
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "42");
+    let (ok, out, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "echoUser",
+        "--version",
+        VERSION,
+        "--types",
+        USER_CLASS,
+        "--args",
+        r#"[{"class": "io.github.hessianrs.demo.User", "id": 5, "name": "five", "age": 5, "active": true}]"#,
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["name"], "five", "{out}");
+    assert_eq!(v["id"], 5, "{out}");
+    let (ok, out, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "getUser",
+        "--version",
+        VERSION,
+        "--types",
+        "long",
+        "--args",
+        "[9]",
+        "--attach",
+        "trace=t1",
+        "--timeout",
+        "5000",
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["email"], "user-9@example.com", "{out}");
+    assert_eq!(v["class"], USER_CLASS, "{out}");
+    let (ok, out, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "echoMap",
+        "--version",
+        VERSION,
+        "--types",
+        "java.util.Map",
+        "--args",
+        r#"[{"a": 1, "b": [true, null, "x"]}]"#,
+    ]);
+    assert!(ok, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v, serde_json::json!({"a": 1, "b": [true, null, "x"]}));
+    let (ok, out, _) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "throwError",
+        "--version",
+        VERSION,
+        "--types",
+        "java.lang.String",
+        "--args",
+        r#"["cli-boom"]"#,
+    ]);
+    assert!(!ok);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["exception"], "java.lang.IllegalStateException", "{out}");
+    assert_eq!(v["message"], "cli-boom", "{out}");
+    let (ok, _, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "slow",
+        "--version",
+        VERSION,
+        "--types",
+        "int",
+        "--args",
+        "[2000]",
+        "--timeout",
+        "200",
+    ]);
+    assert!(!ok);
+    assert!(err.contains("within"), "{err}");
+    let (ok, _, err) = dubbo_call(&[
+        &addr,
+        INTERFACE,
+        "sayHello",
+        "--version",
+        "9.9.9",
+        "--types",
+        "java.lang.String",
+        "--args",
+        r#"["x"]"#,
+    ]);
+    assert!(!ok, "wrong version must fail");
+    assert!(!err.is_empty());
+}
+
+async fn java_provider_suite(flavour: &str) {
+    let Some(p) = JavaProvider::start(flavour) else {
+        return;
+    };
+    client_checks(&p).await;
+    let p2 = std::sync::Arc::new(p);
+    let p3 = p2.clone();
+    tokio::task::spawn_blocking(move || dubbo_call_checks(&p3))
+        .await
+        .unwrap();
+    drop(p2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_and_dubbo_call_against_java_provider_2_7() {
+    java_provider_suite("dubbo27").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_and_dubbo_call_against_java_provider_3_2() {
+    java_provider_suite("dubbo3").await;
+}
+
+async fn java_consumer_suite(flavour: &str) {
+    if jar(flavour).is_none() {
+        return;
+    }
+    let server = Server::builder()
+        .service(demo_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let addr = server.local_addr().to_string();
+    let f = flavour.to_owned();
+    let (ok, lines) = tokio::task::spawn_blocking(move || run_java_consumer(&f, &addr))
+        .await
+        .unwrap()
+        .unwrap();
+    let fails: Vec<_> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
+    assert!(fails.is_empty(), "{flavour}: {fails:#?}");
+    let oks = lines.iter().filter(|l| l.starts_with("ok ")).count();
+    assert!(oks >= 20, "{flavour}: only {oks} checks passed: {lines:#?}");
+    assert!(ok, "{flavour} consumer exit status");
+    server.shutdown(Duration::from_secs(2)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_consumer_2_7_against_our_server() {
+    java_consumer_suite("dubbo27").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_consumer_3_2_against_our_server() {
+    java_consumer_suite("dubbo3").await;
+}
