@@ -5,7 +5,7 @@
   parse.py jmh PEER JMH_JSON ALLOC_COUNT_TSV
 
 Row: peer, dataset, op, ns_per_op (mean), allocs_per_op, bytes_per_op, ns_spread (sample standard
-deviation), samples -- tab-separated, integers rounded, "-" when unknown.
+deviation), samples, ns_min (fastest sample) -- tab-separated, integers rounded, "-" when unknown.
 """
 import json
 import re
@@ -37,8 +37,11 @@ def fmt(x):
     return "%.1f" % x
 
 
-def row(peer, dataset, op, ns, allocs, bytes_, spread, n):
-    return "\t".join([peer, dataset, op, fmt(ns), fmt(allocs), fmt(bytes_), fmt(spread), str(n)])
+def row(peer, dataset, op, samples, allocs, bytes_):
+    ns = statistics.mean(samples)
+    spread = statistics.stdev(samples) if len(samples) > 1 else None
+    return "\t".join([peer, dataset, op, fmt(ns), fmt(allocs), fmt(bytes_), fmt(spread), str(len(samples)),
+                      fmt(min(samples))])
 
 
 def sort_key(k):
@@ -61,8 +64,8 @@ def go(peer, path):
     for key in sorted(samples, key=sort_key):
         s = samples[key]
         ns = [v["ns/op"] for v in s]
-        print(row(peer, key[0], key[1], statistics.mean(ns), statistics.mean(v.get("allocs/op", 0) for v in s),
-                  statistics.mean(v.get("B/op", 0) for v in s), statistics.stdev(ns) if len(ns) > 1 else None, len(ns)))
+        print(row(peer, key[0], key[1], ns, statistics.mean(v.get("allocs/op", 0) for v in s),
+                  statistics.mean(v.get("B/op", 0) for v in s)))
 
 
 def jmh(peer, path, allocs_path):
@@ -82,8 +85,7 @@ def jmh(peer, path, allocs_path):
         raw = [x for fork in pm["rawData"] for x in fork]
         norm = r.get("secondaryMetrics", {}).get("gc.alloc.rate.norm")
         key = JMH_NAMES[name]
-        out[key] = row(peer, key[0], key[1], pm["score"], allocs.get(key), norm["score"] if norm else None,
-                       statistics.stdev(raw) if len(raw) > 1 else None, len(raw))
+        out[key] = row(peer, key[0], key[1], raw, allocs.get(key), norm["score"] if norm else None)
     for key in sorted(out, key=sort_key):
         print(out[key])
 
