@@ -206,11 +206,12 @@ fn references_give_equal_values() {
     assert_eq!(v[1]["a"], [1]);
     // A reference inside a replayed value (Q(2) inside the referenced map).
     let bytes = b"\x7b\x7a\x91\x92H\x01aQ\x91ZQ\x92";
-    let v: (
+    type Three = (
         Vec<i32>,
         HashMap<String, Vec<i32>>,
         HashMap<String, Vec<i32>>,
-    ) = hessian2::from_slice(bytes).unwrap();
+    );
+    let v: Three = hessian2::from_slice(bytes).unwrap();
     assert_eq!(v.1, v.2);
     assert_eq!(v.2["a"], [1, 2]);
     // An object referring back to a class defined inside the referenced region.
@@ -379,10 +380,8 @@ fn deserialize_any_describes_objects_as_maps() {
 
 #[test]
 fn depth_limit() {
-    let mut deep = Vec::new();
-    for _ in 0..200 {
-        deep.push(0x79); // untyped list of one
-    }
+    // 200 nested untyped lists of one item.
+    let mut deep = vec![0x79; 200];
     deep.push(0x90);
     let err = hessian2::from_slice::<serde_json::Value>(&deep).unwrap_err();
     assert!(matches!(err.kind(), ErrorKind::DepthLimit(128)), "{err}");
@@ -439,7 +438,10 @@ fn multi_value_body_with_shared_tables() {
     assert_eq!(de.next_value::<String>().unwrap(), "2.0.2");
     assert_eq!(de.next_value::<String>().unwrap(), "com.example.Service");
     assert_eq!(de.next_value::<User>().unwrap(), alice);
-    assert_eq!(de.next_value::<Vec<User>>().unwrap(), [alice.clone()]);
+    assert_eq!(
+        de.next_value::<Vec<User>>().unwrap(),
+        std::slice::from_ref(&alice)
+    );
     de.skip_value().unwrap();
     assert!(de.is_end());
     // Reuse: reset to a new body.

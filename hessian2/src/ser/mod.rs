@@ -403,7 +403,13 @@ impl<B> fmt::Debug for Serializer<B> {
 thread_local! {
     /// A serializer whose tables and scratch space `to_vec` and `to_writer` reuse.
     static POOL: Cell<Option<Serializer<Vec<u8>>>> = const { Cell::new(None) };
+    /// The size of the last `to_vec` output on this thread: the next one starts with that
+    /// capacity, so that it is usually allocated once.
+    static LAST_LEN: Cell<usize> = const { Cell::new(0) };
 }
+
+/// Capacity hint for `to_vec` outputs, at most this.
+const MAX_HINT: usize = 64 * 1024;
 
 /// Runs `f` on this thread's pooled serializer writing to `buf`; returns the output.
 fn pooled(buf: Vec<u8>, f: impl FnOnce(&mut Serializer<Vec<u8>>) -> Result<()>) -> Result<Vec<u8>> {
@@ -423,7 +429,11 @@ fn pooled(buf: Vec<u8>, f: impl FnOnce(&mut Serializer<Vec<u8>>) -> Result<()>) 
 /// # Ok::<(), hessian2::Error>(())
 /// ```
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
-    pooled(Vec::new(), |ser| ser.serialize(value))
+    let out = pooled(Vec::with_capacity(LAST_LEN.get()), |ser| {
+        ser.serialize(value)
+    })?;
+    LAST_LEN.set(out.len().min(MAX_HINT));
+    Ok(out)
 }
 
 /// Serializes `value` as one Hessian value at the end of `buf`.
@@ -437,17 +447,10 @@ pub fn to_writer<W: BufMut, T: ?Sized + Serialize>(buf: &mut W, value: &T) -> Re
     }
     let mut scratch = SCRATCH.take();
     scratch.clear();
-    let result = pooled(scratch, |ser| ser.serialize(value)).map(|out| {
-        buf.put_slice(&out);
-        out
-    });
-    match result {
-        Ok(out) => {
-            SCRATCH.set(out);
-            Ok(())
-        }
-        Err(e) => Err(e),
-    }
+    let out = pooled(scratch, |ser| ser.serialize(value))?;
+    buf.put_slice(&out);
+    SCRATCH.set(out);
+    Ok(())
 }
 
 impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {

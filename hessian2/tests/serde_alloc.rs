@@ -1,0 +1,185 @@
+//! Allocations of the serde layer in steady state, counted by a global allocator.
+//!
+//! One `#[test]` only: the counter is process-wide, and the test harness would otherwise run
+//! tests (and allocate) on other threads at the same time.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use bytes::{Bytes, BytesMut};
+use hessian2::types::{BigDecimal, Date};
+use hessian2::{Deserializer, Serializer};
+use serde::{Deserialize, Serialize};
+
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made by `f`.
+fn allocations(mut f: impl FnMut()) -> usize {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    f();
+    ALLOCATIONS.load(Ordering::Relaxed) - before
+}
+
+#[allow(non_snake_case)]
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Mix")]
+struct Mix<'a> {
+    #[serde(borrow)]
+    D: BTreeMap<&'a str, Inner<'a>>,
+    #[serde(with = "hessian2::types::java_array")]
+    CD: Vec<f64>,
+    CA: Date,
+    CC: &'a str,
+    CB: i64,
+    B: &'a str,
+    A: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "com.example.Inner")]
+struct Inner<'a> {
+    label: &'a str,
+    kind: Kind,
+    price: Option<&'a str>,
+    ids: Vec<u64>,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq, Clone, Copy)]
+#[serde(rename = "com.example.Kind")]
+enum Kind {
+    Small,
+    Large,
+}
+
+fn mix() -> Mix<'static> {
+    Mix {
+        D: BTreeMap::from([
+            (
+                "first",
+                Inner {
+                    label: "one",
+                    kind: Kind::Small,
+                    price: Some("1.5"),
+                    ids: vec![1, 2, u64::MAX],
+                },
+            ),
+            (
+                "second",
+                Inner {
+                    label: "two",
+                    kind: Kind::Small,
+                    price: None,
+                    ids: vec![],
+                },
+            ),
+        ]),
+        CD: vec![1.0, 2.0, 3.5],
+        CA: Date(1_700_000_000_000),
+        CC: "world",
+        CB: 1 << 40,
+        B: "hello",
+        A: 97,
+    }
+}
+
+#[test]
+fn steady_state_allocations() {
+    let value = mix();
+    let decimal: BigDecimal = "123.456".parse().unwrap();
+
+    // A reused Serializer over a Vec: nothing, once the buffer has grown and the types are
+    // known.
+    let mut ser = Serializer::new(Vec::with_capacity(1024));
+    let mut encode = || {
+        ser.reset();
+        ser.get_mut().clear();
+        ser.serialize("2.0.2").unwrap();
+        ser.serialize(&value).unwrap();
+        ser.serialize(&decimal).unwrap();
+        ser.serialize(&Kind::Large).unwrap();
+    };
+    encode();
+    encode();
+    let n = allocations(|| {
+        for _ in 0..100 {
+            encode();
+        }
+    });
+    assert_eq!(
+        n, 0,
+        "reused Serializer<Vec<u8>>: {n} allocations for 100 bodies"
+    );
+
+    // Straight into a reused BytesMut.
+    let mut buf = BytesMut::with_capacity(1024);
+    let mut ser = Serializer::new(&mut buf);
+    ser.serialize(&value).unwrap();
+    let n = allocations(|| {
+        for _ in 0..100 {
+            ser.reset();
+            ser.get_mut().clear();
+            ser.serialize(&value).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "reused Serializer<&mut BytesMut>: {n} allocations");
+
+    // to_writer: the per-thread pooled serializer, then one copy into the caller's buffer.
+    let mut out = BytesMut::with_capacity(1024);
+    hessian2::to_writer(&mut out, &value).unwrap();
+    let n = allocations(|| {
+        for _ in 0..100 {
+            out.clear();
+            hessian2::to_writer(&mut out, &value).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "to_writer: {n} allocations");
+
+    // to_vec: the output only (one allocation, sized from the previous call).
+    let bytes = hessian2::to_vec(&value).unwrap();
+    let n = allocations(|| {
+        for _ in 0..100 {
+            drop(hessian2::to_vec(&value).unwrap());
+        }
+    });
+    assert_eq!(n, 100, "to_vec: {n} allocations for 100 calls");
+
+    // Decoding borrowed fields with a reused Deserializer: what remains is the decoder's
+    // class-definition table and the output's own containers.
+    let mut de = Deserializer::from_slice(&bytes[..]);
+    let data: &[u8] = &bytes;
+    let mut decode = || {
+        de.reset(data);
+        let back: Mix = de.next_value().unwrap();
+        assert_eq!(back, value);
+    };
+    decode();
+    let n = allocations(&mut decode);
+    println!("decode of Mix (borrowed strings) with a reused Deserializer: {n} allocations");
+
+    let input = Bytes::from(bytes.clone());
+    let n = allocations(|| {
+        let mut de = Deserializer::from_bytes(input.clone());
+        de.skip_value().unwrap();
+    });
+    println!("skip of Mix from Bytes with a new Deserializer: {n} allocations");
+}
