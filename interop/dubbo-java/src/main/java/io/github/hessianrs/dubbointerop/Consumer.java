@@ -1,0 +1,310 @@
+package io.github.hessianrs.dubbointerop;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.rpc.RpcException;
+
+import io.github.hessianrs.demo.DemoService;
+import io.github.hessianrs.demo.DemoServiceImpl;
+import io.github.hessianrs.demo.User;
+
+/**
+ * {@code consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N]}: calls every method
+ * of DemoService through a direct URL and checks each answer strictly.
+ *
+ * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
+ * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
+ * Exit status 0 only if every check passed (1 otherwise, 3 on a non-loopback attempt).
+ */
+final class Consumer {
+    static final int SLOW_TIMEOUT_MS = 500;
+    static final int SLOW_SLEEP_MS = 3000;
+
+    private int passed;
+    private int failed;
+
+    private Consumer() {
+    }
+
+    interface Body {
+        void run() throws Exception;
+    }
+
+    static String oneLine(Object o) {
+        return String.valueOf(o).replace("\r", "\\r").replace("\n", "\\n");
+    }
+
+    static String describe(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(t.getClass().getName()).append(": ").append(t.getMessage());
+        if (t instanceof RpcException) {
+            sb.append(" [RpcException code ").append(((RpcException) t).getCode()).append(']');
+        }
+        Throwable c = t.getCause();
+        int depth = 0;
+        while (c != null && depth++ < 4) {
+            sb.append(" <- caused by ").append(c.getClass().getName()).append(": ").append(c.getMessage());
+            c = c.getCause();
+        }
+        return oneLine(sb);
+    }
+
+    static void eq(Object expected, Object actual) {
+        if (!Objects.equals(expected, actual)) {
+            throw new AssertionError("expected " + show(expected) + ", got " + show(actual));
+        }
+        if (expected != null && actual != null && expected.getClass() != actual.getClass()
+                && !(expected instanceof Map && actual instanceof Map)
+                && !(expected instanceof List && actual instanceof List)) {
+            throw new AssertionError("expected a " + expected.getClass().getName() + ", got a "
+                    + actual.getClass().getName() + " " + show(actual));
+        }
+    }
+
+    static String show(Object o) {
+        if (o == null) return "null";
+        String s = o instanceof String ? "\"" + o + "\"" : o + " (" + o.getClass().getName() + ")";
+        if (s.length() > 300) s = s.substring(0, 300) + "...(" + s.length() + " chars)";
+        return s;
+    }
+
+    void check(String name, Body body) {
+        try {
+            body.run();
+            passed++;
+            println("ok " + name);
+        } catch (Throwable t) {
+            failed++;
+            String d = t instanceof AssertionError ? t.getMessage() : describe(t);
+            println("FAIL " + name + ": " + oneLine(d));
+        }
+    }
+
+    static synchronized void println(String s) {
+        if (s.startsWith("# ") && s.length() > 400) {
+            s = s.substring(0, 400) + "...";
+        }
+        System.out.println(s);
+        System.out.flush();
+    }
+
+    static String repeatPattern(int n) {
+        String pat = "0123456789abcdefghij\u00e9\u4e16";
+        StringBuilder sb = new StringBuilder(n);
+        while (sb.length() < n) sb.append(pat);
+        sb.setLength(n);
+        return sb.toString();
+    }
+
+    static Map<String, Object> sampleMap() {
+        Map<String, Object> inner = new HashMap<>();
+        inner.put("k", "v");
+        inner.put("n", 7);
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("string", "value");
+        m.put("int", 42);
+        m.put("long", 1L << 40);
+        m.put("double", 3.5d);
+        m.put("bool", Boolean.TRUE);
+        m.put("null", null);
+        m.put("list", new ArrayList<>(Arrays.asList("a", "b")));
+        m.put("map", inner);
+        m.put("date", new Date(DemoServiceImpl.CREATED_MS));
+        return m;
+    }
+
+    static final String UNICODE = "h\u00e9llo, \u4e16\u754c \u2713 \ud83d\ude00";
+
+    static int run(String[] args) throws Exception {
+        if (args.length < 2) throw new Main.UsageException("consumer needs HOST:PORT");
+        String[] hp = Main.hostPort(args[1]);
+        int iterations = 1;
+        int timeout = 5000;
+        int concurrency = 200;
+        for (int i = 2; i < args.length; i++) {
+            String a = args[i];
+            if (i + 1 >= args.length) throw new Main.UsageException("missing value for " + a);
+            int v;
+            try {
+                v = Integer.parseInt(args[++i]);
+            } catch (NumberFormatException e) {
+                throw new Main.UsageException("bad number for " + a);
+            }
+            switch (a) {
+                case "--iterations": iterations = v; break;
+                case "--timeout": timeout = v; break;
+                case "--concurrency": concurrency = v; break;
+                default: throw new Main.UsageException("unknown option " + a);
+            }
+        }
+        Consumer c = new Consumer();
+        println("# dubbo " + DubboSetup.dubboVersion() + " consumer -> " + hp[0] + ":" + hp[1]);
+        ReferenceConfig<DemoService> rc = DubboSetup.reference(hp[0], Integer.parseInt(hp[1]), timeout, null);
+        DemoService svc;
+        try {
+            svc = rc.get();
+        } catch (Throwable t) {
+            println("FAIL connect: " + describe(t));
+            println("0 passed, 1 failed");
+            return 1;
+        }
+        for (int it = 0; it < iterations; it++) {
+            if (iterations > 1) println("# iteration " + (it + 1));
+            c.runChecks(svc, concurrency);
+        }
+        println(c.passed + " passed, " + c.failed + " failed");
+        try {
+            rc.destroy();
+        } catch (Throwable t) {
+            // ignore
+        }
+        return c.failed == 0 ? 0 : 1;
+    }
+
+    void runChecks(DemoService svc, int concurrency) {
+        check("sayHello", () -> eq("Hello, world", svc.sayHello("world")));
+        check("sayHello_unicode", () -> eq("Hello, " + UNICODE, svc.sayHello(UNICODE)));
+        check("sayHello_null", () -> eq("Hello, null", svc.sayHello(null)));
+        check("sayHello_chunked", () -> {
+            String s = repeatPattern(40000); // > one 32768-char hessian string chunk
+            eq("Hello, " + s, svc.sayHello(s));
+        });
+        check("getUser", () -> eq(DemoServiceImpl.userFor(42), svc.getUser(42)));
+        check("echoUser", () -> {
+            User u = new User(1234567890123L, "Zo\u00eb", 41, "zoe@example.com", false, new Date(1234567890123L));
+            eq(u, svc.echoUser(u));
+        });
+        check("echoUser_nulls", () -> {
+            User u = new User(0, null, 0, null, false, null);
+            eq(u, svc.echoUser(u));
+        });
+        check("echoUser_null", () -> eq(null, svc.echoUser(null)));
+        check("echoMap", () -> {
+            Map<String, Object> m = sampleMap();
+            Map<String, Object> r = svc.echoMap(m);
+            eq(m, r);
+            for (Map.Entry<String, Object> e : m.entrySet()) {
+                Object got = r.get(e.getKey());
+                if (e.getValue() != null && got != null && !(e.getValue() instanceof Map)
+                        && !(e.getValue() instanceof List) && e.getValue().getClass() != got.getClass()) {
+                    throw new AssertionError("key " + e.getKey() + ": expected a "
+                            + e.getValue().getClass().getName() + ", got " + show(got));
+                }
+            }
+        });
+        check("echoMap_empty", () -> eq(new HashMap<String, Object>(), svc.echoMap(new HashMap<>())));
+        check("echoList", () -> {
+            List<String> l = new ArrayList<>(Arrays.asList("alpha", "", "\u03b3", "delta"));
+            eq(l, svc.echoList(l));
+        });
+        check("echoList_empty", () -> eq(Collections.emptyList(), svc.echoList(new ArrayList<>())));
+        check("throwError", () -> {
+            try {
+                svc.throwError("boom");
+            } catch (IllegalStateException e) {
+                println("# throwError received " + describe(e));
+                eq("boom", e.getMessage());
+                return;
+            } catch (RpcException e) {
+                println("# throwError received " + describe(e));
+                Throwable cause = e.getCause();
+                if (cause instanceof IllegalStateException && "boom".equals(cause.getMessage())) return;
+                throw new AssertionError("expected IllegalStateException(boom), got " + describe(e));
+            }
+            throw new AssertionError("no exception");
+        });
+        check("doNothing", svc::doNothing);
+        check("fireAndForget", () -> {
+            String token = "ff-" + System.nanoTime();
+            long t0 = System.nanoTime();
+            svc.fireAndForget(token);
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            if (ms > 2000) throw new AssertionError("one-way call blocked for " + ms + " ms");
+            long deadline = System.currentTimeMillis() + 3000;
+            String last = null;
+            while (System.currentTimeMillis() < deadline) {
+                last = svc.lastFired();
+                if (token.equals(last)) return;
+                Thread.sleep(20);
+            }
+            throw new AssertionError("lastFired() is " + show(last) + ", expected " + show(token));
+        });
+        check("add", () -> {
+            eq(5, svc.add(2, 3));
+            eq(-4, svc.add(-7, 3));
+        });
+        check("add_wrap", () -> eq(Integer.MIN_VALUE, svc.add(Integer.MAX_VALUE, 1)));
+        check("count", () -> {
+            long c1 = svc.count();
+            long c2 = svc.count();
+            if (c1 < 1 || c2 <= c1) throw new AssertionError("count() gave " + c1 + " then " + c2);
+        });
+        check("slow", () -> eq("slept 10", svc.slow(10)));
+        check("slow_timeout", () -> {
+            long t0 = System.nanoTime();
+            try {
+                String r = svc.slow(SLOW_SLEEP_MS);
+                throw new AssertionError("no timeout, got " + show(r));
+            } catch (RpcException e) {
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                println("# slow_timeout received after " + ms + " ms: " + describe(e));
+                if (!e.isTimeout()) throw new AssertionError("not a timeout: " + describe(e));
+                if (ms < SLOW_TIMEOUT_MS - 100 || ms > SLOW_SLEEP_MS - 100) {
+                    throw new AssertionError("timeout after " + ms + " ms, expected about " + SLOW_TIMEOUT_MS);
+                }
+            }
+        });
+        check("after_timeout", () -> eq("Hello, after-timeout", svc.sayHello("after-timeout")));
+        check("concurrent_add", () -> concurrent(svc, concurrency));
+    }
+
+    /** {@code n} threads released at once, each calling add(i, i) and matching 2*i. */
+    static void concurrent(DemoService svc, int n) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CountDownLatch ready = new CountDownLatch(n);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<String>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                final int k = i;
+                futures.add(pool.submit(() -> {
+                    ready.countDown();
+                    go.await();
+                    try {
+                        int r = svc.add(k, k);
+                        return r == 2 * k ? null : "add(" + k + "," + k + ") = " + r;
+                    } catch (Throwable t) {
+                        return "add(" + k + "," + k + ") threw " + describe(t);
+                    }
+                }));
+            }
+            ready.await(30, TimeUnit.SECONDS);
+            go.countDown();
+            List<String> errors = new ArrayList<>();
+            for (Future<String> f : futures) {
+                String e = f.get(60, TimeUnit.SECONDS);
+                if (e != null) errors.add(e);
+            }
+            if (!errors.isEmpty()) {
+                throw new AssertionError(errors.size() + " of " + n + " wrong: "
+                        + String.join("; ", errors.subList(0, Math.min(5, errors.size()))));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

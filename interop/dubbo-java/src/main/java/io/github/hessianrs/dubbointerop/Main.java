@@ -1,0 +1,91 @@
+package io.github.hessianrs.dubbointerop;
+
+/**
+ * {@code java -jar dubbo-interop.jar provider PORT | consumer HOST:PORT | capture HOST:PORT OUTDIR |
+ * guardtest connect|bind|socket|lookup | version}.
+ * Exit codes: 0 ok, 1 check failures, 2 usage or setup error, 3 a non-loopback address was tried.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    static void usage() {
+        System.err.println("usage:\n"
+                + "  provider PORT [--ignore-stdin]\n"
+                + "  consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N]\n"
+                + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
+                + "  guardtest connect|bind|socket|lookup\n"
+                + "  version");
+    }
+
+    public static void main(String[] args) throws Exception {
+        // first: no Dubbo class may look at the network before the loopback pinning
+        Loopback.install();
+        configureLogging();
+        if (args.length == 0) {
+            usage();
+            System.exit(2);
+        }
+        int rc;
+        try {
+            switch (args[0]) {
+                case "provider":
+                    rc = Provider.run(args);
+                    break;
+                case "consumer":
+                    rc = Consumer.run(args);
+                    break;
+                case "capture":
+                    rc = Capture.run(args);
+                    break;
+                case "guardtest":
+                    rc = GuardTest.run(args);
+                    break;
+                case "version":
+                    System.out.println("dubbo " + DubboSetup.dubboVersion());
+                    System.out.println("security-manager " + Loopback.securityManagerStatus());
+                    rc = 0;
+                    break;
+                default:
+                    usage();
+                    rc = 2;
+            }
+        } catch (UsageException e) {
+            System.err.println("error: " + e.getMessage());
+            usage();
+            rc = 2;
+        }
+        System.out.flush();
+        System.exit(rc);
+    }
+
+    /** Dubbo logs through java.util.logging to stderr; WARNING unless DUBBO_INTEROP_LOG=INFO/FINE/... */
+    private static void configureLogging() {
+        LogLevel.apply();
+    }
+
+    /** Bad command line. */
+    static final class UsageException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String msg) {
+            super(msg);
+        }
+    }
+
+    /** Parses HOST:PORT; the host must be loopback (else NON-LOOPBACK, exit 3). */
+    static String[] hostPort(String s) throws UsageException {
+        int i = s.lastIndexOf(':');
+        if (i <= 0) throw new UsageException("expected HOST:PORT, got " + s);
+        String host = s.substring(0, i);
+        int port;
+        try {
+            port = Integer.parseInt(s.substring(i + 1));
+        } catch (NumberFormatException e) {
+            throw new UsageException("bad port in " + s);
+        }
+        Loopback.pinned(host, port, "target from the command line");
+        if (host.equalsIgnoreCase("localhost")) host = Loopback.LOOPBACK_IP;
+        return new String[] {host, String.valueOf(port)};
+    }
+}
