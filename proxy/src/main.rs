@@ -1,6 +1,133 @@
-//! `dubbo-proxy`: **not implemented yet**. Running it prints that and exits with status 2.
+//! `dubbo-proxy`: see the crate documentation and `dubbo-proxy --help`.
+//!
+//! The main thread owns the process lifecycle: it binds the listeners and the admin port,
+//! prints one `READY` line (so scripts and tests learn the ports, also when they asked for
+//! port 0), starts the workers, and then waits for signals: SIGHUP reloads the configuration
+//! file without touching any connection, SIGTERM / SIGINT drain and exit.
 
-fn main() {
-    eprintln!("dubbo-proxy: not implemented yet (see the project's issues)");
-    std::process::exit(2);
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use tokio::signal::unix::{signal, SignalKind};
+use tracing_subscriber::EnvFilter;
+
+use dubbo_proxy::admin::{self, AdminState};
+use dubbo_proxy::cli::Args;
+use dubbo_proxy::core::Shared;
+use dubbo_proxy::engine;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let config = match args.load() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("dubbo-proxy: invalid configuration:\n{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if args.check {
+        print!("{}", config.to_toml());
+        return ExitCode::SUCCESS;
+    }
+    let filter = std::env::var("RUST_LOG")
+        .ok()
+        .and_then(|f| f.parse::<EnvFilter>().ok())
+        .unwrap_or_else(|| EnvFilter::new(&config.log.level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("dubbo-proxy: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match rt.block_on(run(args, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("dubbo-proxy: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result<()> {
+    let workers = config.worker_count();
+    let bound = engine::bind(&config)?;
+    let admin_listener = if config.admin.address.is_empty() {
+        None
+    } else {
+        Some(admin::bind(&config.admin.address).await.map_err(|e| {
+            std::io::Error::new(e.kind(), format!("admin {}: {e}", config.admin.address))
+        })?)
+    };
+    let admin_addr = admin_listener.as_ref().and_then(|l| l.local_addr().ok());
+    let listen: Vec<String> = bound.addrs.iter().map(|a| a.to_string()).collect();
+    let kind = config.engine;
+    let shared = Shared::new(config, workers);
+    let draining = Arc::new(AtomicBool::new(false));
+    if let Some(l) = admin_listener {
+        tokio::spawn(admin::serve(
+            l,
+            AdminState {
+                shared: shared.clone(),
+                draining: draining.clone(),
+            },
+        ));
+    }
+    let mut sigterm = signal(SignalKind::terminate())?;
+    let mut sigint = signal(SignalKind::interrupt())?;
+    let mut sighup = signal(SignalKind::hangup())?;
+    let handle = engine::start(kind, shared.clone(), bound, workers)?;
+    tracing::info!(listen = %listen.join(","), admin = ?admin_addr, workers, "dubbo-proxy started");
+    {
+        let mut out = std::io::stdout().lock();
+        let admin = admin_addr.map(|a| a.to_string()).unwrap_or_default();
+        let _ = writeln!(out, "READY listen={} admin={admin}", listen.join(","));
+        let _ = out.flush();
+    }
+    loop {
+        tokio::select! {
+            _ = sigterm.recv() => break,
+            _ = sigint.recv() => break,
+            _ = sighup.recv() => reload(&args, &shared),
+        }
+    }
+    tracing::info!("shutting down: read-only event to callers, draining");
+    draining.store(true, Ordering::Relaxed);
+    handle.shutdown();
+    while !handle.is_finished() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    handle.join();
+    tracing::info!("drained, bye");
+    Ok(())
+}
+
+fn reload(args: &Args, shared: &Shared) {
+    match args.load() {
+        Ok(c) => {
+            for w in shared.reload(c) {
+                tracing::warn!("reload: {w}");
+            }
+            tracing::info!("configuration reloaded");
+        }
+        Err(e) => {
+            shared
+                .metrics
+                .reload_failures
+                .fetch_add(1, Ordering::Relaxed);
+            tracing::error!("reload refused, keeping the running configuration:\n{e}");
+        }
+    }
 }

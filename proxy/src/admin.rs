@@ -1,0 +1,216 @@
+//! The admin endpoint: a deliberately small HTTP/1.1 responder on loopback.
+//!
+//! Hand-written rather than pulling in hyper: it serves five operator URLs, one request per
+//! connection (`Connection: close`), to `curl` and Prometheus, and must never share a
+//! thread or a lock with the call path. A request line, headers up to 16 KiB, a body up to
+//! 64 KiB; anything else is refused.
+//!
+//! | URL | |
+//! |---|---|
+//! | `GET /metrics` | Prometheus text |
+//! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM |
+//! | `GET /config` | the configuration in force, as TOML |
+//! | `POST /api/v1/downgrade/on` / `off` | per-call logging off / back on (MOSN's switch) |
+//! | `GET /metadata` | the metadata cache entries |
+//! | `POST`/`PUT /metadata?path=..&version=..&interface=..&group=..` | adds an entry (the parameters may also come as a form body) |
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::config::Metadata;
+use crate::core::Shared;
+
+const MAX_HEAD: usize = 16 * 1024;
+const MAX_BODY: usize = 64 * 1024;
+
+/// What the admin endpoint reads and switches.
+#[derive(Clone)]
+pub struct AdminState {
+    /// The proxy's shared state.
+    pub shared: Arc<Shared>,
+    /// Set on SIGTERM.
+    pub draining: Arc<AtomicBool>,
+}
+
+/// Serves admin requests on `listener` forever.
+pub async fn serve(listener: TcpListener, state: AdminState) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            continue;
+        };
+        let state = state.clone();
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), handle(stream, state))
+                .await;
+        });
+    }
+}
+
+/// Binds the admin address.
+pub async fn bind(address: &str) -> std::io::Result<TcpListener> {
+    let addr: SocketAddr = address.parse().map_err(|e| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{address}: {e}"))
+    })?;
+    TcpListener::bind(addr).await
+}
+
+struct Response {
+    status: u16,
+    content_type: &'static str,
+    body: String,
+}
+
+fn text(status: u16, body: impl Into<String>) -> Response {
+    Response {
+        status,
+        content_type: "text/plain; charset=utf-8",
+        body: body.into(),
+    }
+}
+
+async fn handle(mut stream: TcpStream, state: AdminState) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(1024);
+    let head_end = loop {
+        let mut chunk = [0u8; 4096];
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        if buf.len() > MAX_HEAD {
+            return write(&mut stream, text(431, "request head too large\n")).await;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut lines = head.split("\r\n");
+    let request_line = lines.next().unwrap_or_default();
+    let mut parts = request_line.split(' ');
+    let method = parts.next().unwrap_or_default().to_owned();
+    let target = parts.next().unwrap_or_default().to_owned();
+    let mut content_length = 0usize;
+    for l in lines {
+        if let Some((k, v)) = l.split_once(':') {
+            if k.trim().eq_ignore_ascii_case("content-length") {
+                content_length = v.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    if content_length > MAX_BODY {
+        return write(&mut stream, text(413, "body too large\n")).await;
+    }
+    let mut body = buf[head_end..].to_vec();
+    while body.len() < content_length {
+        let mut chunk = [0u8; 4096];
+        let n = stream.read(&mut chunk).await?;
+        if n == 0 {
+            break;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    body.truncate(content_length);
+    let resp = route(&state, &method, &target, &body);
+    write(&mut stream, resp).await
+}
+
+async fn write(stream: &mut TcpStream, r: Response) -> std::io::Result<()> {
+    let reason = match r.status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        413 => "Payload Too Large",
+        431 => "Request Header Fields Too Large",
+        503 => "Service Unavailable",
+        _ => "",
+    };
+    let head = format!(
+        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        r.status,
+        r.content_type,
+        r.body.len()
+    );
+    stream.write_all(head.as_bytes()).await?;
+    stream.write_all(r.body.as_bytes()).await?;
+    stream.shutdown().await
+}
+
+fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Response {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let shared = &state.shared;
+    match (method, path) {
+        ("GET", "/metrics") => Response {
+            status: 200,
+            content_type: "text/plain; version=0.0.4",
+            body: shared.metrics.render(),
+        },
+        ("GET", "/healthz") => {
+            if state.draining.load(Ordering::Relaxed) {
+                text(503, "draining\n")
+            } else {
+                text(200, "ok\n")
+            }
+        }
+        ("GET", "/config") => Response {
+            status: 200,
+            content_type: "application/toml",
+            body: shared.snapshot().config.to_toml(),
+        },
+        ("POST" | "PUT" | "GET", "/api/v1/downgrade/on") => {
+            shared.downgrade.store(true, Ordering::Relaxed);
+            tracing::info!("downgrade on: per-call logging off");
+            text(200, "downgrade on\n")
+        }
+        ("POST" | "PUT" | "GET", "/api/v1/downgrade/off") => {
+            shared.downgrade.store(false, Ordering::Relaxed);
+            tracing::info!("downgrade off: per-call logging as configured");
+            text(200, "downgrade off\n")
+        }
+        ("GET", "/metadata") => {
+            let mut out = String::new();
+            for m in &shared.snapshot().metadata {
+                out.push_str(&format!(
+                    "path={} version={} interface={} group={}\n",
+                    m.path,
+                    m.version,
+                    m.interface.as_deref().unwrap_or(&m.path),
+                    m.group.as_deref().unwrap_or("")
+                ));
+            }
+            text(200, out)
+        }
+        ("POST" | "PUT", "/metadata") => {
+            let mut m = Metadata {
+                path: String::new(),
+                version: String::new(),
+                interface: None,
+                group: None,
+            };
+            for (k, v) in
+                form_urlencoded::parse(query.as_bytes()).chain(form_urlencoded::parse(body))
+            {
+                match &*k {
+                    "path" => m.path = v.into_owned(),
+                    "version" => m.version = v.into_owned(),
+                    "interface" => m.interface = Some(v.into_owned()).filter(|s| !s.is_empty()),
+                    "group" => m.group = Some(v.into_owned()).filter(|s| !s.is_empty()),
+                    _ => {}
+                }
+            }
+            if m.path.is_empty() {
+                return text(400, "path is required\n");
+            }
+            shared.register_metadata(m);
+            text(200, "registered\n")
+        }
+        (_, "/metrics" | "/healthz" | "/config" | "/metadata") => text(405, "method not allowed\n"),
+        _ => text(404, "not found\n"),
+    }
+}

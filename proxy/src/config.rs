@@ -1,0 +1,754 @@
+//! The configuration file (TOML), its defaults, and its validation.
+//!
+//! Parsing is two steps: serde reads the TOML into the plain structs below (unknown keys are
+//! refused, so a typo is an error and not a silently ignored setting), then
+//! [`Config::validate`] checks what types cannot say (addresses parse, weights are positive,
+//! routes name existing clusters...) and reports **every** problem with the key it is about,
+//! in the form an operator can search the file for: `clusters.backend.endpoints[1].weight:
+//! must be > 0`.
+//!
+//! The embedded default (`default.toml`) is what the binary runs with no arguments.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The configuration the binary runs with when given no `--config`.
+pub const DEFAULT_TOML: &str = include_str!("../default.toml");
+
+/// Java's default payload limit (`Constants.DEFAULT_PAYLOAD`, 8 MiB).
+pub const DEFAULT_MAX_PAYLOAD: u32 = dubbo_codec::DEFAULT_MAX_PAYLOAD;
+
+/// The I/O engine that drives the proxy's core.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineKind {
+    /// tokio, one current-thread runtime per worker thread.
+    #[default]
+    Tokio,
+    /// mio / edge-triggered epoll (issue 6; not built yet: refused by validation).
+    Epoll,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `engine`: which I/O engine runs the core.
+    #[serde(default)]
+    pub engine: EngineKind,
+    /// `workers`: event-loop threads; 0 = one per core.
+    #[serde(default)]
+    pub workers: usize,
+    /// `[admin]`
+    #[serde(default)]
+    pub admin: Admin,
+    /// `[log]`
+    #[serde(default)]
+    pub log: Log,
+    /// `[shutdown]`
+    #[serde(default)]
+    pub shutdown: Shutdown,
+    /// `[[listeners]]`
+    #[serde(default)]
+    pub listeners: Vec<Listener>,
+    /// `[[routes]]`, tried in order; the first match wins.
+    #[serde(default)]
+    pub routes: Vec<Route>,
+    /// `[clusters.NAME]`
+    #[serde(default)]
+    pub clusters: BTreeMap<String, Cluster>,
+    /// `[[metadata]]`: (path, version) -> (interface, group) entries loaded at start.
+    #[serde(default)]
+    pub metadata: Vec<Metadata>,
+}
+
+/// `[admin]`: the loopback HTTP endpoint.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Admin {
+    /// `admin.address`: a loopback `IP:PORT`; `""` turns the admin endpoint off.
+    #[serde(default = "default_admin_address")]
+    pub address: String,
+}
+
+impl Default for Admin {
+    fn default() -> Self {
+        Admin {
+            address: default_admin_address(),
+        }
+    }
+}
+
+/// `[log]`
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Log {
+    /// `log.level`: a `tracing` filter (`info`, `debug`, `dubbo_proxy=trace`...).
+    #[serde(default = "default_log_level")]
+    pub level: String,
+    /// `log.access_log`: one line per call (at `info`); off by default, and switched off
+    /// at run time by `/api/v1/downgrade/on`.
+    #[serde(default)]
+    pub access_log: bool,
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log {
+            level: default_log_level(),
+            access_log: false,
+        }
+    }
+}
+
+/// `[shutdown]`
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shutdown {
+    /// `shutdown.drain_timeout_ms`: after SIGTERM, how long in-flight calls may take before
+    /// the proxy exits anyway.
+    #[serde(default = "default_drain_timeout")]
+    pub drain_timeout_ms: u64,
+}
+
+impl Default for Shutdown {
+    fn default() -> Self {
+        Shutdown {
+            drain_timeout_ms: default_drain_timeout(),
+        }
+    }
+}
+
+/// `[[listeners]]`: an address downstream callers connect to.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Listener {
+    /// `listeners[i].name`: referred to by `routes[j].listeners`.
+    #[serde(default = "default_listener_name")]
+    pub name: String,
+    /// `listeners[i].address`: `IP:PORT` (port 0: any free port, printed on start).
+    pub address: String,
+    /// `listeners[i].max_payload`: largest request body accepted, in bytes; a bigger one is
+    /// answered with BAD_REQUEST and skipped.
+    #[serde(default = "default_max_payload")]
+    pub max_payload: u32,
+    /// `listeners[i].idle_timeout_ms`: a caller connection with no frame for this long is
+    /// closed (Java's server closes idle channels after 3 heartbeats, 180 s); 0 = never.
+    #[serde(default = "default_idle_timeout")]
+    pub idle_timeout_ms: u64,
+}
+
+/// `[[routes]]`: which calls go to which cluster.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// `routes[i].name`: the `route` label of the metrics (default `routes[i]`).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `routes[i].listeners`: listener names this route applies to; empty = all.
+    #[serde(default)]
+    pub listeners: Vec<String>,
+    /// `routes[i].interface`: `*`, an exact name, `prefix.*` or `*.suffix`.
+    #[serde(default = "default_interface")]
+    pub interface: String,
+    /// `routes[i].method`: exact method name; absent = any.
+    #[serde(default)]
+    pub method: Option<String>,
+    /// `routes[i].version`: exact service version; absent = any (`""` and `"0.0.0"` are
+    /// the same version, as in Java).
+    #[serde(default)]
+    pub version: Option<String>,
+    /// `routes[i].group`: exact group; `""` = calls without a group; absent = any.
+    #[serde(default)]
+    pub group: Option<String>,
+    /// `routes[i].attachments`: attachment values that must all be equal.
+    #[serde(default)]
+    pub attachments: BTreeMap<String, String>,
+    /// `routes[i].cluster`: where matching calls go.
+    pub cluster: String,
+    /// `routes[i].timeout_ms`: a call not answered in this time gets SERVER_TIMEOUT.
+    #[serde(default = "default_timeout")]
+    pub timeout_ms: u64,
+}
+
+/// Load-balancing policies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LbPolicy {
+    /// Smooth weighted round-robin (nginx's): deterministic, spreads heavy endpoints.
+    #[default]
+    RoundRobin,
+    /// Weighted random.
+    Random,
+    /// Fewest in-flight calls relative to weight (per worker).
+    LeastRequest,
+}
+
+/// `[clusters.NAME]`: a set of provider endpoints.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cluster {
+    /// `clusters.NAME.lb`: `round_robin`, `random` or `least_request`.
+    #[serde(default)]
+    pub lb: LbPolicy,
+    /// `clusters.NAME.connections`: multiplexed connections per endpoint and worker.
+    #[serde(default = "default_connections")]
+    pub connections: usize,
+    /// `clusters.NAME.connect_timeout_ms`
+    #[serde(default = "default_connect_timeout")]
+    pub connect_timeout_ms: u64,
+    /// `clusters.NAME.max_payload`: largest response body accepted, in bytes.
+    #[serde(default = "default_max_payload")]
+    pub max_payload: u32,
+    /// `clusters.NAME.reconnect_base_ms`: first delay before reconnecting a lost connection
+    /// (doubling up to `reconnect_max_ms`).
+    #[serde(default = "default_reconnect_base")]
+    pub reconnect_base_ms: u64,
+    /// `clusters.NAME.reconnect_max_ms`
+    #[serde(default = "default_reconnect_max")]
+    pub reconnect_max_ms: u64,
+    /// `clusters.NAME.endpoints`
+    #[serde(default)]
+    pub endpoints: Vec<Endpoint>,
+    /// `[clusters.NAME.outlier]`
+    #[serde(default)]
+    pub outlier: Outlier,
+    /// `[clusters.NAME.health_check]`
+    #[serde(default)]
+    pub health_check: HealthCheck,
+}
+
+/// `clusters.NAME.endpoints[i]`
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Endpoint {
+    /// `clusters.NAME.endpoints[i].address`: `IP:PORT`.
+    pub address: String,
+    /// `clusters.NAME.endpoints[i].weight`: share of the calls, > 0.
+    #[serde(default = "default_weight")]
+    pub weight: u32,
+}
+
+/// `[clusters.NAME.outlier]`: passive health, from the calls themselves.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Outlier {
+    /// `clusters.NAME.outlier.consecutive_failures`: timeouts, lost connections and
+    /// SERVER_ERROR / SERVER_TIMEOUT / THREADPOOL_EXHAUSTED answers in a row that eject an
+    /// endpoint; 0 = never eject.
+    #[serde(default = "default_consecutive_failures")]
+    pub consecutive_failures: u32,
+    /// `clusters.NAME.outlier.base_ejection_ms`: first ejection time; the n-th ejection
+    /// lasts n times this (at most 10 times).
+    #[serde(default = "default_base_ejection")]
+    pub base_ejection_ms: u64,
+    /// `clusters.NAME.outlier.max_ejection_percent`: never eject more than this share of
+    /// the endpoints.
+    #[serde(default = "default_max_ejection_percent")]
+    pub max_ejection_percent: u32,
+}
+
+impl Default for Outlier {
+    fn default() -> Self {
+        Outlier {
+            consecutive_failures: default_consecutive_failures(),
+            base_ejection_ms: default_base_ejection(),
+            max_ejection_percent: default_max_ejection_percent(),
+        }
+    }
+}
+
+/// `[clusters.NAME.health_check]`: active health, by the proxy's own heartbeats.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HealthCheck {
+    /// `clusters.NAME.health_check.interval_ms`: a connection with nothing read for this
+    /// long gets a heartbeat (Java's `heartbeat`, 60 s by default); 0 = no heartbeats.
+    #[serde(default = "default_hc_interval")]
+    pub interval_ms: u64,
+    /// `clusters.NAME.health_check.timeout_ms`: a heartbeat unanswered for this long means
+    /// the connection is dead: it is closed and counts as a failure of the endpoint.
+    #[serde(default = "default_hc_timeout")]
+    pub timeout_ms: u64,
+}
+
+impl Default for HealthCheck {
+    fn default() -> Self {
+        HealthCheck {
+            interval_ms: default_hc_interval(),
+            timeout_ms: default_hc_timeout(),
+        }
+    }
+}
+
+/// `[[metadata]]`: one (path, version) -> (interface, group) entry of the metadata cache.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Metadata {
+    /// `metadata[i].path`: the request's service path.
+    pub path: String,
+    /// `metadata[i].version`: the request's service version (`""` = none).
+    #[serde(default)]
+    pub version: String,
+    /// `metadata[i].interface`: default: the path.
+    #[serde(default)]
+    pub interface: Option<String>,
+    /// `metadata[i].group`: default: no group.
+    #[serde(default)]
+    pub group: Option<String>,
+}
+
+fn default_admin_address() -> String {
+    "127.0.0.1:20882".into()
+}
+fn default_log_level() -> String {
+    "info".into()
+}
+fn default_drain_timeout() -> u64 {
+    10_000
+}
+fn default_listener_name() -> String {
+    "main".into()
+}
+fn default_max_payload() -> u32 {
+    DEFAULT_MAX_PAYLOAD
+}
+fn default_idle_timeout() -> u64 {
+    180_000
+}
+fn default_interface() -> String {
+    "*".into()
+}
+fn default_timeout() -> u64 {
+    5_000
+}
+fn default_connections() -> usize {
+    1
+}
+fn default_connect_timeout() -> u64 {
+    1_000
+}
+fn default_reconnect_base() -> u64 {
+    100
+}
+fn default_reconnect_max() -> u64 {
+    5_000
+}
+fn default_weight() -> u32 {
+    100
+}
+fn default_consecutive_failures() -> u32 {
+    5
+}
+fn default_base_ejection() -> u64 {
+    30_000
+}
+fn default_max_ejection_percent() -> u32 {
+    50
+}
+fn default_hc_interval() -> u64 {
+    30_000
+}
+fn default_hc_timeout() -> u64 {
+    5_000
+}
+
+/// Everything wrong with a configuration, one `key: problem` per entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// `(key, problem)` pairs, in file order.
+    pub problems: Vec<(String, String)>,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, (key, problem)) in self.problems.iter().enumerate() {
+            if i > 0 {
+                f.write_str("\n")?;
+            }
+            write!(f, "{key}: {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl ConfigError {
+    fn one(key: impl Into<String>, problem: impl Into<String>) -> Self {
+        ConfigError {
+            problems: vec![(key.into(), problem.into())],
+        }
+    }
+}
+
+/// An interface pattern of a route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pattern {
+    /// `*`
+    Any,
+    /// An exact name.
+    Exact(String),
+    /// `prefix.*`: stored without the `*`.
+    Prefix(String),
+    /// `*.suffix`: stored without the `*`.
+    Suffix(String),
+}
+
+impl Pattern {
+    /// Parses a pattern: `*` only alone, at the end, or at the start.
+    pub fn parse(s: &str) -> Result<Pattern, String> {
+        let stars = s.matches('*').count();
+        if s.is_empty() {
+            return Err("must not be empty (use \"*\" for any interface)".into());
+        }
+        match stars {
+            0 => Ok(Pattern::Exact(s.to_owned())),
+            1 if s == "*" => Ok(Pattern::Any),
+            1 if s.ends_with('*') => Ok(Pattern::Prefix(s[..s.len() - 1].to_owned())),
+            1 if s.starts_with('*') => Ok(Pattern::Suffix(s[1..].to_owned())),
+            _ => Err(format!(
+                "{s:?}: `*` may only be the whole pattern, its end (`com.example.*`) or its start (`*.DemoService`)"
+            )),
+        }
+    }
+
+    /// True when `name` matches.
+    #[inline]
+    pub fn matches(&self, name: &str) -> bool {
+        match self {
+            Pattern::Any => true,
+            Pattern::Exact(e) => e == name,
+            Pattern::Prefix(p) => name.starts_with(p.as_str()),
+            Pattern::Suffix(s) => name.ends_with(s.as_str()),
+        }
+    }
+}
+
+impl Config {
+    /// The embedded default.
+    pub fn default_config() -> Config {
+        // The embedded file is tested; failing here is a build defect.
+        Config::from_toml(DEFAULT_TOML).expect("embedded default.toml is valid")
+    }
+
+    /// Parses and validates TOML text.
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| {
+            let key = e
+                .span()
+                .map(|s| format!("at byte {}", s.start))
+                .unwrap_or_else(|| "file".into());
+            ConfigError::one(key, e.message().to_owned())
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Reads, parses and validates a file.
+    pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::one(path.display().to_string(), e.to_string()))?;
+        Config::from_toml(&text).map_err(|mut e| {
+            for (key, _) in &mut e.problems {
+                *key = format!("{}: {key}", path.display());
+            }
+            e
+        })
+    }
+
+    /// The file as TOML (for `/config`).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_else(|e| format!("# cannot render: {e}\n"))
+    }
+
+    /// `--listen`: replaces the first listener's address (adding a listener if none).
+    pub fn override_listen(&mut self, address: &str) {
+        match self.listeners.first_mut() {
+            Some(l) => l.address = address.to_owned(),
+            None => self.listeners.push(Listener {
+                name: default_listener_name(),
+                address: address.to_owned(),
+                max_payload: default_max_payload(),
+                idle_timeout_ms: default_idle_timeout(),
+            }),
+        }
+    }
+
+    /// `--upstream`: replaces the endpoints of the only cluster.
+    pub fn override_upstream(&mut self, addresses: &[String]) -> Result<(), ConfigError> {
+        if self.clusters.len() != 1 {
+            return Err(ConfigError::one(
+                "--upstream",
+                format!(
+                    "needs a configuration with exactly one cluster, this one has {}",
+                    self.clusters.len()
+                ),
+            ));
+        }
+        let cluster = self.clusters.values_mut().next().expect("one cluster");
+        cluster.endpoints = addresses
+            .iter()
+            .map(|a| Endpoint {
+                address: a.clone(),
+                weight: default_weight(),
+            })
+            .collect();
+        Ok(())
+    }
+
+    /// The number of worker threads to run.
+    pub fn worker_count(&self) -> usize {
+        if self.workers > 0 {
+            self.workers
+        } else {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        }
+    }
+
+    /// The route's name: its `name`, else `routes[i]`.
+    pub fn route_name(&self, i: usize) -> String {
+        self.routes[i]
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("routes[{i}]"))
+    }
+
+    /// Checks everything types cannot; see the module documentation.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut p: Vec<(String, String)> = Vec::new();
+        let mut bad = |key: String, problem: &str| p.push((key, problem.to_owned()));
+
+        if self.engine == EngineKind::Epoll {
+            bad(
+                "engine".into(),
+                "\"epoll\" is not available in this build yet; use \"tokio\"",
+            );
+        }
+        if self.workers > 1024 {
+            bad("workers".into(), "must be at most 1024");
+        }
+        if !self.admin.address.is_empty() {
+            match self.admin.address.parse::<SocketAddr>() {
+                Ok(a) if !a.ip().is_loopback() => bad(
+                    "admin.address".into(),
+                    "must be a loopback address (127.0.0.0/8 or ::1)",
+                ),
+                Ok(_) => {}
+                Err(_) => bad("admin.address".into(), "must be IP:PORT"),
+            }
+        }
+        if self
+            .log
+            .level
+            .parse::<tracing_subscriber::EnvFilter>()
+            .is_err()
+        {
+            bad("log.level".into(), "is not a valid tracing filter");
+        }
+        if self.shutdown.drain_timeout_ms == 0 {
+            bad("shutdown.drain_timeout_ms".into(), "must be > 0");
+        }
+
+        if self.listeners.is_empty() {
+            bad("listeners".into(), "at least one listener is needed");
+        }
+        let mut listener_names = BTreeSet::new();
+        for (i, l) in self.listeners.iter().enumerate() {
+            let key = |k: &str| format!("listeners[{i}].{k}");
+            if l.address.parse::<SocketAddr>().is_err() {
+                bad(key("address"), "must be IP:PORT");
+            }
+            if !listener_names.insert(l.name.as_str()) {
+                bad(key("name"), "is used by another listener");
+            }
+            if l.max_payload == 0 {
+                bad(key("max_payload"), "must be > 0");
+            }
+        }
+
+        if self.routes.is_empty() {
+            bad("routes".into(), "at least one route is needed");
+        }
+        for (i, r) in self.routes.iter().enumerate() {
+            let key = |k: &str| format!("routes[{i}].{k}");
+            if let Err(e) = Pattern::parse(&r.interface) {
+                bad(key("interface"), &e);
+            }
+            if r.method.as_deref() == Some("") {
+                bad(
+                    key("method"),
+                    "must not be empty (leave it out to match any)",
+                );
+            }
+            if !self.clusters.contains_key(&r.cluster) {
+                bad(key("cluster"), &format!("no cluster named {:?}", r.cluster));
+            }
+            if r.timeout_ms == 0 {
+                bad(key("timeout_ms"), "must be > 0");
+            }
+            for (j, name) in r.listeners.iter().enumerate() {
+                if !listener_names.contains(name.as_str()) {
+                    bad(
+                        format!("routes[{i}].listeners[{j}]"),
+                        &format!("no listener named {name:?}"),
+                    );
+                }
+            }
+            for k in r.attachments.keys() {
+                if k.is_empty() {
+                    bad(key("attachments"), "keys must not be empty");
+                }
+            }
+        }
+
+        for (name, c) in &self.clusters {
+            let key = |k: &str| format!("clusters.{name}.{k}");
+            if c.endpoints.is_empty() {
+                bad(key("endpoints"), "at least one endpoint is needed");
+            }
+            if c.endpoints.len() > u16::MAX as usize {
+                bad(key("endpoints"), "too many endpoints");
+            }
+            if c.connections == 0 || c.connections > 64 {
+                bad(key("connections"), "must be between 1 and 64");
+            }
+            if c.connect_timeout_ms == 0 {
+                bad(key("connect_timeout_ms"), "must be > 0");
+            }
+            if c.max_payload == 0 {
+                bad(key("max_payload"), "must be > 0");
+            }
+            if c.reconnect_base_ms == 0 {
+                bad(key("reconnect_base_ms"), "must be > 0");
+            }
+            if c.reconnect_max_ms < c.reconnect_base_ms {
+                bad(key("reconnect_max_ms"), "must be >= reconnect_base_ms");
+            }
+            let mut seen = BTreeSet::new();
+            for (j, e) in c.endpoints.iter().enumerate() {
+                let ekey = |k: &str| format!("clusters.{name}.endpoints[{j}].{k}");
+                match e.address.parse::<SocketAddr>() {
+                    Ok(a) => {
+                        if !seen.insert(a) {
+                            bad(ekey("address"), "is listed twice in this cluster");
+                        }
+                    }
+                    Err(_) => bad(ekey("address"), "must be IP:PORT"),
+                }
+                if e.weight == 0 {
+                    bad(ekey("weight"), "must be > 0");
+                }
+            }
+            if c.outlier.max_ejection_percent > 100 {
+                bad(key("outlier.max_ejection_percent"), "must be at most 100");
+            }
+            if c.outlier.consecutive_failures > 0 && c.outlier.base_ejection_ms == 0 {
+                bad(key("outlier.base_ejection_ms"), "must be > 0");
+            }
+            if c.health_check.interval_ms > 0 && c.health_check.timeout_ms == 0 {
+                bad(key("health_check.timeout_ms"), "must be > 0");
+            }
+        }
+
+        for (i, m) in self.metadata.iter().enumerate() {
+            if m.path.is_empty() {
+                bad(format!("metadata[{i}].path"), "must not be empty");
+            }
+        }
+
+        if p.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigError { problems: p })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_default_is_the_documented_shape() {
+        let c = Config::default_config();
+        assert_eq!(c.listeners[0].address, "127.0.0.1:20881");
+        assert_eq!(c.admin.address, "127.0.0.1:20882");
+        assert_eq!(
+            c.clusters["default"].endpoints[0].address,
+            "127.0.0.1:20880"
+        );
+        assert_eq!(c.clusters["default"].endpoints[0].weight, 100);
+        assert_eq!(c.engine, EngineKind::Tokio);
+        assert_eq!(c.routes[0].timeout_ms, 5_000);
+    }
+
+    #[test]
+    fn errors_name_the_bad_key() {
+        let text = r#"
+            [[listeners]]
+            address = "nope"
+            [[routes]]
+            interface = "com.*.Foo"
+            cluster = "missing"
+            [clusters.backend]
+            endpoints = [{ address = "127.0.0.1:1" }, { address = "127.0.0.1:2", weight = 0 }]
+        "#;
+        let e = Config::from_toml(text).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("clusters.backend.endpoints[1].weight: must be > 0"),
+            "{s}"
+        );
+        assert!(s.contains("listeners[0].address: must be IP:PORT"), "{s}");
+        assert!(s.contains("routes[0].interface:"), "{s}");
+        assert!(
+            s.contains("routes[0].cluster: no cluster named \"missing\""),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        let text = format!("{DEFAULT_TOML}\n[clusters.default.outlier]\nconsecutive_fails = 3\n");
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains("consecutive_fails"), "{e}");
+    }
+
+    #[test]
+    fn patterns() {
+        assert!(Pattern::parse("*").unwrap().matches("x"));
+        let p = Pattern::parse("com.example.*").unwrap();
+        assert!(p.matches("com.example.Foo") && !p.matches("org.Foo"));
+        let s = Pattern::parse("*.DemoService").unwrap();
+        assert!(s.matches("a.b.DemoService") && !s.matches("a.b.Demo"));
+        assert_eq!(Pattern::parse("a.b").unwrap(), Pattern::Exact("a.b".into()));
+        assert!(Pattern::parse("a*b").is_err());
+        assert!(Pattern::parse("*a*").is_err());
+        assert!(Pattern::parse("").is_err());
+    }
+
+    #[test]
+    fn overrides() {
+        let mut c = Config::default_config();
+        c.override_listen("127.0.0.1:1");
+        c.override_upstream(&["127.0.0.1:2".into(), "127.0.0.1:3".into()])
+            .unwrap();
+        assert_eq!(c.listeners[0].address, "127.0.0.1:1");
+        assert_eq!(c.clusters["default"].endpoints.len(), 2);
+        c.validate().unwrap();
+        let round = Config::from_toml(&c.to_toml()).unwrap();
+        assert_eq!(round, c);
+    }
+
+    #[test]
+    fn admin_must_be_loopback() {
+        let text = DEFAULT_TOML.replace("127.0.0.1:20882", "0.0.0.0:20882");
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(e.contains("admin.address: must be a loopback"), "{e}");
+    }
+}

@@ -1,0 +1,360 @@
+//! Counters and latency histograms, rendered as Prometheus text by the admin endpoint.
+//!
+//! The hot path only does relaxed atomic adds on memory its own worker owns: every [`Stats`]
+//! has one cache-line-aligned shard per worker, so two workers counting calls of the same
+//! route never bounce a cache line between cores. The admin endpoint sums the shards when it
+//! is scraped. Nothing here is formatted per request (the seed article's `fmt.Sprintf` cost):
+//! text is produced only at scrape time.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use dubbo_codec::Status;
+
+/// Upper bounds of the latency buckets, in microseconds.
+pub const BUCKETS_US: [u64; 16] = [
+    50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
+    1_000_000, 2_500_000, 10_000_000,
+];
+
+/// Response statuses counted separately; anything else is `other`.
+const STATUS_SLOTS: usize = 13;
+
+fn status_slot(code: u8) -> usize {
+    Status::KNOWN
+        .iter()
+        .position(|s| s.as_u8() == code)
+        .unwrap_or(STATUS_SLOTS - 1)
+}
+
+fn slot_name(slot: usize) -> &'static str {
+    Status::KNOWN
+        .get(slot)
+        .and_then(|s| s.java_name())
+        .unwrap_or("OTHER")
+}
+
+/// One worker's counters for one route or cluster.
+#[repr(align(128))]
+#[derive(Default)]
+pub struct Shard {
+    requests: AtomicU64,
+    responses: [AtomicU64; STATUS_SLOTS],
+    local: [AtomicU64; STATUS_SLOTS],
+    buckets: [AtomicU64; BUCKETS_US.len() + 1],
+    latency_sum_us: AtomicU64,
+}
+
+/// Counters of a route or a cluster, sharded by worker.
+pub struct Stats {
+    shards: Box<[Shard]>,
+}
+
+impl Stats {
+    fn new(workers: usize) -> Stats {
+        Stats {
+            shards: (0..workers.max(1)).map(|_| Shard::default()).collect(),
+        }
+    }
+
+    #[inline]
+    fn shard(&self, worker: usize) -> &Shard {
+        &self.shards[worker % self.shards.len()]
+    }
+
+    /// A call arrived.
+    #[inline]
+    pub fn request(&self, worker: usize) {
+        self.shard(worker).requests.fetch_add(1, Relaxed);
+    }
+
+    /// A response went back: from the provider (`latency` known) or made by the proxy.
+    #[inline]
+    pub fn response(&self, worker: usize, status: u8, latency: Duration, local: bool) {
+        let s = self.shard(worker);
+        let slot = status_slot(status);
+        if local {
+            s.local[slot].fetch_add(1, Relaxed);
+        }
+        s.responses[slot].fetch_add(1, Relaxed);
+        let us = latency.as_micros().min(u64::MAX as u128) as u64;
+        let b = BUCKETS_US
+            .iter()
+            .position(|&le| us <= le)
+            .unwrap_or(BUCKETS_US.len());
+        s.buckets[b].fetch_add(1, Relaxed);
+        s.latency_sum_us.fetch_add(us, Relaxed);
+    }
+
+    fn sum(&self, f: impl Fn(&Shard) -> &AtomicU64) -> u64 {
+        self.shards.iter().map(|s| f(s).load(Relaxed)).sum()
+    }
+
+    /// Calls counted so far (all workers).
+    pub fn requests(&self) -> u64 {
+        self.sum(|s| &s.requests)
+    }
+
+    /// Responses with this status so far (all workers).
+    pub fn responses(&self, status: Status) -> u64 {
+        let slot = status_slot(status.as_u8());
+        self.sum(|s| &s.responses[slot])
+    }
+}
+
+/// All metrics of a proxy process, shared by the workers and the admin endpoint.
+pub struct Registry {
+    workers: usize,
+    routes: Mutex<BTreeMap<String, Arc<Stats>>>,
+    clusters: Mutex<BTreeMap<String, Arc<Stats>>>,
+    endpoints: Mutex<BTreeMap<(String, String), Arc<AtomicI64>>>,
+    /// Open downstream (caller) connections.
+    pub downstream_connections: AtomicI64,
+    /// Downstream connections accepted so far.
+    pub downstream_accepted: AtomicU64,
+    /// Heartbeats answered by the proxy itself.
+    pub heartbeats_answered: AtomicU64,
+    /// Downstream connections closed for garbage (bad magic).
+    pub protocol_errors: AtomicU64,
+    /// Config reloads that succeeded / failed.
+    pub reloads: AtomicU64,
+    /// Config reloads refused.
+    pub reload_failures: AtomicU64,
+}
+
+/// The route label of calls that matched no route.
+pub const UNROUTED: &str = "-";
+
+impl Registry {
+    /// A registry for `workers` workers.
+    pub fn new(workers: usize) -> Registry {
+        Registry {
+            workers,
+            routes: Mutex::new(BTreeMap::new()),
+            clusters: Mutex::new(BTreeMap::new()),
+            endpoints: Mutex::new(BTreeMap::new()),
+            downstream_connections: AtomicI64::new(0),
+            downstream_accepted: AtomicU64::new(0),
+            heartbeats_answered: AtomicU64::new(0),
+            protocol_errors: AtomicU64::new(0),
+            reloads: AtomicU64::new(0),
+            reload_failures: AtomicU64::new(0),
+        }
+    }
+
+    fn get(&self, map: &Mutex<BTreeMap<String, Arc<Stats>>>, name: &str) -> Arc<Stats> {
+        let mut m = map.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry(name.to_owned())
+            .or_insert_with(|| Arc::new(Stats::new(self.workers)))
+            .clone()
+    }
+
+    /// The stats of a route (the same object across config reloads).
+    pub fn route(&self, name: &str) -> Arc<Stats> {
+        self.get(&self.routes, name)
+    }
+
+    /// The stats of a cluster.
+    pub fn cluster(&self, name: &str) -> Arc<Stats> {
+        self.get(&self.clusters, name)
+    }
+
+    /// The open-connections gauge of an endpoint of a cluster.
+    pub fn endpoint(&self, cluster: &str, address: &str) -> Arc<AtomicI64> {
+        let mut m = self.endpoints.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry((cluster.to_owned(), address.to_owned()))
+            .or_default()
+            .clone()
+    }
+
+    /// The Prometheus text exposition of everything.
+    pub fn render(&self) -> String {
+        let mut out = String::with_capacity(8192);
+        let g = |out: &mut String, name: &str, help: &str, kind: &str| {
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
+        };
+        g(
+            &mut out,
+            "dubbo_proxy_downstream_connections",
+            "Open caller connections.",
+            "gauge",
+        );
+        let _ = writeln!(
+            out,
+            "dubbo_proxy_downstream_connections {}",
+            self.downstream_connections.load(Relaxed)
+        );
+        for (name, help, v) in [
+            (
+                "dubbo_proxy_downstream_accepted_total",
+                "Caller connections accepted.",
+                self.downstream_accepted.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_heartbeats_answered_total",
+                "Caller heartbeats answered by the proxy.",
+                self.heartbeats_answered.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_protocol_errors_total",
+                "Caller connections closed for bytes that are not Dubbo frames.",
+                self.protocol_errors.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_config_reloads_total",
+                "Configuration reloads applied.",
+                self.reloads.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_config_reload_failures_total",
+                "Configuration reloads refused.",
+                self.reload_failures.load(Relaxed),
+            ),
+        ] {
+            g(&mut out, name, help, "counter");
+            let _ = writeln!(out, "{name} {v}");
+        }
+        let routes = self
+            .routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let clusters = self
+            .clusters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        render_family(&mut out, "route", &routes);
+        render_family(&mut out, "cluster", &clusters);
+        g(
+            &mut out,
+            "dubbo_proxy_upstream_connections",
+            "Open provider connections, per cluster and endpoint.",
+            "gauge",
+        );
+        let eps = self
+            .endpoints
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        for ((c, a), v) in eps {
+            let _ = writeln!(
+                out,
+                "dubbo_proxy_upstream_connections{{cluster=\"{}\",endpoint=\"{}\"}} {}",
+                escape(&c),
+                escape(&a),
+                v.load(Relaxed)
+            );
+        }
+        out
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+fn render_family(out: &mut String, label: &str, map: &BTreeMap<String, Arc<Stats>>) {
+    let p = format!("dubbo_proxy_{label}");
+    let _ = writeln!(
+        out,
+        "# HELP {p}_requests_total Calls received, per {label}.\n# TYPE {p}_requests_total counter"
+    );
+    for (name, s) in map {
+        let _ = writeln!(
+            out,
+            "{p}_requests_total{{{label}=\"{}\"}} {}",
+            escape(name),
+            s.requests()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {p}_responses_total Responses sent to callers, per {label}, status and origin (proxy: made by the proxy).\n# TYPE {p}_responses_total counter"
+    );
+    for (name, s) in map {
+        for slot in 0..STATUS_SLOTS {
+            let total = s.sum(|sh| &sh.responses[slot]);
+            if total == 0 {
+                continue;
+            }
+            let local = s.sum(|sh| &sh.local[slot]);
+            let n = escape(name);
+            let st = slot_name(slot);
+            if total > local {
+                let _ = writeln!(
+                    out,
+                    "{p}_responses_total{{{label}=\"{n}\",status=\"{st}\",origin=\"upstream\"}} {}",
+                    total - local
+                );
+            }
+            if local > 0 {
+                let _ = writeln!(
+                    out,
+                    "{p}_responses_total{{{label}=\"{n}\",status=\"{st}\",origin=\"proxy\"}} {local}"
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {p}_latency_seconds Time from a call's arrival to its response, per {label}.\n# TYPE {p}_latency_seconds histogram"
+    );
+    for (name, s) in map {
+        let n = escape(name);
+        let mut cum = 0;
+        for (i, le) in BUCKETS_US.iter().enumerate() {
+            cum += s.sum(|sh| &sh.buckets[i]);
+            let _ = writeln!(
+                out,
+                "{p}_latency_seconds_bucket{{{label}=\"{n}\",le=\"{}\"}} {cum}",
+                *le as f64 / 1e6
+            );
+        }
+        cum += s.sum(|sh| &sh.buckets[BUCKETS_US.len()]);
+        let _ = writeln!(
+            out,
+            "{p}_latency_seconds_bucket{{{label}=\"{n}\",le=\"+Inf\"}} {cum}"
+        );
+        let _ = writeln!(
+            out,
+            "{p}_latency_seconds_sum{{{label}=\"{n}\"}} {}",
+            s.sum(|sh| &sh.latency_sum_us) as f64 / 1e6
+        );
+        let _ = writeln!(out, "{p}_latency_seconds_count{{{label}=\"{n}\"}} {cum}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_and_renders() {
+        let r = Registry::new(2);
+        let s = r.route("demo");
+        s.request(0);
+        s.request(1);
+        s.response(0, 20, Duration::from_micros(70), false);
+        s.response(1, 60, Duration::ZERO, true);
+        assert_eq!(s.requests(), 2);
+        assert_eq!(s.responses(Status::Ok), 1);
+        assert!(Arc::ptr_eq(&s, &r.route("demo")));
+        r.endpoint("c", "127.0.0.1:1").fetch_add(1, Relaxed);
+        let text = r.render();
+        assert!(text.contains("dubbo_proxy_route_requests_total{route=\"demo\"} 2"));
+        assert!(text.contains(
+            "dubbo_proxy_route_responses_total{route=\"demo\",status=\"SERVICE_NOT_FOUND\",origin=\"proxy\"} 1"
+        ));
+        assert!(text
+            .contains("dubbo_proxy_route_latency_seconds_bucket{route=\"demo\",le=\"0.0001\"} 2"));
+        assert!(text.contains(
+            "dubbo_proxy_upstream_connections{cluster=\"c\",endpoint=\"127.0.0.1:1\"} 1"
+        ));
+    }
+}

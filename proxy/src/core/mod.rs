@@ -1,0 +1,20 @@
+//! The sans-I/O core: everything the proxy decides, with no sockets and no clock.
+//!
+//! One concept per module: [`peek`] reads routing fields from a body, [`route`] matches
+//! them, [`balance`] and [`health`] choose an endpoint, [`inflight`] maps rewritten request
+//! ids back to callers with their timeouts, [`metrics`] counts, [`shared`] holds what all
+//! workers share, and [`worker`] ties them into the state machine an engine drives.
+
+pub mod balance;
+pub mod health;
+pub mod inflight;
+pub mod key;
+pub mod metrics;
+pub mod peek;
+pub mod route;
+pub mod shared;
+pub mod worker;
+
+pub use key::{Conn, Key};
+pub use shared::{Shared, Snapshot};
+pub use worker::{Effect, Reason, Worker};

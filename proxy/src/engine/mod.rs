@@ -1,0 +1,91 @@
+//! The I/O engines: what turns sockets and clocks into calls on the sans-I/O
+//! [`Worker`](crate::core::Worker).
+//!
+//! An engine binds nothing itself: [`bind`] opens the listeners once (so their ports are
+//! known, and printed, before any worker starts), then [`start`] runs one worker per thread.
+//! Every engine does the same four things with a worker: feed it bytes, apply its effects
+//! (connect, flush, close), tick it at its deadline, and begin its shutdown on SIGTERM.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use crate::config::{Config, EngineKind};
+use crate::core::Shared;
+
+pub mod tokio;
+
+/// Listeners opened from a configuration, in its order.
+pub struct Bound {
+    /// The sockets (shared by all workers).
+    pub listeners: Vec<TcpListener>,
+    /// Their actual addresses (port 0 resolved).
+    pub addrs: Vec<SocketAddr>,
+}
+
+/// Opens every listener of `config`.
+pub fn bind(config: &Config) -> io::Result<Bound> {
+    let mut listeners = Vec::new();
+    let mut addrs = Vec::new();
+    for l in &config.listeners {
+        let addr: SocketAddr = l
+            .address
+            .parse()
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{e}")))?;
+        let sock = TcpListener::bind(addr)
+            .map_err(|e| io::Error::new(e.kind(), format!("listen on {addr}: {e}")))?;
+        sock.set_nonblocking(true)?;
+        addrs.push(sock.local_addr()?);
+        listeners.push(sock);
+    }
+    Ok(Bound { listeners, addrs })
+}
+
+/// Running workers.
+pub struct EngineHandle {
+    threads: Vec<JoinHandle<()>>,
+    shutdown: ::tokio::sync::watch::Sender<bool>,
+}
+
+impl EngineHandle {
+    /// Begins the graceful shutdown: stop accepting, read-only event to callers, drain.
+    pub fn shutdown(&self) {
+        let _ = self.shutdown.send(true);
+    }
+
+    /// Waits for every worker to finish (after [`EngineHandle::shutdown`]).
+    pub fn join(self) {
+        for t in self.threads {
+            let _ = t.join();
+        }
+    }
+
+    /// True once every worker thread has finished.
+    pub fn is_finished(&self) -> bool {
+        self.threads.iter().all(|t| t.is_finished())
+    }
+}
+
+/// Starts `workers` workers of the configured engine on the bound listeners.
+pub fn start(
+    kind: EngineKind,
+    shared: Arc<Shared>,
+    bound: Bound,
+    workers: usize,
+) -> io::Result<EngineHandle> {
+    let (tx, rx) = ::tokio::sync::watch::channel(false);
+    let threads = match kind {
+        EngineKind::Tokio => tokio::start(shared, bound.listeners, workers, rx)?,
+        EngineKind::Epoll => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the epoll engine is not built yet",
+            ))
+        }
+    };
+    Ok(EngineHandle {
+        threads,
+        shutdown: tx,
+    })
+}

@@ -1,0 +1,349 @@
+//! The tokio engine: one current-thread runtime per worker thread, each owning one
+//! [`Worker`] (thread per core, no work stealing: a connection and its calls stay on the
+//! thread that accepted it, and the core needs no locks).
+//!
+//! Per connection there is a reader task and a writer task sharing the socket. The reader
+//! waits for readability, reads what is there into its buffer and hands it to the worker;
+//! then the effects are applied at once: an outbox that just became non-empty is written
+//! right away with `try_write` from the reader's own task (one `write` per batch of frames
+//! per destination, no task switch on the hot path); only what the socket does not take is
+//! left to the connection's writer task, which waits for writability. The timer task sleeps
+//! until the worker's next deadline.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use bytes::{Buf, BytesMut};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Notify};
+use tokio::task::{AbortHandle, LocalSet};
+use tokio::time::Instant as TokioInstant;
+
+use std::time::Instant;
+
+use crate::core::{Conn, Effect, Key, Shared, Worker};
+
+/// Read buffer size: reads up to this much at a time.
+const READ_CHUNK: usize = 64 * 1024;
+
+struct ConnIo {
+    stream: TcpStream,
+    wake_writer: Notify,
+    /// Close requested: the writer flushes, then closes.
+    closing: Cell<bool>,
+    /// `Worker::closed` was reported: every task of this connection stops.
+    finished: Cell<bool>,
+    reader: RefCell<Option<AbortHandle>>,
+}
+
+struct Local {
+    worker: RefCell<Worker>,
+    io: RefCell<HashMap<Conn, Rc<ConnIo>>>,
+    timer: Notify,
+}
+
+/// Starts the worker threads.
+pub fn start(
+    shared: Arc<Shared>,
+    listeners: Vec<std::net::TcpListener>,
+    workers: usize,
+    shutdown: watch::Receiver<bool>,
+) -> io::Result<Vec<JoinHandle<()>>> {
+    let mut threads = Vec::with_capacity(workers);
+    for id in 0..workers {
+        let socks = listeners
+            .iter()
+            .map(|l| l.try_clone())
+            .collect::<io::Result<Vec<_>>>()?;
+        let shared = shared.clone();
+        let shutdown = shutdown.clone();
+        let t = std::thread::Builder::new()
+            .name(format!("dubbo-proxy-{id}"))
+            .spawn(move || {
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        tracing::error!("worker {id}: cannot start a runtime: {e}");
+                        return;
+                    }
+                };
+                let local = LocalSet::new();
+                local.block_on(&rt, run_worker(id, shared, socks, shutdown));
+            })?;
+        threads.push(t);
+    }
+    Ok(threads)
+}
+
+async fn run_worker(
+    id: usize,
+    shared: Arc<Shared>,
+    socks: Vec<std::net::TcpListener>,
+    mut shutdown: watch::Receiver<bool>,
+) {
+    let drain_timeout = Duration::from_millis(shared.snapshot().config.shutdown.drain_timeout_ms);
+    let local = Rc::new(Local {
+        worker: RefCell::new(Worker::new(id, shared, Instant::now())),
+        io: RefCell::new(HashMap::new()),
+        timer: Notify::new(),
+    });
+    drive(&local);
+    let mut accepts = Vec::new();
+    for (li, sock) in socks.into_iter().enumerate() {
+        match TcpListener::from_std(sock) {
+            Ok(l) => accepts.push(tokio::task::spawn_local(accept_loop(local.clone(), li, l))),
+            Err(e) => tracing::error!("worker {id}: listener {li}: {e}"),
+        }
+    }
+    let timer = tokio::task::spawn_local(timer_loop(local.clone()));
+    // Until SIGTERM.
+    while !*shutdown.borrow_and_update() {
+        if shutdown.changed().await.is_err() {
+            break;
+        }
+    }
+    for a in &accepts {
+        a.abort();
+    }
+    drop(accepts);
+    local.worker.borrow_mut().begin_shutdown(Instant::now());
+    drive(&local);
+    local.timer.notify_one();
+    let _ = tokio::time::timeout(drain_timeout, timer).await;
+}
+
+async fn accept_loop(local: Rc<Local>, listener_index: usize, listener: TcpListener) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((s, _)) => s,
+            Err(e) => {
+                // EMFILE and friends: wait a little instead of spinning.
+                tracing::warn!("accept: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let key = local
+            .worker
+            .borrow_mut()
+            .open_downstream(listener_index, Instant::now());
+        register(&local, Conn::Down(key), stream);
+        drive(&local);
+    }
+}
+
+fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
+    let io = Rc::new(ConnIo {
+        stream,
+        wake_writer: Notify::new(),
+        closing: Cell::new(false),
+        finished: Cell::new(false),
+        reader: RefCell::new(None),
+    });
+    local.io.borrow_mut().insert(conn, io.clone());
+    let r = tokio::task::spawn_local(reader(local.clone(), conn, io.clone()));
+    *io.reader.borrow_mut() = Some(r.abort_handle());
+    tokio::task::spawn_local(writer(local.clone(), conn, io));
+}
+
+/// Reports a connection gone (once) and stops its tasks.
+fn finish(local: &Rc<Local>, conn: Conn, io: &ConnIo) {
+    if io.finished.replace(true) {
+        return;
+    }
+    io.closing.set(true);
+    local.io.borrow_mut().remove(&conn);
+    if let Some(r) = io.reader.borrow_mut().take() {
+        r.abort();
+    }
+    io.wake_writer.notify_one();
+    local.worker.borrow_mut().closed(conn, Instant::now());
+    drive(local);
+}
+
+async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
+    let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    loop {
+        if io.finished.get() {
+            return;
+        }
+        if buf.capacity() - buf.len() < READ_CHUNK / 4 {
+            buf.reserve(READ_CHUNK);
+        }
+        if io.stream.readable().await.is_err() {
+            break;
+        }
+        match io.stream.try_read_buf(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {
+                let now = Instant::now();
+                {
+                    let mut w = local.worker.borrow_mut();
+                    match conn {
+                        Conn::Down(k) => w.downstream_data(k, &mut buf, now),
+                        Conn::Up(k) => w.upstream_data(k, &mut buf, now),
+                    }
+                }
+                drive(&local);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        }
+    }
+    // The reader's own abort handle is of no use now.
+    io.reader.borrow_mut().take();
+    finish(&local, conn, &io);
+}
+
+enum Wrote {
+    Empty,
+    Progress,
+    Blocked,
+    Failed,
+}
+
+/// Writes from the connection's outbox without waiting.
+fn write_some(local: &Local, conn: Conn, io: &ConnIo) -> Wrote {
+    let mut w = local.worker.borrow_mut();
+    let Some(out) = w.outbox(conn) else {
+        return Wrote::Failed;
+    };
+    if out.is_empty() {
+        return Wrote::Empty;
+    }
+    match io.stream.try_write(out) {
+        Ok(n) => {
+            out.advance(n);
+            Wrote::Progress
+        }
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Wrote::Blocked,
+        Err(e) if e.kind() == io::ErrorKind::Interrupted => Wrote::Progress,
+        Err(_) => Wrote::Failed,
+    }
+}
+
+async fn writer(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
+    loop {
+        if io.finished.get() {
+            return;
+        }
+        match write_some(&local, conn, &io) {
+            Wrote::Progress => continue,
+            Wrote::Blocked => {
+                if io.stream.writable().await.is_err() {
+                    break;
+                }
+            }
+            Wrote::Failed => break,
+            Wrote::Empty => {
+                if io.closing.get() {
+                    break;
+                }
+                io.wake_writer.notified().await;
+            }
+        }
+    }
+    finish(&local, conn, &io);
+}
+
+async fn connect(local: Rc<Local>, up: Key, addr: SocketAddr, timeout: Duration) {
+    let res = tokio::time::timeout(timeout, TcpStream::connect(addr)).await;
+    match res {
+        Ok(Ok(stream)) => {
+            let _ = stream.set_nodelay(true);
+            register(&local, Conn::Up(up), stream);
+            local
+                .worker
+                .borrow_mut()
+                .upstream_connected(up, Instant::now());
+        }
+        Ok(Err(e)) => {
+            tracing::debug!("connect {addr}: {e}");
+            local
+                .worker
+                .borrow_mut()
+                .closed(Conn::Up(up), Instant::now());
+        }
+        Err(_) => {
+            tracing::debug!("connect {addr}: timed out");
+            local
+                .worker
+                .borrow_mut()
+                .closed(Conn::Up(up), Instant::now());
+        }
+    }
+    drive(&local);
+}
+
+/// Applies the worker's effects.
+fn drive(local: &Rc<Local>) {
+    loop {
+        let effect = local.worker.borrow_mut().poll_effect();
+        let Some(effect) = effect else { break };
+        match effect {
+            Effect::Flush(conn) => {
+                let io = local.io.borrow().get(&conn).cloned();
+                if let Some(io) = io {
+                    // Write now, from this task; leave the rest to the writer.
+                    loop {
+                        match write_some(local, conn, &io) {
+                            Wrote::Progress => continue,
+                            Wrote::Empty => break,
+                            Wrote::Blocked | Wrote::Failed => {
+                                io.wake_writer.notify_one();
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+            Effect::Close(conn) => {
+                let io = local.io.borrow().get(&conn).cloned();
+                match io {
+                    Some(io) => {
+                        io.closing.set(true);
+                        io.wake_writer.notify_one();
+                    }
+                    // Not registered (a connection still connecting): report it gone.
+                    None => local.worker.borrow_mut().closed(conn, Instant::now()),
+                }
+            }
+            Effect::Connect { up, addr, timeout } => {
+                tokio::task::spawn_local(connect(local.clone(), up, addr, timeout));
+            }
+        }
+    }
+    if local.worker.borrow_mut().take_rearm() {
+        local.timer.notify_one();
+    }
+}
+
+async fn timer_loop(local: Rc<Local>) {
+    loop {
+        let deadline = local.worker.borrow_mut().next_deadline();
+        // Resolution of 1 ms is plenty for call timeouts and spares busy wake-ups.
+        let deadline = deadline.max(Instant::now() + Duration::from_millis(1));
+        tokio::select! {
+            _ = tokio::time::sleep_until(TokioInstant::from_std(deadline)) => {}
+            _ = local.timer.notified() => {}
+        }
+        let now = Instant::now();
+        local.worker.borrow_mut().tick(now);
+        drive(&local);
+        let drained = local.worker.borrow().is_drained();
+        if drained {
+            return;
+        }
+    }
+}

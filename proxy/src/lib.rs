@@ -1,0 +1,19 @@
+//! `dubbo-proxy`: a Dubbo 2 (`dubbo://`) proxy that routes calls by service, method, version,
+//! group and attachments without decoding their arguments, and forwards each frame as the
+//! bytes that arrived with only its request id rewritten.
+//!
+//! * [`config`]: the TOML file and its validation.
+//! * [`core`]: the sans-I/O state machines (routing, balancing, health, the request-id
+//!   multiplexer, timeouts), driven by an engine with the current time.
+//! * [`engine`]: the I/O engines that drive the core (tokio now; epoll is issue 6).
+//! * [`admin`]: the loopback HTTP endpoint (`/metrics`, `/healthz`, `/config`, downgrade,
+//!   `/metadata`).
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod admin;
+pub mod cli;
+pub mod config;
+pub mod core;
+pub mod engine;
