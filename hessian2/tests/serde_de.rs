@@ -448,3 +448,32 @@ fn multi_value_body_with_shared_tables() {
     de.reset(body);
     assert_eq!(de.next_value::<String>().unwrap(), "2.0.2");
 }
+
+#[test]
+fn a_reused_deserializer_shares_only_equal_class_definitions() {
+    // The decoder keeps the strings of definitions across streams; a definition with the same
+    // class name but other fields must not be taken for the earlier one.
+    let a = b"C\x01P\x92\x01x\x01y\x60\x91\x92";
+    let b = b"C\x01P\x92\x01x\x01z\x60\x93\x94";
+    let c = b"C\x01P\x91\x01x\x60\x95";
+    let mut de = Deserializer::from_slice(&a[..]);
+    for _ in 0..2 {
+        de.reset(&a[..]);
+        let v: serde_json::Value = de.next_value().unwrap();
+        assert_eq!(v, serde_json::json!({"x": 1, "y": 2}));
+        de.reset(&b[..]);
+        let v: serde_json::Value = de.next_value().unwrap();
+        assert_eq!(v, serde_json::json!({"x": 3, "z": 4}));
+        de.reset(&c[..]);
+        let v: serde_json::Value = de.next_value().unwrap();
+        assert_eq!(v, serde_json::json!({"x": 5}));
+    }
+    let names: Vec<String> = de
+        .decoder()
+        .class(0)
+        .fields
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    assert_eq!(names, ["x"]);
+}

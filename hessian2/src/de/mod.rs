@@ -420,7 +420,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 }
             }
             Header::Object { class } if &*self.dec.class(class).name == "java.math.BigInteger" => {
-                self.big_integer(class, at)
+                self.big_integer(class)
             }
             Header::Ref(n) => self.replay(n, at, |de| {
                 let at = de.dec.offset();
@@ -432,30 +432,19 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     }
 
     /// A `java.math.BigInteger` object: its `signum` and `mag` fields.
-    fn big_integer(&mut self, class: usize, at: u64) -> Result<Integer> {
+    fn big_integer(&mut self, class: usize) -> Result<Integer> {
         let fields = self.dec.class(class).fields.clone();
         let slot = self.open()?;
         let mut signum = 0i32;
-        let mut mag: Vec<i32> = Vec::new();
+        let mut magnitude = 0u128;
         for field in fields.iter() {
             match &**field {
                 "signum" => signum = i32::deserialize(&mut *self)?,
-                "mag" => mag = Vec::deserialize(&mut *self)?,
+                "mag" => magnitude = Magnitude::deserialize(&mut *self)?.0,
                 _ => self.skip_value()?,
             }
         }
         self.close(slot);
-        let first = mag.iter().position(|&w| w != 0).unwrap_or(mag.len());
-        let words = &mag[first..];
-        if words.len() > 4 {
-            return Err(Error::new(
-                ErrorKind::Message("a BigInteger beyond 128 bits".into()),
-                at,
-            ));
-        }
-        let magnitude = words
-            .iter()
-            .fold(0u128, |acc, &w| (acc << 32) | u128::from(w as u32));
         Ok(Integer {
             negative: signum < 0,
             magnitude,
@@ -694,6 +683,38 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             }),
             other => Err(invalid(other, &visitor, at)),
         }
+    }
+}
+
+/// The `mag` of a `BigInteger`: 32-bit words, most significant first, read without a `Vec`.
+struct Magnitude(u128);
+
+impl<'de> Deserialize<'de> for Magnitude {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct Words;
+        impl<'de> Visitor<'de> for Words {
+            type Value = Magnitude;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("the int[] magnitude of a BigInteger of at most 128 bits")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Magnitude, A::Error> {
+                let mut value = 0u128;
+                while let Some(word) = seq.next_element::<i32>()? {
+                    if value >> 96 != 0 {
+                        return Err(de::Error::invalid_value(
+                            Unexpected::Other("a BigInteger beyond 128 bits"),
+                            &self,
+                        ));
+                    }
+                    value = (value << 32) | u128::from(word as u32);
+                }
+                Ok(Magnitude(value))
+            }
+        }
+        d.deserialize_seq(Words)
     }
 }
 

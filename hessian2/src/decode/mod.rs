@@ -122,8 +122,17 @@ pub struct Decoder<'de, I> {
     /// While replaying: the indexes the next new type name and class definition had the first
     /// time (they are already in the tables and must not be added again).
     replay: Option<(usize, usize)>,
+    /// Type names and class definitions read before, kept across [`Decoder::reset`] (at most
+    /// [`INTERN_LIMIT`] of each): a name or definition equal to one seen before shares its
+    /// strings, so a decoder reused for similar messages allocates nothing for its tables.
+    /// Only the strings are shared; each stream's tables still start empty.
+    seen_types: Vec<Arc<str>>,
+    seen_classes: Vec<ClassDef>,
     _de: PhantomData<&'de ()>,
 }
+
+/// How many type names, and how many class definitions, a decoder keeps for reuse.
+pub const INTERN_LIMIT: usize = 512;
 
 impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// A decoder reading `input` from its current position (offset 0).
@@ -139,6 +148,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             text: String::new(),
             last: Mark::default(),
             replay: None,
+            seen_types: Vec::new(),
+            seen_classes: Vec::new(),
             _de: PhantomData,
         }
     }
@@ -149,7 +160,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self
     }
 
-    /// Starts over on a new input with clean tables, keeping allocated capacity.
+    /// Starts over on a new input with clean tables, keeping allocated capacity (and the
+    /// strings of earlier class definitions and type names, reused only when equal ones are
+    /// read again).
     pub fn reset(&mut self, input: I) {
         self.start = input.remaining();
         self.input = input;
@@ -516,7 +529,18 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let at = self.offset();
         let code = self.peek_u8()?;
         if marker::classify(code) == marker::Family::String {
-            let name = self.read_whole_string()?;
+            let seen = std::mem::take(&mut self.seen_types);
+            let mut known = false;
+            let name = self.read_shared_string(|s| {
+                let found = seen.iter().find(|t| &***t == s).cloned();
+                known = found.is_some();
+                found
+            });
+            self.seen_types = seen;
+            let name = name?;
+            if !known && self.seen_types.len() < INTERN_LIMIT {
+                self.seen_types.push(name.clone());
+            }
             if let Some((next_type, _)) = &mut self.replay {
                 // Replaying: the name was recorded the first time, at this index.
                 let index = *next_type;
@@ -534,7 +558,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     ))
                 };
             }
-            self.types.push(name.into());
+            self.types.push(name);
             Ok(self.types.len() - 1)
         } else {
             let index = self.read_length("type index")?;
@@ -553,34 +577,84 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         }
     }
 
-    /// Reads a value that must be a string, whole.
-    fn read_whole_string(&mut self) -> Result<String> {
+    /// Reads a value that must be a string, whole, as an `Arc<str>`: the one `lookup` finds
+    /// for its text, or a new one.
+    fn read_shared_string(
+        &mut self,
+        lookup: impl FnOnce(&str) -> Option<Arc<str>>,
+    ) -> Result<Arc<str>> {
         let (len, last) = self.expect("a string", |h| match h {
             Header::String { len, last } => Some((len, last)),
             _ => None,
         })?;
-        Ok(self.read_str(len, last)?.to_owned())
+        let text = self.read_str(len, last)?;
+        Ok(lookup(&text).unwrap_or_else(|| Arc::from(&*text)))
     }
 
     fn read_class_def(&mut self) -> Result<()> {
-        let name: Arc<str> = self.read_whole_string()?.into();
-        let count = self.read_length("field count")?;
-        // Each field name takes at least one byte: never trust the count beyond the input.
-        self.ensure(count)?;
-        let mut fields = Vec::with_capacity(count);
-        for _ in 0..count {
-            fields.push(Arc::<str>::from(self.read_whole_string()?));
-        }
+        let seen = std::mem::take(&mut self.seen_classes);
+        let result = self.read_class_def_in(&seen);
+        self.seen_classes = seen;
+        let (def, new) = result?;
         if let Some((_, next_class)) = &mut self.replay {
             // Replaying: this definition is already in the table.
             *next_class += 1;
             return Ok(());
         }
-        self.classes.push(ClassDef {
-            name,
-            fields: fields.into(),
-        });
+        if new && self.seen_classes.len() < INTERN_LIMIT {
+            self.seen_classes.push(def.clone());
+        }
+        self.classes.push(def);
         Ok(())
+    }
+
+    /// Reads a class definition; shares the strings of an equal one in `seen` (then `false`:
+    /// not new).
+    fn read_class_def_in(&mut self, seen: &[ClassDef]) -> Result<(ClassDef, bool)> {
+        let name = self
+            .read_shared_string(|s| seen.iter().find(|c| &*c.name == s).map(|c| c.name.clone()))?;
+        let count = self.read_length("field count")?;
+        // Each field name takes at least one byte: never trust the count beyond the input.
+        self.ensure(count)?;
+        let candidate = seen
+            .iter()
+            .find(|c| *c.name == *name && c.fields.len() == count);
+        // The fields read, once they differ from the candidate's (or without a candidate).
+        let mut own: Option<Vec<Arc<str>>> = match candidate {
+            Some(_) => None,
+            None => Some(Vec::with_capacity(count)),
+        };
+        for k in 0..count {
+            let expected = candidate.map(|c| &c.fields[k]);
+            let mut matched = false;
+            let field = self.read_shared_string(|s| match expected {
+                Some(e) if &**e == s => {
+                    matched = true;
+                    Some(e.clone())
+                }
+                _ => None,
+            })?;
+            if let (None, Some(c)) = (&own, candidate) {
+                if !matched {
+                    let mut fields = Vec::with_capacity(count);
+                    fields.extend(c.fields[..k].iter().cloned());
+                    own = Some(fields);
+                }
+            }
+            if let Some(fields) = &mut own {
+                fields.push(field);
+            }
+        }
+        Ok(match (own, candidate) {
+            (None, Some(c)) => (c.clone(), false),
+            (own, _) => (
+                ClassDef {
+                    name,
+                    fields: own.unwrap_or_default().into(),
+                },
+                true,
+            ),
+        })
     }
 
     /// Reads the text of a string whose first chunk header was `len`/`last`, through its final
