@@ -82,11 +82,11 @@ impl Balancer {
                     return None;
                 }
                 let mut r = rng.u64(0..total);
-                for i in 0..n {
+                for (i, &w) in weights.iter().enumerate() {
                     if !eligible(i) {
                         continue;
                     }
-                    let w = u64::from(weights[i]);
+                    let w = u64::from(w);
                     if r < w {
                         return Some(i);
                     }

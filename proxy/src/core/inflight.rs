@@ -106,10 +106,7 @@ impl InFlightTable {
     /// Removes and returns one call whose deadline is at or before `now`.
     pub fn pop_expired(&mut self, now: Instant) -> Option<(u64, InFlight)> {
         for qi in 0..self.queues.len() {
-            loop {
-                let Some(&(deadline, id)) = self.queues[qi].1.front() else {
-                    break;
-                };
+            while let Some(&(deadline, id)) = self.queues[qi].1.front() {
                 if self.index(id).is_none() {
                     // Answered already.
                     self.queues[qi].1.pop_front();

@@ -592,7 +592,7 @@ impl Worker {
                 }
             }
             Conn::Up(k) => {
-                if !self.ups.get(k.idx()).is_some_and(|u| u.gen == k.gen()) {
+                if self.ups.get(k.idx()).is_none_or(|u| u.gen != k.gen()) {
                     return;
                 }
                 let u = self.ups.remove(k.idx());
@@ -1030,11 +1030,14 @@ impl Worker {
                             frame.body(),
                         );
                     }
-                    Some(Event::ReadOnly) => {
-                        if u.state == UpState::Ready {
-                            u.state = UpState::ReadOnly;
-                            tracing::info!(endpoint = ?self.clusters.get(u.cluster as usize).and_then(|c| c.endpoints.get(u.endpoint as usize)).map(|e| e.addr), "provider is shutting down (read-only event): no new calls to it");
-                        }
+                    Some(Event::ReadOnly) if u.state == UpState::Ready => {
+                        u.state = UpState::ReadOnly;
+                        let ep = self
+                            .clusters
+                            .get(u.cluster as usize)
+                            .and_then(|c| c.endpoints.get(u.endpoint as usize))
+                            .map(|e| e.addr);
+                        tracing::info!(endpoint = ?ep, "provider is shutting down (read-only event): no new calls to it");
                     }
                     Some(Event::Writeable) if u.state == UpState::ReadOnly => {
                         u.state = UpState::Ready;

@@ -1,0 +1,501 @@
+//! Test fixtures: the proxy binary as a child process, Rust test providers, and a raw
+//! frame-level client. Everything listens on 127.0.0.1 with ports chosen by the kernel.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream as StdTcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use dubbo_codec::response::{Outcome, Response, RpcResult};
+use dubbo_codec::{Frame, FrameCodec, FrameKind, Request, Status};
+use hessian2::value::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{broadcast, mpsc};
+
+/// The engines every end-to-end test runs against (issue 6 adds "epoll").
+#[macro_export]
+macro_rules! for_each_engine {
+    ($($name:ident),* $(,)?) => {
+        mod tokio_engine {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name("tokio").await
+                }
+            )*
+        }
+    };
+}
+
+pub const SVC: &str = "com.example.DemoService";
+
+/// The proxy, running as a child process.
+pub struct Proxy {
+    pub child: Child,
+    pub listen: Vec<SocketAddr>,
+    pub admin: Option<SocketAddr>,
+    pub config_path: PathBuf,
+    _dir: TempDir,
+}
+
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new() -> TempDir {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "dubbo-proxy-test-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Proxy {
+    /// Starts the proxy with this configuration (listeners and admin should use port 0).
+    pub fn start(engine: &str, toml: &str) -> Proxy {
+        let dir = TempDir::new();
+        let config_path = dir.0.join("proxy.toml");
+        std::fs::write(&config_path, toml).unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dubbo-proxy"))
+            .arg("--config")
+            .arg(&config_path)
+            .arg("--engine")
+            .arg(engine)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start dubbo-proxy");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let line = lines
+            .next()
+            .expect("proxy printed nothing")
+            .expect("read proxy stdout");
+        assert!(line.starts_with("READY "), "{line}");
+        // Keep draining stdout so the proxy never blocks on it.
+        std::thread::spawn(move || for _ in lines {});
+        let mut listen = Vec::new();
+        let mut admin = None;
+        for part in line.split_whitespace().skip(1) {
+            if let Some(v) = part.strip_prefix("listen=") {
+                listen = v.split(',').map(|a| a.parse().unwrap()).collect();
+            } else if let Some(v) = part.strip_prefix("admin=") {
+                admin = v.parse().ok();
+            }
+        }
+        Proxy {
+            child,
+            listen,
+            admin,
+            config_path,
+            _dir: dir,
+        }
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.listen[0]
+    }
+
+    pub fn signal(&self, sig: i32) {
+        // SAFETY-free: libc::kill on our own child's pid.
+        let r = unsafe_kill(self.child.id() as i32, sig);
+        assert_eq!(r, 0, "kill");
+    }
+
+    /// Waits for the process to exit; its status code.
+    pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
+        let end = Instant::now() + timeout;
+        while Instant::now() < end {
+            if let Some(s) = self.child.try_wait().unwrap() {
+                return s.code();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// `GET`/`POST` on the admin endpoint: (status, body).
+    pub fn admin(&self, method: &str, path: &str) -> (u16, String) {
+        http(self.admin.expect("admin address"), method, path, "")
+    }
+}
+
+fn unsafe_kill(pid: i32, sig: i32) -> i32 {
+    // The test crate may use unsafe; the proxy crate forbids it.
+    unsafe { libc::kill(pid, sig) }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A one-shot HTTP/1.1 request.
+pub fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String) {
+    let mut s = StdTcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut resp = String::new();
+    s.read_to_string(&mut resp).unwrap();
+    let status = resp[9..12].parse().unwrap();
+    let body = resp
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+/// What a test provider has seen.
+#[derive(Default)]
+pub struct Seen {
+    pub calls: AtomicU64,
+    pub one_way: AtomicU64,
+    pub heartbeats: AtomicU64,
+    pub connections: AtomicU64,
+}
+
+/// A Rust test provider. Every call is answered with the string `"<name>:<method>"`, except:
+/// `sleep(int ms)` answers after `ms`, `hang` never answers.
+pub struct Upstream {
+    pub addr: SocketAddr,
+    pub name: String,
+    pub seen: Arc<Seen>,
+    control: broadcast::Sender<Control>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Control {
+    ReadOnly,
+    Kill,
+}
+
+impl Upstream {
+    pub async fn start(name: &str) -> Upstream {
+        Self::start_on("127.0.0.1:0", name).await
+    }
+
+    pub async fn start_on(addr: &str, name: &str) -> Upstream {
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Seen::default());
+        let (control, _) = broadcast::channel(16);
+        let accept = tokio::spawn(accept_loop(
+            listener,
+            name.to_owned(),
+            seen.clone(),
+            control.clone(),
+        ));
+        Upstream {
+            addr,
+            name: name.to_owned(),
+            seen,
+            control,
+            accept,
+        }
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.seen.calls.load(Ordering::SeqCst)
+    }
+
+    /// Sends the read-only event on every connection (graceful provider shutdown).
+    pub fn read_only(&self) {
+        let _ = self.control.send(Control::ReadOnly);
+    }
+
+    /// Stops listening and drops every connection.
+    pub fn kill(&self) {
+        self.accept.abort();
+        let _ = self.control.send(Control::Kill);
+    }
+}
+
+impl Drop for Upstream {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+async fn accept_loop(
+    listener: TcpListener,
+    name: String,
+    seen: Arc<Seen>,
+    control: broadcast::Sender<Control>,
+) {
+    loop {
+        let Ok((s, _)) = listener.accept().await else {
+            return;
+        };
+        seen.connections.fetch_add(1, Ordering::SeqCst);
+        tokio::spawn(serve_conn(
+            s,
+            name.clone(),
+            seen.clone(),
+            control.subscribe(),
+        ));
+    }
+}
+
+async fn serve_conn(
+    stream: TcpStream,
+    name: String,
+    seen: Arc<Seen>,
+    mut control: broadcast::Receiver<Control>,
+) {
+    let (mut rd, mut wr) = stream.into_split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<Frame>();
+    let writer = tokio::spawn(async move {
+        let codec = FrameCodec::with_max_payload(u32::MAX);
+        let mut buf = BytesMut::new();
+        while let Some(f) = rx.recv().await {
+            buf.clear();
+            codec.encode_frame(&f, &mut buf).unwrap();
+            if wr.write_all(&buf).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut codec = FrameCodec::with_max_payload(u32::MAX);
+    let mut buf = BytesMut::with_capacity(64 * 1024);
+    loop {
+        tokio::select! {
+            c = control.recv() => match c {
+                Ok(Control::ReadOnly) => { let _ = tx.send(Frame::read_only_event(1)); }
+                _ => { writer.abort(); return; }
+            },
+            r = rd.read_buf(&mut buf) => {
+                match r {
+                    Ok(0) | Err(_) => { writer.abort(); return; }
+                    Ok(_) => {}
+                }
+                while let Some(frame) = codec.decode_frame(&mut buf).unwrap() {
+                    handle_frame(&name, &seen, &tx, frame);
+                }
+            }
+        }
+    }
+}
+
+fn handle_frame(name: &str, seen: &Seen, tx: &mpsc::UnboundedSender<Frame>, frame: Frame) {
+    match frame.kind() {
+        FrameKind::EventRequest(dubbo_codec::Event::Heartbeat) => {
+            seen.heartbeats.fetch_add(1, Ordering::SeqCst);
+            let _ = tx.send(Frame::heartbeat_response(frame.request_id()));
+        }
+        FrameKind::OneWayRequest => {
+            seen.one_way.fetch_add(1, Ordering::SeqCst);
+        }
+        FrameKind::Request => {
+            seen.calls.fetch_add(1, Ordering::SeqCst);
+            let req = Request::decode(frame.body()).unwrap();
+            let id = frame.request_id();
+            let reply = RpcResult::new(Outcome::Value(Value::String(format!(
+                "{name}:{}",
+                req.method
+            ))))
+            .to_frame(id);
+            match req.method.as_str() {
+                "hang" => {}
+                "sleep" => {
+                    let ms = match req.args.first() {
+                        Some(Value::Int(ms)) => *ms as u64,
+                        _ => 100,
+                    };
+                    let tx = tx.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
+                        let _ = tx.send(reply);
+                    });
+                }
+                _ => {
+                    let _ = tx.send(reply);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A frame-level caller: sends frames with chosen ids, collects every frame received.
+pub struct Client {
+    wr: tokio::net::tcp::OwnedWriteHalf,
+    rx: mpsc::UnboundedReceiver<Frame>,
+    pending: HashMap<u64, Frame>,
+    pub events: Vec<Frame>,
+    pub closed: Arc<Mutex<bool>>,
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let s = TcpStream::connect(addr).await.unwrap();
+        s.set_nodelay(true).unwrap();
+        let (mut rd, wr) = s.into_split();
+        let (tx, rx) = mpsc::unbounded_channel();
+        let closed = Arc::new(Mutex::new(false));
+        let c2 = closed.clone();
+        tokio::spawn(async move {
+            let mut codec = FrameCodec::with_max_payload(u32::MAX);
+            let mut buf = BytesMut::with_capacity(64 * 1024);
+            loop {
+                match rd.read_buf(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+                while let Ok(Some(f)) = codec.decode_frame(&mut buf) {
+                    if tx.send(f).is_err() {
+                        return;
+                    }
+                }
+            }
+            *c2.lock().unwrap() = true;
+        });
+        Client {
+            wr,
+            rx,
+            pending: HashMap::new(),
+            events: Vec::new(),
+            closed,
+        }
+    }
+
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.wr.write_all(bytes).await.unwrap();
+    }
+
+    pub async fn send(&mut self, frame: &Frame) {
+        let mut buf = BytesMut::new();
+        FrameCodec::with_max_payload(u32::MAX)
+            .encode_frame(frame, &mut buf)
+            .unwrap();
+        self.wr.write_all(&buf).await.unwrap();
+    }
+
+    /// Sends a two-way call with this id.
+    pub async fn send_call(&mut self, id: u64, req: &Request) {
+        self.send(&req.to_frame(id, true)).await;
+    }
+
+    /// The next frame (responses and events), within 5 s.
+    pub async fn next_frame(&mut self) -> Option<Frame> {
+        tokio::time::timeout(Duration::from_secs(5), self.rx.recv())
+            .await
+            .ok()
+            .flatten()
+    }
+
+    /// Waits for the response with this id.
+    pub async fn response(&mut self, id: u64) -> Frame {
+        if let Some(f) = self.pending.remove(&id) {
+            return f;
+        }
+        loop {
+            let f = self
+                .next_frame()
+                .await
+                .unwrap_or_else(|| panic!("no response for id {id}"));
+            if f.header().is_event() || f.header().is_request() {
+                self.events.push(f);
+                continue;
+            }
+            if f.request_id() == id {
+                return f;
+            }
+            self.pending.insert(f.request_id(), f);
+        }
+    }
+
+    /// A call: (status, the string result or the error message).
+    pub async fn call(&mut self, id: u64, req: &Request) -> (Status, String) {
+        self.send_call(id, req).await;
+        outcome(&self.response(id).await)
+    }
+}
+
+/// (status, result string or error message) of a response frame.
+pub fn outcome(f: &Frame) -> (Status, String) {
+    match Response::from_frame(f).unwrap() {
+        Response::Result(r) => match r.outcome {
+            Outcome::Value(Value::String(s)) => (Status::Ok, s),
+            other => (Status::Ok, format!("{other:?}")),
+        },
+        Response::Error { status, message } => (status, message.unwrap_or_default()),
+    }
+}
+
+pub fn call(method: &str) -> Request {
+    Request::builder(SVC, method)
+        .version("1.0.0")
+        .arg("java.lang.String", "x")
+        .build()
+        .unwrap()
+}
+
+pub fn call_on(service: &str, method: &str) -> Request {
+    Request::builder(service, method).build().unwrap()
+}
+
+pub fn sleep_call(ms: i32) -> Request {
+    Request::builder(SVC, "sleep")
+        .version("1.0.0")
+        .arg("int", &ms)
+        .build()
+        .unwrap()
+}
+
+/// A payload of `n` bytes as one String argument.
+pub fn big_call(n: usize) -> Request {
+    Request::builder(SVC, "echo")
+        .version("1.0.0")
+        .arg("java.lang.String", &"x".repeat(n))
+        .build()
+        .unwrap()
+}
+
+pub fn body_bytes(req: &Request) -> Bytes {
+    req.to_bytes()
+}
+
+/// Polls `f` until it holds or 5 s pass.
+pub async fn eventually(mut f: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < end {
+        if f() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    f()
+}
+
+/// A config with one listener (port 0), admin on port 0, and the given extra TOML.
+pub fn config(workers: usize, rest: &str) -> String {
+    format!(
+        "workers = {workers}\n[admin]\naddress = \"127.0.0.1:0\"\n[[listeners]]\nname = \"main\"\naddress = \"127.0.0.1:0\"\n{rest}"
+    )
+}
