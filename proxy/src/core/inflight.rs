@@ -65,8 +65,21 @@ impl InFlightTable {
         let idx = self.slab.insert((self.generation, call));
         let id = (u64::from(self.generation) << 32) | idx as u64;
         let deadline = call.start + timeout;
+        let slab = &self.slab;
         match self.queues.iter_mut().find(|(t, _)| *t == timeout) {
-            Some((_, q)) => q.push_back((deadline, id)),
+            Some((_, q)) => {
+                // Calls mostly end in the order they started: dropping the answered ones
+                // from the front here keeps the FIFO about as long as the calls in flight
+                // (instead of the calls of a whole timeout period), so it stops growing.
+                while let Some(&(_, old)) = q.front() {
+                    let live = matches!(slab.get((old & 0xffff_ffff) as usize), Some((g, _)) if *g == (old >> 32) as u32);
+                    if live {
+                        break;
+                    }
+                    q.pop_front();
+                }
+                q.push_back((deadline, id))
+            }
             None => {
                 let mut q = VecDeque::with_capacity(1024);
                 q.push_back((deadline, id));
