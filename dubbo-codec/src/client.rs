@@ -432,11 +432,10 @@ impl Client {
                                     let _ = waiter.send(Ok(frame));
                                 }
                             }
-                            FrameKind::EventRequest(Event::Heartbeat) => {
-                                if frame.header().is_two_way() {
-                                    let _ =
-                                        tx.try_send(Frame::heartbeat_response(frame.request_id()));
-                                }
+                            FrameKind::EventRequest(Event::Heartbeat)
+                                if frame.header().is_two_way() =>
+                            {
+                                let _ = tx.try_send(Frame::heartbeat_response(frame.request_id()));
                             }
                             FrameKind::EventRequest(Event::ReadOnly) => {
                                 read_only.store(true, Ordering::Release);

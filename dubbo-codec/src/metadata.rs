@@ -1,4 +1,4 @@
-//! A cache of what each exported service is, so that a [`peek`](crate::peek) can stop
+//! A cache of what each exported service is, so that a [`peek`](mod@crate::peek) can stop
 //! after the method name.
 //!
 //! The group of a call is only in the attachments, which come after all the arguments: to

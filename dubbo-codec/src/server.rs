@@ -581,10 +581,8 @@ async fn on_frame(frame: Frame, peer: SocketAddr, state: &Arc<State>, tx: &mpsc:
     let id = frame.request_id();
     let two_way = frame.header().is_two_way();
     match frame.kind() {
-        FrameKind::EventRequest(Event::Heartbeat) => {
-            if two_way {
-                let _ = tx.send(Frame::heartbeat_response(id)).await;
-            }
+        FrameKind::EventRequest(Event::Heartbeat) if two_way => {
+            let _ = tx.send(Frame::heartbeat_response(id)).await;
         }
         FrameKind::Request | FrameKind::OneWayRequest => {
             let serialization = frame.header().serialization();
