@@ -1,8 +1,10 @@
-//! The Dubbo 2 TCP protocol: frames, events, status codes, and parameter descriptors.
+//! The Dubbo 2 TCP protocol (`dubbo://`): frames, request and response bodies in Hessian2,
+//! cheap routing metadata, and (feature `tokio`) a client and a server that real Java Dubbo
+//! 2.7 and 3.x talk to.
 //!
-//! Dubbo 2 (the `dubbo://` protocol, spoken by Apache Dubbo 2.x and, by default, 3.x) is a
-//! binary request/response protocol over one long-lived TCP connection. Both sides send
-//! frames; each frame is a fixed 16-byte header followed by a body:
+//! Dubbo 2 (spoken by Apache Dubbo 2.x and, by default, 3.x) is a binary request/response
+//! protocol over one long-lived TCP connection. Both sides send frames; each frame is a
+//! fixed 16-byte header followed by a body:
 //!
 //! ```text
 //!  0       1       2       3       4                              11 12            15
@@ -23,36 +25,66 @@
 //! * **Events** keep the connection alive (heartbeats) and announce a server's graceful
 //!   shutdown (the read-only event); see [`event`].
 //!
-//! This crate is the frame layer: [`Header`] parses and writes the header, [`Frame`] pairs it
-//! with a body kept as [`bytes::Bytes`] (never copied), and [`FrameCodec`] splits a byte
-//! stream into frames with a payload limit checked before bodies are buffered. It is
-//! sans-I/O: it never touches a socket. [`descriptor`] counts and converts the Java parameter
-//! descriptors requests carry (`Ljava/lang/String;I` = two parameters). Request and response
-//! bodies (Hessian2) are built on top of this layer.
+//! # Layers
+//!
+//! * Frames (sans-I/O): [`Header`] parses and writes the header, [`Frame`] pairs it with a
+//!   body kept as [`bytes::Bytes`] (never copied), and [`FrameCodec`] splits a byte stream
+//!   into frames with a payload limit checked before bodies are buffered. [`descriptor`]
+//!   counts and converts the Java parameter descriptors requests carry
+//!   (`Ljava/lang/String;I` = two parameters) without allocating.
+//! * Bodies: a [`request`] body is one Hessian2 stream of the Dubbo version, service path,
+//!   service version, method name, descriptor, the arguments and the [`attachments`] (where
+//!   the group lives); a [`response`] body is a result flag (a Hessian int 0..=5), the value or
+//!   the Java [`exception`], and attachments for callers that support them. Typed arguments
+//!   and results go through the `hessian2` crate's serde layer; dynamic ones are
+//!   [`hessian2::value::Value`]s.
+//! * Routing: [`peek()`] reads service, version, method and group from a request body,
+//!   stepping over the arguments without decoding them and borrowing the strings; with a
+//!   [`MetadataCache`] ([`peek_with_cache`]) it stops right after the method name.
+//! * Feature `tokio`: [`client`] (one multiplexed connection, per-call timeouts, heartbeats,
+//!   reconnect, typed / dynamic / `$invoke` calls) and [`server`] (async handlers per service
+//!   and method, heartbeats, graceful shutdown, `BAD_REQUEST` for bad frames).
 //!
 //! # Example
 //!
-//! Encode a heartbeat, as Java's `HeartbeatTimerTask` sends it, and decode it back:
+//! Build a call with a typed argument, put it in a frame, split the frame off a byte stream
+//! and decode the call back, then answer it:
 //!
 //! ```
 //! use bytes::BytesMut;
-//! use dubbo_codec::{Event, Frame, FrameCodec, FrameKind, Status};
+//! use dubbo_codec::response::{Outcome, RpcResult};
+//! use dubbo_codec::{FrameCodec, FrameKind, Request, Response};
+//! use hessian2::value::Value;
+//!
+//! let call = Request::builder("com.example.Greeter", "sayHello")
+//!     .version("1.0.0")
+//!     .group("blue")
+//!     .arg("java.lang.String", "world")
+//!     .build()?;
 //!
 //! let mut codec = FrameCodec::new();
 //! let mut wire = BytesMut::new();
-//! codec.encode_frame(&Frame::heartbeat_request(42), &mut wire)?;
-//! assert_eq!(
-//!     &wire[..],
-//!     [0xda, 0xbb, 0xe2, 0, 0, 0, 0, 0, 0, 0, 0, 42, 0, 0, 0, 1, b'N']
-//! );
+//! codec.encode_frame(&call.to_frame(7, true), &mut wire)?;
 //!
+//! // The receiving side.
 //! let frame = codec.decode_frame(&mut wire)?.expect("a whole frame");
-//! assert_eq!(frame.kind(), FrameKind::EventRequest(Event::Heartbeat));
-//! assert!(frame.header().is_two_way());
+//! assert_eq!(frame.kind(), FrameKind::Request);
+//! let decoded = Request::from_frame(&frame)?;
+//! assert_eq!(decoded, call);
+//! assert_eq!(decoded.descriptor, "Ljava/lang/String;");
+//! assert_eq!(decoded.group(), Some("blue"));
+//! let (name,): (String,) = Request::decode_args(frame.body())?;
 //!
-//! // The answer: same id, status OK.
-//! let pong = Frame::heartbeat_response(frame.request_id());
-//! assert_eq!(pong.header().status(), Status::Ok);
+//! // The answer, as a Java provider writes it for a 2.0.2 caller (with attachments).
+//! let result = RpcResult::for_request(
+//!     Outcome::Value(Value::from(format!("Hello, {name}"))),
+//!     &decoded.dubbo_version,
+//! );
+//! let answer = result.to_frame(frame.request_id());
+//! assert_eq!(
+//!     Response::from_frame(&answer)?,
+//!     Response::Result(result)
+//! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -61,6 +93,9 @@
 //! * `codec` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`], for use
 //!   with `Framed`. Needs no tokio runtime. Without it, use
 //!   [`FrameCodec::decode_frame`] / [`FrameCodec::encode_frame`] on your own buffers.
+//! * `tokio`: the [`client`] and [`server`] modules (enables `codec`).
+//! * `cli`: the `dubbo-call` command-line client (enables `tokio`; the only user of
+//!   `serde_json`).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
