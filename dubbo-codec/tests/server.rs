@@ -472,3 +472,53 @@ async fn client_marks_read_only_connections_and_reconnects() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn client_heartbeats_and_gives_up_on_a_silent_peer() {
+    // A peer that answers heartbeats keeps the connection.
+    let server = start(1 << 20).await;
+    let client = Client::connect_with(
+        server.local_addr().to_string(),
+        ClientConfig {
+            heartbeat: Duration::from_millis(50),
+            ..ClientConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let _: i32 = client
+        .call(&req("add").arg("int", &1).arg("int", &1).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(client.connection_count(), 1, "heartbeats kept it alive");
+
+    // A peer that accepts and never answers: after three heartbeat periods the connection is
+    // closed and the waiting call fails, long before its own timeout.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = silent.local_addr().unwrap();
+    let hold = tokio::spawn(async move {
+        let (mut s, _) = silent.accept().await.unwrap();
+        let mut sink = Vec::new();
+        let _ = s.read_to_end(&mut sink).await;
+    });
+    let client = Client::connect_with(
+        addr.to_string(),
+        ClientConfig {
+            heartbeat: Duration::from_millis(50),
+            timeout: Duration::from_secs(30),
+            ..ClientConfig::default()
+        },
+    )
+    .await
+    .unwrap();
+    let start = std::time::Instant::now();
+    let err = client
+        .call::<i32>(&req("add").arg("int", &1).arg("int", &1).build().unwrap())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Closed(_)), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(5));
+    hold.abort();
+    server.shutdown(Duration::from_secs(1)).await;
+}
