@@ -12,7 +12,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"reflect"
@@ -141,20 +140,15 @@ func decodeFile(path string) ([]interface{}, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := hessian.NewDecoder(b)
+	// A read buffer as large as the input: Buffered() is then exactly the unread rest.
+	d := hessian.NewDecoderSize(b, max(len(b), 16))
 	var vals []interface{}
-	for {
+	for len(vals) == 0 || d.Buffered() > 0 {
 		v, err := d.Decode()
-		if errors.Is(err, io.EOF) && d.Buffered() == 0 {
-			break
-		}
 		if err != nil {
 			return vals, fmt.Errorf("value #%d: %w", len(vals), err)
 		}
 		vals = append(vals, v)
-		if d.Buffered() == 0 {
-			break
-		}
 	}
 	if len(vals) == 0 {
 		return nil, errors.New("no value in input")
