@@ -123,12 +123,36 @@ pub struct Decoder<'de, I> {
     /// time (they are already in the tables and must not be added again).
     replay: Option<(usize, usize)>,
     /// Type names and class definitions read before, kept across [`Decoder::reset`] (at most
-    /// [`INTERN_LIMIT`] of each): a name or definition equal to one seen before shares its
-    /// strings, so a decoder reused for similar messages allocates nothing for its tables.
-    /// Only the strings are shared; each stream's tables still start empty.
-    seen_types: Vec<Arc<str>>,
-    seen_classes: Vec<ClassDef>,
+    /// [`INTERN_LIMIT`] of each), with their bytes as Java writes them: when the input holds
+    /// those exact bytes again (the usual case for a decoder reused on similar messages), the
+    /// definition is taken whole after one comparison, sharing its strings, with no parsing
+    /// and no allocation. Only the strings are shared; each stream's tables start empty.
+    seen_types: Vec<Seen<Arc<str>>>,
+    seen_classes: Vec<Seen<ClassDef>>,
     _de: PhantomData<&'de ()>,
+}
+
+/// A type name or class definition read before, and its canonical encoding (after the `C` of
+/// a definition).
+#[derive(Debug, Clone)]
+struct Seen<T> {
+    value: T,
+    bytes: Box<[u8]>,
+}
+
+/// The canonical encoding of a string (Java's and this crate's).
+fn encoded_string(s: &str) -> Box<[u8]> {
+    let mut encoder = crate::encode::Encoder::new(Vec::new());
+    encoder.write_str(s);
+    encoder.into_inner().into_boxed_slice()
+}
+
+/// The canonical encoding of a class definition, without its leading `C`.
+fn encoded_class(def: &ClassDef) -> Box<[u8]> {
+    let fields: Vec<&str> = def.fields.iter().map(|f| &**f).collect();
+    let mut encoder = crate::encode::Encoder::new(Vec::new());
+    encoder.write_class_definition(&def.name, &fields);
+    encoder.into_inner()[1..].into()
 }
 
 /// How many type names, and how many class definitions, a decoder keeps for reuse.
@@ -529,18 +553,27 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let at = self.offset();
         let code = self.peek_u8()?;
         if marker::classify(code) == marker::Family::String {
-            let seen = std::mem::take(&mut self.seen_types);
-            let mut known = false;
-            let name = self.read_shared_string(|s| {
-                let found = seen.iter().find(|t| &***t == s).cloned();
-                known = found.is_some();
-                found
-            });
-            self.seen_types = seen;
-            let name = name?;
-            if !known && self.seen_types.len() < INTERN_LIMIT {
-                self.seen_types.push(name.clone());
-            }
+            let name = match self.take_seen_type() {
+                Some(name) => name,
+                None => {
+                    let seen = std::mem::take(&mut self.seen_types);
+                    let mut known = false;
+                    let name = self.read_shared_string(|s| {
+                        let found = seen.iter().find(|t| &*t.value == s);
+                        known = found.is_some();
+                        found.map(|t| t.value.clone())
+                    });
+                    self.seen_types = seen;
+                    let name = name?;
+                    if !known && self.seen_types.len() < INTERN_LIMIT {
+                        self.seen_types.push(Seen {
+                            bytes: encoded_string(&name),
+                            value: name.clone(),
+                        });
+                    }
+                    name
+                }
+            };
             if let Some((next_type, _)) = &mut self.replay {
                 // Replaying: the name was recorded the first time, at this index.
                 let index = *next_type;
@@ -591,69 +624,115 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Ok(lookup(&text).unwrap_or_else(|| Arc::from(&*text)))
     }
 
+    /// A type name whose exact bytes were seen before, if the input holds them next.
+    fn take_seen_type(&mut self) -> Option<Arc<str>> {
+        let chunk = self.input.chunk();
+        let hit = self
+            .seen_types
+            .iter()
+            .find(|t| chunk.starts_with(&t.bytes))?;
+        let (name, n) = (hit.value.clone(), hit.bytes.len());
+        self.input.advance(n);
+        Some(name)
+    }
+
+    /// A class definition whose exact bytes were seen before, if the input holds them next.
+    fn take_seen_class(&mut self) -> Option<ClassDef> {
+        let chunk = self.input.chunk();
+        let hit = self
+            .seen_classes
+            .iter()
+            .find(|c| chunk.starts_with(&c.bytes))?;
+        let (def, n) = (hit.value.clone(), hit.bytes.len());
+        self.input.advance(n);
+        Some(def)
+    }
+
     fn read_class_def(&mut self) -> Result<()> {
-        let seen = std::mem::take(&mut self.seen_classes);
-        let result = self.read_class_def_in(&seen);
-        self.seen_classes = seen;
-        let (def, new) = result?;
+        let (def, new) = match self.take_seen_class() {
+            Some(def) => (def, false),
+            None => {
+                let seen = std::mem::take(&mut self.seen_classes);
+                let result = self.read_class_def_in(&seen);
+                self.seen_classes = seen;
+                result?
+            }
+        };
         if let Some((_, next_class)) = &mut self.replay {
             // Replaying: this definition is already in the table.
             *next_class += 1;
             return Ok(());
         }
         if new && self.seen_classes.len() < INTERN_LIMIT {
-            self.seen_classes.push(def.clone());
+            self.seen_classes.push(Seen {
+                bytes: encoded_class(&def),
+                value: def.clone(),
+            });
         }
         self.classes.push(def);
         Ok(())
     }
 
     /// Reads a class definition; shares the strings of an equal one in `seen` (then `false`:
-    /// not new).
-    fn read_class_def_in(&mut self, seen: &[ClassDef]) -> Result<(ClassDef, bool)> {
-        let name = self
-            .read_shared_string(|s| seen.iter().find(|c| &*c.name == s).map(|c| c.name.clone()))?;
+    /// not new). Compares without cloning: a definition met again costs no allocation and
+    /// two reference-count increments.
+    fn read_class_def_in(&mut self, seen: &[Seen<ClassDef>]) -> Result<(ClassDef, bool)> {
+        let (len, last) = self.expect_string()?;
+        let text = self.read_str(len, last)?;
+        let by_name = seen.iter().position(|c| *c.value.name == *text);
+        let new_name: Option<Arc<str>> = match by_name {
+            Some(_) => None,
+            None => Some(Arc::from(&*text)),
+        };
         let count = self.read_length("field count")?;
         // Each field name takes at least one byte: never trust the count beyond the input.
         self.ensure(count)?;
-        let candidate = seen
-            .iter()
-            .find(|c| *c.name == *name && c.fields.len() == count);
+        let candidate = by_name.and_then(|i| {
+            let name = &seen[i].value.name;
+            seen.iter()
+                .map(|c| &c.value)
+                .find(|c| c.name == *name && c.fields.len() == count)
+        });
         // The fields read, once they differ from the candidate's (or without a candidate).
         let mut own: Option<Vec<Arc<str>>> = match candidate {
             Some(_) => None,
             None => Some(Vec::with_capacity(count)),
         };
         for k in 0..count {
-            let expected = candidate.map(|c| &c.fields[k]);
-            let mut matched = false;
-            let field = self.read_shared_string(|s| match expected {
-                Some(e) if &**e == s => {
-                    matched = true;
-                    Some(e.clone())
+            let (len, last) = self.expect_string()?;
+            let text = self.read_str(len, last)?;
+            match (&mut own, candidate) {
+                (Some(fields), _) => fields.push(Arc::from(&*text)),
+                (None, Some(c)) => {
+                    if *c.fields[k] != *text {
+                        let mut fields = Vec::with_capacity(count);
+                        fields.extend(c.fields[..k].iter().cloned());
+                        fields.push(Arc::from(&*text));
+                        own = Some(fields);
+                    }
                 }
-                _ => None,
-            })?;
-            if let (None, Some(c)) = (&own, candidate) {
-                if !matched {
-                    let mut fields = Vec::with_capacity(count);
-                    fields.extend(c.fields[..k].iter().cloned());
-                    own = Some(fields);
-                }
-            }
-            if let Some(fields) = &mut own {
-                fields.push(field);
+                (None, None) => unreachable!("fields are owned without a candidate"),
             }
         }
         Ok(match (own, candidate) {
             (None, Some(c)) => (c.clone(), false),
-            (own, _) => (
-                ClassDef {
-                    name,
-                    fields: own.unwrap_or_default().into(),
-                },
-                true,
-            ),
+            (own, _) => {
+                let name = match (new_name, by_name) {
+                    (Some(name), _) => name,
+                    (None, Some(i)) => seen[i].value.name.clone(),
+                    (None, None) => unreachable!("a name is read or found"),
+                };
+                let fields = own.unwrap_or_default().into();
+                (ClassDef { name, fields }, true)
+            }
+        })
+    }
+
+    /// Pulls a header that must be a string's.
+    fn expect_string(&mut self) -> Result<(usize, bool)> {
+        self.expect("a string", |h| match h {
+            Header::String { len, last } => Some((len, last)),
+            _ => None,
         })
     }
 

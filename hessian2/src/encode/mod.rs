@@ -276,6 +276,18 @@ impl<B: BufMut> Encoder<B> {
         len.is_none()
     }
 
+    /// [`write_list_start`](Self::write_list_start) with a type the caller keeps track of
+    /// (see [`TypeRef`]), bypassing the encoder's type table.
+    pub fn write_list_start_ref(&mut self, len: Option<usize>, ty: Option<TypeRef<'_>>) -> bool {
+        self.list_start(len, ty.map(TypeRef::name))
+    }
+
+    /// [`write_map_start`](Self::write_map_start) with a type the caller keeps track of (see
+    /// [`TypeRef`]), bypassing the encoder's type table.
+    pub fn write_map_start_ref(&mut self, ty: Option<TypeRef<'_>>) {
+        self.map_start(ty.map(TypeRef::name))
+    }
+
     /// Starts a map (`M` with a type, `H` without); close it with [`write_end`](Self::write_end).
     pub fn write_map_start(&mut self, ty: Option<&str>) {
         self.map_start(ty.map(TypeName::Borrowed))
@@ -368,6 +380,17 @@ impl<B: BufMut> Encoder<B> {
         self.write_instance(index);
     }
 
+    /// Writes a class definition already encoded by
+    /// [`write_class_definition`](Self::write_class_definition) (into another buffer, e.g.
+    /// once per Rust type) and returns its index in this stream. `encoded` must be exactly such
+    /// a definition.
+    pub fn write_encoded_class_definition(&mut self, encoded: &[u8]) -> u32 {
+        let index = self.class_count;
+        self.class_count += 1;
+        self.buf.put_slice(encoded);
+        index
+    }
+
     fn define_class<F: AsRef<str>>(
         &mut self,
         class: Cow<'static, str>,
@@ -399,6 +422,8 @@ impl<B: BufMut> Encoder<B> {
     fn write_type(&mut self, ty: TypeName<'_>) {
         let name: &str = match ty {
             TypeName::Static(s) | TypeName::Borrowed(s) => s,
+            TypeName::Index(index) => return self.write_int(index as i32),
+            TypeName::Untracked(s) => return self.write_str(s),
         };
         if let Some(&index) = self.types.get(name) {
             return self.write_int(index as i32);
@@ -408,6 +433,7 @@ impl<B: BufMut> Encoder<B> {
         let key = match ty {
             TypeName::Static(s) => Cow::Borrowed(s),
             TypeName::Borrowed(s) => Cow::Owned(s.to_owned()),
+            TypeName::Index(_) | TypeName::Untracked(_) => unreachable!("returned above"),
         };
         self.types.insert(key, next);
     }
@@ -422,4 +448,29 @@ impl<B: BufMut> Encoder<B> {
 enum TypeName<'a> {
     Static(&'static str),
     Borrowed(&'a str),
+    /// Written by the caller's own type table: an index or a new name, not recorded here.
+    Index(u32),
+    Untracked(&'a str),
+}
+
+/// A list or map type for a caller that keeps its own per-stream table of type names (the serde
+/// `Serializer`, keyed by the address of `'static` names): the first use of a name in a stream
+/// is [`TypeRef::New`], which takes the next type index, later ones are [`TypeRef::Index`].
+/// Do not mix with the encoder's own typed starts (`write_list_start`, ...) in one stream:
+/// each table would number the names from 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeRef<'a> {
+    /// The name, written out; it is the stream's next type index.
+    New(&'a str),
+    /// The index of a name written earlier in the stream.
+    Index(u32),
+}
+
+impl<'a> TypeRef<'a> {
+    fn name(self) -> TypeName<'a> {
+        match self {
+            TypeRef::New(s) => TypeName::Untracked(s),
+            TypeRef::Index(i) => TypeName::Index(i),
+        }
+    }
 }

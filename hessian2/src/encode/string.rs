@@ -17,6 +17,11 @@ pub(crate) fn utf16_len(s: &str) -> usize {
 }
 
 pub(super) fn write_str<B: BufMut>(buf: &mut B, s: &str) {
+    // The common case: ASCII in one chunk, one unit per byte, nothing to convert.
+    if s.len() <= CHUNK_UNITS && s.is_ascii() {
+        put_header(buf, s.len());
+        return buf.put_slice(s.as_bytes());
+    }
     let mut units = utf16_len(s);
     let mut rest = s;
     while units > CHUNK_UNITS {
@@ -29,6 +34,13 @@ pub(super) fn write_str<B: BufMut>(buf: &mut B, s: &str) {
         rest = &rest[split..];
         units -= taken;
     }
+    put_header(buf, units);
+    put_cesu8(buf, rest);
+}
+
+/// The header of a final chunk of `units` UTF-16 units (at most `CHUNK_UNITS`).
+#[inline]
+fn put_header<B: BufMut>(buf: &mut B, units: usize) {
     if units <= DIRECT_MAX {
         buf.put_u8(units as u8);
     } else if units <= SHORT_MAX {
@@ -37,7 +49,6 @@ pub(super) fn write_str<B: BufMut>(buf: &mut B, s: &str) {
         buf.put_u8(FINAL);
         buf.put_u16(units as u16);
     }
-    put_cesu8(buf, rest);
 }
 
 /// The byte index and unit count of the longest prefix of `s` with at most `max` units.

@@ -31,7 +31,7 @@
 
 use std::any::type_name;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{LazyLock, RwLock};
 
 /// A struct's Java class and fields, in the order their values are written.
@@ -43,11 +43,24 @@ pub(crate) struct Layout {
     pub class: &'static str,
     /// Field names, in serialization order.
     pub fields: &'static [&'static str],
+    /// The class definition (`C`, name, field count, field names) as bytes: it is the same in
+    /// every stream, so writing it is one copy.
+    pub definition: &'static [u8],
 }
 
 /// Addresses and lengths of two `&'static str`: the holder's Rust type name and the class.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Key([usize; 4]);
+
+impl Hash for Key {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // Word by word (the derived impl of an array hashes its bytes).
+        for &w in &self.0 {
+            state.write_usize(w);
+        }
+    }
+}
 
 impl Key {
     pub fn new(holder: &'static str, class: &'static str) -> Self {
@@ -143,10 +156,14 @@ pub(crate) fn register(key: Key, class: &'static str, fields: &[&'static str]) -
         Some(layout) => layout,
         None => {
             let fields: &'static [&'static str] = Box::leak(fields.to_vec().into_boxed_slice());
+            let mut encoder = crate::encode::Encoder::new(Vec::new());
+            encoder.write_class_definition(class, fields);
+            let definition = Box::leak(encoder.into_inner().into_boxed_slice());
             let layout: &'static Layout = Box::leak(Box::new(Layout {
                 id: registry.count,
                 class,
                 fields,
+                definition,
             }));
             registry.count += 1;
             registry.by_class.entry(class).or_default().push(layout);

@@ -97,7 +97,7 @@ use std::fmt::{self, Display};
 use bytes::BufMut;
 use serde::ser::{self, Serialize};
 
-use crate::encode::{Encoder, LiteVersion};
+use crate::encode::{Encoder, LiteVersion, TypeRef};
 use crate::error::{Error, ErrorKind, Result};
 use crate::types::token;
 use layout::{FxMap, Key, Layout, LocalLayouts};
@@ -165,6 +165,10 @@ struct State {
     next_type: Option<&'static str>,
     /// The type of lists written for sequences (`java.util.ArrayList` or none).
     list_type: Option<&'static str>,
+    /// Type names written in this stream, by address and length, to their index.
+    types: FxMap<(usize, usize), u32>,
+    /// The same names in index order (to find an equal name at another address).
+    type_names: Vec<&'static str>,
     probe: Probe,
     /// Scratch for `collect_str`.
     text: String,
@@ -205,6 +209,8 @@ impl<B: BufMut> Serializer<B> {
             self.st.slots[id as usize] = UNDEFINED;
         }
         self.st.refs = 0;
+        self.st.types.clear();
+        self.st.type_names.clear();
         self.st.enum_refs.clear();
         self.st.armed = None;
         self.st.probe_wanted = false;
@@ -309,7 +315,7 @@ impl<B: BufMut> Serializer<B> {
 
     #[cold]
     fn define(&mut self, layout: &'static Layout) {
-        let index = self.enc.write_class_definition(layout.class, layout.fields);
+        let index = self.enc.write_encoded_class_definition(layout.definition);
         let id = layout.id as usize;
         if self.st.slots.len() <= id {
             self.st.slots.resize(id + 1, UNDEFINED);
@@ -319,11 +325,38 @@ impl<B: BufMut> Serializer<B> {
         self.enc.write_object_instance(index);
     }
 
+    /// A type name the first time in the stream, its index afterwards (looked up by the
+    /// address of the `'static` name).
+    #[inline]
+    fn type_ref(&mut self, ty: &'static str) -> TypeRef<'static> {
+        match self.st.types.get(&(ty.as_ptr() as usize, ty.len())) {
+            Some(&index) => TypeRef::Index(index),
+            None => self.new_type(ty),
+        }
+    }
+
+    #[cold]
+    fn new_type(&mut self, ty: &'static str) -> TypeRef<'static> {
+        // The same name at another address is the same type.
+        let (index, result) = match self.st.type_names.iter().position(|&t| t == ty) {
+            Some(i) => (i as u32, TypeRef::Index(i as u32)),
+            None => {
+                self.st.type_names.push(ty);
+                ((self.st.type_names.len() - 1) as u32, TypeRef::New(ty))
+            }
+        };
+        self.st
+            .types
+            .insert((ty.as_ptr() as usize, ty.len()), index);
+        result
+    }
+
     fn list_start(&mut self, len: Option<usize>) -> Compound<'_, B> {
         let ty = self.st.next_type.take().or(self.st.list_type);
         self.st.armed = None;
         self.st.refs += 1;
-        let variable = self.enc.write_list_start_static(len, ty);
+        let ty = ty.map(|t| self.type_ref(t));
+        let variable = self.enc.write_list_start_ref(len, ty);
         Compound {
             ends: u8::from(variable),
             ser: self,
@@ -333,7 +366,8 @@ impl<B: BufMut> Serializer<B> {
     fn map_start(&mut self, ty: Option<&'static str>) {
         self.st.armed = None;
         self.st.refs += 1;
-        self.enc.write_map_start_static(ty);
+        let ty = ty.map(|t| self.type_ref(t));
+        self.enc.write_map_start_ref(ty);
     }
 
     /// A variant with data: `H`, the variant name, then the caller writes the value.
@@ -355,8 +389,8 @@ impl<B: BufMut> Serializer<B> {
         });
         let first = words.iter().position(|&w| w != 0).unwrap_or(4);
         self.st.refs += 1;
-        self.enc
-            .write_list_start_static(Some(4 - first), Some("[int"));
+        let ty = self.type_ref("[int");
+        self.enc.write_list_start_ref(Some(4 - first), Some(ty));
         for &w in &words[first..] {
             self.enc.write_int(w as i32);
         }
