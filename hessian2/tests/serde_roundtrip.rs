@@ -645,3 +645,13 @@ proptest! {
         }
     }
 }
+
+#[cfg(feature = "chrono")]
+#[test]
+fn chrono_conversions() {
+    let t = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(1_700_000_000_123).unwrap();
+    let d = Date::from(t);
+    assert_eq!(d, Date(1_700_000_000_123));
+    let back: Date = hessian2::from_slice(&hessian2::to_vec(&d).unwrap()).unwrap();
+    assert_eq!(chrono::DateTime::<chrono::Utc>::try_from(back).unwrap(), t);
+}
