@@ -799,7 +799,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         }
     }
 
-    /// Steps over one whole value without building it. See [`skip`](skip) for details.
+    /// Steps over one whole value without building it: every byte is read (Hessian containers
+    /// have no length prefix to jump by) but nothing is allocated beyond the stream tables.
     pub fn skip(&mut self) -> Result<()> {
         let header = self.pull()?;
         self.skip_rest(header)
