@@ -86,6 +86,7 @@ proptest! {
 /// Any Hessian value read through serde (for the typed decoder).
 #[derive(Debug, serde::Deserialize)]
 #[serde(untagged)]
+#[allow(dead_code)]
 enum Value2 {
     S(String),
     I(i64),
