@@ -1,1 +1,3 @@
 //! Shared fixtures for the workspace benchmarks (filled in as benches are added).
+
+pub mod alloc;
