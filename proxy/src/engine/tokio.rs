@@ -4,11 +4,12 @@
 //!
 //! Per connection there is a reader task and a writer task sharing the socket. The reader
 //! waits for readability, reads what is there into its buffer and hands it to the worker;
-//! then the effects are applied at once: an outbox that just became non-empty is written
-//! right away with `try_write` from the reader's own task (one `write` per batch of frames
-//! per destination, no task switch on the hot path); only what the socket does not take is
-//! left to the connection's writer task, which waits for writability. The timer task sleeps
-//! until the worker's next deadline.
+//! then the effects are applied: an outbox that just became non-empty is queued for the
+//! flusher task, which runs once the tasks that are ready now have run and writes each queued
+//! outbox with `try_write` (so the calls of many callers read in one turn of the event loop
+//! go to a provider in one `write`); only what the socket does not take is left to the
+//! connection's writer task, which waits for writability. The timer task sleeps until the
+//! worker's next deadline.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -46,6 +47,10 @@ struct Local {
     worker: RefCell<Worker>,
     io: RefCell<HashMap<Conn, Rc<ConnIo>>>,
     timer: Notify,
+    /// Connections whose outbox became non-empty since the flusher last ran.
+    dirty: RefCell<Vec<Conn>>,
+    flush_scheduled: Cell<bool>,
+    flusher: Notify,
 }
 
 /// Starts the worker threads.
@@ -95,8 +100,12 @@ async fn run_worker(
         worker: RefCell::new(Worker::new(id, shared, Instant::now())),
         io: RefCell::new(HashMap::new()),
         timer: Notify::new(),
+        dirty: RefCell::new(Vec::with_capacity(256)),
+        flush_scheduled: Cell::new(false),
+        flusher: Notify::new(),
     });
     drive(&local);
+    tokio::task::spawn_local(flusher(local.clone()));
     let mut accepts = Vec::new();
     for (li, sock) in socks.into_iter().enumerate() {
         match TcpListener::from_std(sock) {
@@ -293,19 +302,12 @@ fn drive(local: &Rc<Local>) {
         let Some(effect) = effect else { break };
         match effect {
             Effect::Flush(conn) => {
-                let io = local.io.borrow().get(&conn).cloned();
-                if let Some(io) = io {
-                    // Write now, from this task; leave the rest to the writer.
-                    loop {
-                        match write_some(local, conn, &io) {
-                            Wrote::Progress => continue,
-                            Wrote::Empty => break,
-                            Wrote::Blocked | Wrote::Failed => {
-                                io.wake_writer.notify_one();
-                                break;
-                            }
-                        }
-                    }
+                // Written by the flusher, which runs after the tasks that are ready now: the
+                // calls of many callers read in one turn of the event loop leave in one
+                // `write` per provider connection.
+                local.dirty.borrow_mut().push(conn);
+                if !local.flush_scheduled.replace(true) {
+                    local.flusher.notify_one();
                 }
             }
             Effect::Close(conn) => {
@@ -326,6 +328,31 @@ fn drive(local: &Rc<Local>) {
     }
     if local.worker.borrow_mut().take_rearm() {
         local.timer.notify_one();
+    }
+}
+
+async fn flusher(local: Rc<Local>) {
+    let mut batch: Vec<Conn> = Vec::with_capacity(256);
+    loop {
+        local.flusher.notified().await;
+        local.flush_scheduled.set(false);
+        std::mem::swap(&mut batch, &mut *local.dirty.borrow_mut());
+        for conn in batch.drain(..) {
+            let io = local.io.borrow().get(&conn).cloned();
+            let Some(io) = io else { continue };
+            // Write now, from this task; leave what the socket does not take to the
+            // connection's writer.
+            loop {
+                match write_some(&local, conn, &io) {
+                    Wrote::Progress => continue,
+                    Wrote::Empty => break,
+                    Wrote::Blocked | Wrote::Failed => {
+                        io.wake_writer.notify_one();
+                        break;
+                    }
+                }
+            }
+        }
     }
 }
 
