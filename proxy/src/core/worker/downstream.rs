@@ -1,0 +1,252 @@
+//! The caller side: frames from callers, heartbeats answered locally, routing, forwarding with
+//! the request id rewritten, and the answers the proxy makes itself.
+
+use super::*;
+
+impl Worker {
+    /// Bytes arrived from a caller. Whole frames are taken off the front of `buf`.
+    pub fn downstream_data(&mut self, down: Key, buf: &mut BytesMut, now: Instant) {
+        self.refresh(now);
+        loop {
+            let Some(d) = self
+                .downs
+                .get_mut(down.idx())
+                .filter(|d| d.gen == down.gen())
+            else {
+                buf.clear();
+                return;
+            };
+            if d.closing {
+                buf.clear();
+                return;
+            }
+            match d.codec.decode_frame(buf) {
+                Ok(Some(frame)) => {
+                    d.last_frame = now;
+                    self.downstream_frame(down, frame, now);
+                }
+                Ok(None) => return,
+                Err(DecodeError::PayloadTooLarge { header, .. }) => {
+                    d.last_frame = now;
+                    if header.is_request() && header.is_two_way() && !header.is_event() {
+                        self.unrouted.request(self.id);
+                        self.reply(down, header.request_id(), Reason::Oversize);
+                        self.unrouted.response(
+                            self.id,
+                            Reason::Oversize.status().as_u8(),
+                            Duration::ZERO,
+                            true,
+                        );
+                    }
+                }
+                Err(_) => {
+                    // Not a Dubbo stream (or lost its place): nothing can be answered.
+                    self.shared.metrics.protocol_errors.fetch_add(1, Relaxed);
+                    buf.clear();
+                    self.close_down(down);
+                    return;
+                }
+            }
+        }
+    }
+
+    pub(super) fn close_down(&mut self, down: Key) {
+        if let Some(d) = self
+            .downs
+            .get_mut(down.idx())
+            .filter(|d| d.gen == down.gen())
+        {
+            if !d.closing {
+                d.closing = true;
+                self.effects.push_back(Effect::Close(Conn::Down(down)));
+            }
+        }
+    }
+
+    /// One whole frame from a caller (engines that frame themselves call this directly).
+    pub fn downstream_frame(&mut self, down: Key, frame: Frame, now: Instant) {
+        let h = *frame.header();
+        if h.is_event() {
+            if h.is_request() && h.is_two_way() && frame.is_heartbeat() {
+                // Answered here, in the request's serialization, with its body (`null`),
+                // as Java's HeartbeatHandler does. Never forwarded.
+                let resp = Header::new(
+                    h.serialization_id(),
+                    Status::Ok.as_u8(),
+                    h.request_id(),
+                    h.body_len(),
+                )
+                .with_event(true);
+                if let Some(d) = self.downs.get_mut(down.idx()) {
+                    push_frame(
+                        &mut self.effects,
+                        Conn::Down(down),
+                        &mut d.out,
+                        true,
+                        &resp.to_bytes(),
+                        frame.body(),
+                    );
+                }
+                self.shared
+                    .metrics
+                    .heartbeats_answered
+                    .fetch_add(1, Relaxed);
+            }
+            return;
+        }
+        if !h.is_request() {
+            // A response from a caller would answer a callback: not supported, dropped.
+            return;
+        }
+        let two_way = h.is_two_way();
+
+        // Route. Field-level borrows: the snapshot and the scratch, nothing else.
+        let listener = self.downs[down.idx()].listener as usize;
+        let decision = {
+            let snap = &*self.snap;
+            match peek(
+                frame.body(),
+                snap.routes.needs,
+                &snap.cache,
+                &mut self.scratch,
+            ) {
+                Err(_) => Err(Reason::BadBody),
+                Ok(call) => match snap.routes.find(listener, &call, &self.scratch) {
+                    None => Err(Reason::NoRoute),
+                    Some(r) => Ok((
+                        r,
+                        snap.routes.routes[r].cluster,
+                        snap.routes.routes[r].timeout,
+                    )),
+                },
+            }
+        };
+        let (route, cluster, timeout) = match decision {
+            Ok(d) => d,
+            Err(reason) => {
+                self.unrouted.request(self.id);
+                if two_way {
+                    self.reply(down, h.request_id(), reason);
+                    self.unrouted
+                        .response(self.id, reason.status().as_u8(), Duration::ZERO, true);
+                }
+                return;
+            }
+        };
+        let route_stats = self.route_slot[route];
+        let stats = &self.route_stats[route_stats as usize].1;
+        stats.request(self.id);
+        self.clusters[cluster].stats.request(self.id);
+
+        let Some((ei, up)) = self.pick(cluster, now) else {
+            if two_way {
+                self.reply(down, h.request_id(), Reason::NoUpstream);
+                let st = Reason::NoUpstream.status().as_u8();
+                self.route_stats[route_stats as usize].1.response(
+                    self.id,
+                    st,
+                    Duration::ZERO,
+                    true,
+                );
+                self.clusters[cluster]
+                    .stats
+                    .response(self.id, st, Duration::ZERO, true);
+            }
+            return;
+        };
+
+        // Forward: the frame as it arrived, with only the request id replaced.
+        let id = if two_way {
+            let id = self.inflight.insert(
+                InFlight {
+                    down,
+                    down_id: h.request_id(),
+                    up,
+                    route: route_stats,
+                    start: now,
+                },
+                timeout,
+            );
+            if now + timeout < self.armed {
+                self.rearm = true;
+            }
+            self.downs[down.idx()].inflight += 1;
+            self.clusters[cluster].endpoints[ei].active += 1;
+            id
+        } else {
+            h.request_id()
+        };
+        let u = &mut self.ups[up.idx()];
+        if two_way {
+            u.inflight += 1;
+        }
+        let header = Header::new(h.flag(), h.status_byte(), id, h.body_len());
+        let ready = u.state == UpState::Ready;
+        push_frame(
+            &mut self.effects,
+            Conn::Up(up),
+            &mut u.out,
+            ready,
+            &header.to_bytes(),
+            frame.body(),
+        );
+    }
+
+    /// Answers a call with a status and one of the pre-encoded messages.
+    pub(super) fn reply(&mut self, down: Key, request_id: u64, reason: Reason) {
+        let Some(d) = self
+            .downs
+            .get_mut(down.idx())
+            .filter(|d| d.gen == down.gen() && !d.closing)
+        else {
+            return;
+        };
+        let body = &self.replies[reason as usize];
+        let header = Header::response(request_id, Serialization::Hessian2, reason.status())
+            .with_body_len(body.len() as u32);
+        push_frame(
+            &mut self.effects,
+            Conn::Down(down),
+            &mut d.out,
+            true,
+            &header.to_bytes(),
+            body,
+        );
+    }
+
+    /// A call ends without a provider's answer (timeout, lost or failed connection).
+    pub(super) fn finish_local(&mut self, call: InFlight, reason: Reason, now: Instant) {
+        let status = reason.status().as_u8();
+        let latency = now.saturating_duration_since(call.start);
+        if let Some(u) = self
+            .ups
+            .get_mut(call.up.idx())
+            .filter(|u| u.gen == call.up.gen())
+        {
+            u.inflight = u.inflight.saturating_sub(1);
+            u.stats.response(self.id, status, latency, true);
+            let (ci, ei) = (u.cluster as usize, u.endpoint as usize);
+            if let Some(ep) = self
+                .clusters
+                .get_mut(ci)
+                .and_then(|c| c.endpoints.get_mut(ei))
+            {
+                ep.active = ep.active.saturating_sub(1);
+            }
+            if reason == Reason::Timeout && u.cluster != ORPHAN {
+                self.endpoint_failure(ci, ei, now);
+            }
+        }
+        if let Some((_, s)) = self.route_stats.get(call.route as usize) {
+            s.response(self.id, status, latency, true);
+        }
+        if let Some(d) = self
+            .downs
+            .get_mut(call.down.idx())
+            .filter(|d| d.gen == call.down.gen())
+        {
+            d.inflight = d.inflight.saturating_sub(1);
+        }
+        self.reply(call.down, call.down_id, reason);
+    }
+}

@@ -1,0 +1,261 @@
+//! The upstream pool: clusters and endpoints built from a configuration snapshot (kept across
+//! reloads), connections opened and re-opened, and the choice of an endpoint and connection
+//! for a call (balancer, ejection, read-only providers).
+
+use super::*;
+
+impl Worker {
+    /// Picks up a new snapshot if one was published (SIGHUP, `/metadata`).
+    #[inline]
+    pub fn refresh(&mut self, now: Instant) {
+        let g = self.shared.generation();
+        if g != self.seen {
+            self.seen = g;
+            let snap = self.shared.snapshot();
+            self.apply_snapshot(snap, now);
+        }
+    }
+
+    pub(super) fn apply_snapshot(&mut self, snap: Arc<Snapshot>, now: Instant) {
+        // Route stats: worker-stable indexes, so calls in flight across a reload still count.
+        self.route_slot.clear();
+        for r in &snap.routes.routes {
+            let pos = match self.route_stats.iter().position(|(n, _)| *n == r.name) {
+                Some(p) => p,
+                None => {
+                    self.route_stats.push((r.name.clone(), r.stats.clone()));
+                    self.route_stats.len() - 1
+                }
+            };
+            self.route_slot.push(pos as u32);
+        }
+        self.scratch = snap.routes.scratch();
+        self.unrouted = snap.routes.unrouted.clone();
+
+        // Clusters: keep the state (connections, health, balancer position) of every
+        // endpoint that is still there; orphan the connections of those that are not.
+        let mut old = std::mem::take(&mut self.clusters);
+        let mut new = Vec::with_capacity(snap.routes.clusters.len());
+        for (ci, name) in snap.routes.clusters.iter().enumerate() {
+            let spec = snap.config.clusters[name].clone();
+            let prev = old.iter_mut().find(|c| c.name == *name);
+            let lb = match &prev {
+                Some(p) if p.spec.lb == spec.lb && p.spec.endpoints == spec.endpoints => {
+                    p.lb.clone()
+                }
+                _ => Balancer::new(
+                    spec.lb,
+                    spec.endpoints.len(),
+                    (self.id as u64) << 32 | ci as u64,
+                ),
+            };
+            let mut prev_eps = prev.map(|p| std::mem::take(&mut p.endpoints));
+            let mut endpoints = Vec::with_capacity(spec.endpoints.len());
+            for e in &spec.endpoints {
+                let addr: SocketAddr = e.address.parse().expect("validated address");
+                let kept = prev_eps
+                    .as_mut()
+                    .and_then(|v| v.iter().position(|x| x.addr == addr).map(|i| v.remove(i)));
+                let mut ep = kept.unwrap_or_else(|| EndpointState {
+                    addr,
+                    slots: Vec::new(),
+                    rr: 0,
+                    health: Health::default(),
+                    active: 0,
+                    gauge: self.shared.metrics.endpoint(name, &e.address),
+                });
+                while ep.slots.len() > spec.connections {
+                    if let Some(k) = ep.slots.pop().and_then(|s| s.up) {
+                        self.orphan(k);
+                    }
+                }
+                ep.slots.resize(
+                    spec.connections,
+                    Slot {
+                        up: None,
+                        retry_at: Some(now),
+                        backoff: Duration::from_millis(spec.reconnect_base_ms),
+                    },
+                );
+                endpoints.push(ep);
+            }
+            for ep in prev_eps.into_iter().flatten() {
+                for s in ep.slots {
+                    if let Some(k) = s.up {
+                        self.orphan(k);
+                    }
+                }
+            }
+            new.push(ClusterState {
+                name: name.clone(),
+                stats: self.shared.metrics.cluster(name),
+                weights: spec.endpoints.iter().map(|e| e.weight).collect(),
+                lb,
+                spec,
+                endpoints,
+            });
+        }
+        for c in old {
+            for ep in c.endpoints {
+                for s in ep.slots {
+                    if let Some(k) = s.up {
+                        self.orphan(k);
+                    }
+                }
+            }
+        }
+        self.clusters = new;
+        // Re-point the connections that were kept.
+        for (ci, c) in self.clusters.iter_mut().enumerate() {
+            for (ei, ep) in c.endpoints.iter().enumerate() {
+                for (si, s) in ep.slots.iter().enumerate() {
+                    if let Some(k) = s.up {
+                        if let Some(u) = self.ups.get_mut(k.idx()) {
+                            u.cluster = ci as u32;
+                            u.endpoint = ei as u32;
+                            u.slot = si as u32;
+                            u.codec.set_max_payload(c.spec.max_payload);
+                        }
+                    }
+                }
+            }
+        }
+        self.snap = snap;
+        self.connect_due(now);
+    }
+
+    /// A provider connection that no longer belongs to a cluster: no new calls; closed once
+    /// its calls in flight are done.
+    pub(super) fn orphan(&mut self, k: Key) {
+        if let Some(u) = self.ups.get_mut(k.idx()) {
+            u.cluster = ORPHAN;
+            if u.inflight == 0 && u.state != UpState::Closing {
+                u.state = UpState::Closing;
+                self.effects.push_back(Effect::Close(Conn::Up(k)));
+            }
+        }
+    }
+
+    /// Opens the connections whose retry time has come.
+    pub(super) fn connect_due(&mut self, now: Instant) {
+        if self.draining {
+            return;
+        }
+        for ci in 0..self.clusters.len() {
+            for ei in 0..self.clusters[ci].endpoints.len() {
+                for si in 0..self.clusters[ci].endpoints[ei].slots.len() {
+                    let s = &self.clusters[ci].endpoints[ei].slots[si];
+                    if s.up.is_none() && s.retry_at.is_some_and(|t| t <= now) {
+                        self.connect(ci, ei, si, now);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn connect(&mut self, ci: usize, ei: usize, si: usize, now: Instant) {
+        let gen = self.next_gen();
+        let c = &self.clusters[ci];
+        let ep = &c.endpoints[ei];
+        let idx = self.ups.insert(Up {
+            gen,
+            cluster: ci as u32,
+            endpoint: ei as u32,
+            slot: si as u32,
+            state: UpState::Connecting,
+            codec: FrameCodec::with_max_payload(c.spec.max_payload),
+            out: BytesMut::with_capacity(16 * 1024),
+            inflight: 0,
+            last_read: now,
+            heartbeat_sent: None,
+            stats: c.stats.clone(),
+            gauge: ep.gauge.clone(),
+            connected: false,
+            blamed: false,
+        });
+        let key = Key::new(idx, gen);
+        let addr = ep.addr;
+        let timeout = Duration::from_millis(c.spec.connect_timeout_ms);
+        let slot = &mut self.clusters[ci].endpoints[ei].slots[si];
+        slot.up = Some(key);
+        slot.retry_at = None;
+        self.effects.push_back(Effect::Connect {
+            up: key,
+            addr,
+            timeout,
+        });
+    }
+
+    /// Chooses an endpoint of cluster `ci` and one of its connections.
+    pub(super) fn pick(&mut self, ci: usize, now: Instant) -> Option<(usize, Key)> {
+        let ups = &self.ups;
+        let c = &mut self.clusters[ci];
+        let n = c.endpoints.len();
+        let ejected = c
+            .endpoints
+            .iter()
+            .filter(|e| e.health.ejected_at(now))
+            .count();
+        let has = |e: &EndpointState, state: UpState| {
+            e.slots
+                .iter()
+                .any(|s| s.up.is_some_and(|k| ups[k.idx()].state == state))
+        };
+        let ClusterState {
+            lb,
+            weights,
+            endpoints,
+            ..
+        } = c;
+        // Prefer endpoints with an open connection; at start (or after every connection
+        // dropped) queue on one that is connecting rather than fail the call.
+        let mut state = UpState::Ready;
+        let mut chosen = lb.pick(
+            weights,
+            |i| {
+                (ejected == n || !endpoints[i].health.ejected_at(now))
+                    && has(&endpoints[i], UpState::Ready)
+            },
+            |i| endpoints[i].active,
+        );
+        if chosen.is_none() {
+            state = UpState::Connecting;
+            chosen = lb.pick(
+                weights,
+                |i| !endpoints[i].health.ejected_at(now) && has(&endpoints[i], UpState::Connecting),
+                |i| endpoints[i].active,
+            );
+        }
+        let ei = chosen?;
+        let ep = &mut endpoints[ei];
+        let m = ep.slots.len();
+        for k in 0..m {
+            let si = (ep.rr + k) % m;
+            if let Some(key) = ep.slots[si].up {
+                if ups[key.idx()].state == state {
+                    ep.rr = (si + 1) % m;
+                    return Some((ei, key));
+                }
+            }
+        }
+        None
+    }
+
+    pub(super) fn endpoint_failure(&mut self, ci: usize, ei: usize, now: Instant) {
+        let Some(c) = self.clusters.get_mut(ci) else {
+            return;
+        };
+        let n = c.endpoints.len();
+        let ejected = c
+            .endpoints
+            .iter()
+            .filter(|e| e.health.ejected_at(now))
+            .count();
+        let may = (ejected + 1) * 100 <= c.spec.outlier.max_ejection_percent as usize * n;
+        if let Some(ep) = c.endpoints.get_mut(ei) {
+            if ep.health.failure(now, &c.spec.outlier, may) {
+                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, "endpoint ejected after consecutive failures");
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! Time: call timeouts, the proxy's own heartbeats, reconnects, idle callers, and the drain
+//! after SIGTERM.
+
+use super::*;
+
+impl Worker {
+    /// When [`Worker::tick`] next has something to do. The engine sleeps until then, or
+    /// until [`Worker::take_rearm`] says an earlier deadline appeared.
+    pub fn next_deadline(&mut self) -> Instant {
+        let d = match self.inflight.next_deadline() {
+            Some(d) => d.min(self.next_housekeeping),
+            None => self.next_housekeeping,
+        };
+        self.armed = d;
+        self.rearm = false;
+        d
+    }
+
+    /// True (once) when a call with a deadline earlier than the last
+    /// [`Worker::next_deadline`] arrived since.
+    #[inline]
+    pub fn take_rearm(&mut self) -> bool {
+        std::mem::take(&mut self.rearm)
+    }
+
+    /// Time passed: call timeouts, then (every 100 ms) heartbeats, reconnects, idle
+    /// connections and the shutdown drain.
+    pub fn tick(&mut self, now: Instant) {
+        self.refresh(now);
+        while let Some((_, call)) = self.inflight.pop_expired(now) {
+            self.finish_local(call, Reason::Timeout, now);
+        }
+        if now >= self.next_housekeeping {
+            self.next_housekeeping = now + HOUSEKEEPING;
+            self.housekeeping_round = self.housekeeping_round.wrapping_add(1);
+            self.housekeeping(now);
+        }
+    }
+
+    pub(super) fn housekeeping(&mut self, now: Instant) {
+        self.connect_due(now);
+        // Heartbeats: the proxy's own, on provider connections with nothing read for a
+        // while; one left unanswered means the connection is dead.
+        let mut dead = std::mem::take(&mut self.ids);
+        dead.clear();
+        for (idx, u) in self.ups.iter_mut() {
+            if !matches!(u.state, UpState::Ready | UpState::ReadOnly) {
+                continue;
+            }
+            let Some(c) = self.clusters.get(u.cluster as usize) else {
+                continue;
+            };
+            let hc = &c.spec.health_check;
+            if hc.interval_ms == 0 {
+                continue;
+            }
+            match u.heartbeat_sent {
+                Some(t)
+                    if now.saturating_duration_since(t) >= Duration::from_millis(hc.timeout_ms) =>
+                {
+                    dead.push(Key::new(idx, u.gen).to_u64());
+                }
+                None if now.saturating_duration_since(u.last_read)
+                    >= Duration::from_millis(hc.interval_ms) =>
+                {
+                    self.event_id = self.event_id.wrapping_add(1);
+                    let f = Frame::heartbeat_request(self.event_id);
+                    push_frame(
+                        &mut self.effects,
+                        Conn::Up(Key::new(idx, u.gen)),
+                        &mut u.out,
+                        true,
+                        &f.header().to_bytes(),
+                        f.body(),
+                    );
+                    u.heartbeat_sent = Some(now);
+                }
+                _ => {}
+            }
+        }
+        for &raw in &dead {
+            let k = Key::new((raw & 0xffff_ffff) as usize, (raw >> 32) as u32);
+            let u = &mut self.ups[k.idx()];
+            u.state = UpState::Closing;
+            u.blamed = true;
+            let (ci, ei) = (u.cluster as usize, u.endpoint as usize);
+            tracing::warn!("provider connection missed its heartbeat: closing it");
+            self.effects.push_back(Effect::Close(Conn::Up(k)));
+            self.endpoint_failure(ci, ei, now);
+        }
+        dead.clear();
+        self.ids = dead;
+
+        // Idle callers (every second), and the drain after the read-only event.
+        if self.draining || self.housekeeping_round % 10 == 0 {
+            let draining = self.draining;
+            for (idx, d) in self.downs.iter_mut() {
+                if d.closing {
+                    continue;
+                }
+                let idle = now.saturating_duration_since(d.last_frame);
+                let close = if draining {
+                    d.inflight == 0 && idle >= DRAIN_QUIET
+                } else {
+                    d.idle_timeout.is_some_and(|t| idle >= t)
+                };
+                if close {
+                    d.closing = true;
+                    self.effects
+                        .push_back(Effect::Close(Conn::Down(Key::new(idx, d.gen))));
+                }
+            }
+        }
+    }
+
+    /// SIGTERM: tell every caller that this server is going away (the read-only event, as a
+    /// Java provider does), keep serving what they still send, and close each caller
+    /// connection once it is quiet. Stops reconnecting to providers.
+    pub fn begin_shutdown(&mut self, now: Instant) {
+        if self.draining {
+            return;
+        }
+        self.draining = true;
+        self.next_housekeeping = now;
+        self.rearm = true;
+        let keys: Vec<Key> = self
+            .downs
+            .iter()
+            .map(|(idx, d)| Key::new(idx, d.gen))
+            .collect();
+        for k in keys {
+            self.send_read_only(k);
+        }
+    }
+
+    pub(super) fn send_read_only(&mut self, down: Key) {
+        self.event_id = self.event_id.wrapping_add(1);
+        let h = Header::request(self.event_id, Serialization::Hessian2, false)
+            .with_event(true)
+            .with_body_len(READ_ONLY_BODY.len() as u32);
+        if let Some(d) = self.downs.get_mut(down.idx()) {
+            push_frame(
+                &mut self.effects,
+                Conn::Down(down),
+                &mut d.out,
+                true,
+                &h.to_bytes(),
+                READ_ONLY_BODY,
+            );
+        }
+    }
+
+    /// True once shutting down and every caller connection is closed.
+    pub fn is_drained(&self) -> bool {
+        self.draining && self.downs.is_empty()
+    }
+
+    /// True while shutting down.
+    pub fn is_draining(&self) -> bool {
+        self.draining
+    }
+}
