@@ -1,0 +1,222 @@
+//! `dubbo-codec`'s hot paths: the 16-byte header, the argument count of a parameter
+//! descriptor (against a naive split-based count like MOSN's first one), routing metadata
+//! from a request body (peek, peek with the metadata cache, full decode), and encoding a
+//! request.
+//!
+//! Groups: `dubbo_header/decode`, `dubbo_arg_count/<descriptor>` (`dubbo-codec`,
+//! `naive-split`), `dubbo_route/<body>` (`peek-cache`, `peek`, `full-decode`),
+//! `dubbo_request_encode/<body>` (`value`, `typed`). Allocations per operation are printed to
+//! stderr before the timings.
+//!
+//! ```sh
+//! cargo bench -p benches --bench dubbo_codec -- --warm-up-time 1 --measurement-time 3
+//! ```
+
+use std::hint::black_box;
+
+use benches::alloc::{count, CountingAlloc};
+use bytes::Bytes;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use dubbo_codec::metadata::MetadataCache;
+use dubbo_codec::{arg_count, peek, peek_with_cache, Frame, Header, Request};
+use hessian2::value::{Object, Value};
+use serde::Serialize;
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+const SERVICE: &str = "com.example.order.api.OrderQueryService";
+
+const DESCRIPTORS: [(&str, &str); 3] = [
+    ("1_string", "Ljava/lang/String;"),
+    (
+        "5_mixed",
+        "Ljava/lang/String;I[JLcom/example/order/api/OrderQuery;Ljava/util/Map;",
+    ),
+    (
+        "10_mixed",
+        "JLjava/lang/String;IZ[Ljava/lang/String;Ljava/util/List;DLcom/example/User;[[IB",
+    ),
+];
+
+/// The count as a first implementation does it: split at `;`, then walk each piece, building
+/// the list of type names on the way (the `str::split` approach MOSN's router first had).
+fn naive_arg_count(desc: &str) -> usize {
+    let mut types: Vec<String> = Vec::new();
+    for piece in desc.split(';').filter(|p| !p.is_empty()) {
+        let mut array = String::new();
+        for (i, c) in piece.char_indices() {
+            match c {
+                '[' => array.push('['),
+                'L' => {
+                    types.push(format!("{array}{}", &piece[i..]));
+                    break;
+                }
+                _ => {
+                    types.push(format!("{array}{c}"));
+                    array.clear();
+                }
+            }
+        }
+    }
+    types.len()
+}
+
+#[derive(Serialize)]
+#[serde(rename = "com.example.order.api.OrderQuery")]
+struct OrderQuery {
+    status: Option<String>,
+    page: i32,
+    size: i32,
+    user_id: i64,
+}
+
+fn order_query_value() -> Value {
+    Value::Object(Object::new(
+        "com.example.order.api.OrderQuery",
+        [
+            ("status", Value::from("PAID")),
+            ("page", Value::Int(1)),
+            ("size", Value::Int(20)),
+            ("user_id", Value::Long(1_234_567)),
+        ],
+    ))
+}
+
+/// The attachments a Java 3.x consumer sends, plus a group and a trace id.
+fn with_java_attachments(b: dubbo_codec::RequestBuilder) -> dubbo_codec::RequestBuilder {
+    b.version("1.0.0")
+        .group("order")
+        .timeout(std::time::Duration::from_millis(3000))
+        .attach("remote.application", "order-web")
+        .attach("traceId", "7f3a9c2e1b4d5f60")
+}
+
+/// (name, request): a string argument (the common case) and a POJO + map call.
+fn requests() -> Vec<(&'static str, Request)> {
+    let small = with_java_attachments(
+        Request::builder(SERVICE, "getOrderById")
+            .value_arg("java.lang.String", "SO-20240401-000123"),
+    )
+    .build()
+    .unwrap();
+    let pojo = with_java_attachments(
+        Request::builder(SERVICE, "listOrdersByUser")
+            .value_arg("com.example.order.api.OrderQuery", order_query_value())
+            .value_arg(
+                "java.util.Map",
+                Value::untyped_map(vec![
+                    (Value::from("region"), Value::from("cn-east")),
+                    (Value::from("channel"), Value::from("app")),
+                    (Value::from("limit"), Value::Int(100)),
+                ]),
+            ),
+    )
+    .build()
+    .unwrap();
+    vec![("string_arg", small), ("pojo_map_args", pojo)]
+}
+
+fn report_allocations(bodies: &[(&str, Bytes)], cache: &MetadataCache) {
+    for (name, body) in bodies {
+        let (_, a) = count(|| black_box(peek(body).unwrap().group.is_some()));
+        let (_, c) = count(|| black_box(peek_with_cache(body, cache).unwrap().group.is_some()));
+        let (_, f) = count(|| black_box(Request::decode(body).unwrap().args.len()));
+        eprintln!(
+            "allocations per op, {name} ({} bytes): peek-cache {c}, peek {a}, full-decode {f}",
+            body.len()
+        );
+    }
+    for (name, d) in DESCRIPTORS {
+        let (_, ours) = count(|| black_box(arg_count(d).unwrap()));
+        let (_, naive) = count(|| black_box(naive_arg_count(d)));
+        eprintln!("allocations per op, arg count {name}: dubbo-codec {ours}, naive-split {naive}");
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let reqs = requests();
+    let bodies: Vec<(&str, Bytes)> = reqs.iter().map(|(n, r)| (*n, r.to_bytes())).collect();
+    let mut cache = MetadataCache::new();
+    cache.register(SERVICE, "1.0.0", SERVICE, Some("order"));
+    for (_, d) in DESCRIPTORS {
+        assert_eq!(arg_count(d).unwrap(), naive_arg_count(d));
+    }
+    report_allocations(&bodies, &cache);
+
+    let mut wire = Vec::new();
+    reqs[0].1.to_frame(1, true).encode(&mut wire).unwrap();
+    let mut g = c.benchmark_group("dubbo_header");
+    g.bench_function("decode", |b| {
+        b.iter(|| {
+            Header::parse(black_box(&wire[..]))
+                .unwrap()
+                .unwrap()
+                .body_len()
+        })
+    });
+    g.bench_function("encode", |b| {
+        let h = Frame::heartbeat_request(7).header().with_body_len(300);
+        b.iter(|| black_box(h).to_bytes())
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("dubbo_arg_count");
+    for (name, d) in DESCRIPTORS {
+        g.bench_with_input(BenchmarkId::new("dubbo-codec", name), d, |b, d| {
+            b.iter(|| arg_count(black_box(d)).unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("naive-split", name), d, |b, d| {
+            b.iter(|| naive_arg_count(black_box(d)))
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("dubbo_route");
+    for (name, body) in &bodies {
+        g.bench_with_input(BenchmarkId::new("peek-cache", name), body, |b, body| {
+            b.iter(|| {
+                peek_with_cache(black_box(body), &cache)
+                    .unwrap()
+                    .group
+                    .is_some()
+            })
+        });
+        g.bench_with_input(BenchmarkId::new("peek", name), body, |b, body| {
+            b.iter(|| peek(black_box(body)).unwrap().group.is_some())
+        });
+        g.bench_with_input(BenchmarkId::new("full-decode", name), body, |b, body| {
+            b.iter(|| Request::decode(black_box(body)).unwrap().args.len())
+        });
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("dubbo_request_encode");
+    for (name, req) in &reqs {
+        g.bench_with_input(BenchmarkId::new("value", name), req, |b, req| {
+            b.iter(|| black_box(req).to_bytes().len())
+        });
+    }
+    g.bench_function(BenchmarkId::new("typed", "pojo_map_args"), |b| {
+        let q = OrderQuery {
+            status: Some("PAID".into()),
+            page: 1,
+            size: 20,
+            user_id: 1_234_567,
+        };
+        b.iter(|| {
+            with_java_attachments(
+                Request::builder(SERVICE, "listOrdersByUser")
+                    .arg("com.example.order.api.OrderQuery", black_box(&q)),
+            )
+            .build()
+            .unwrap()
+            .to_bytes()
+            .len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
