@@ -207,6 +207,8 @@ impl Worker {
             endpoints,
             ..
         } = c;
+        // Ejected endpoints are skipped unless every endpoint is ejected (then ejection
+        // would only turn calls into errors: route as if none were, like Envoy's panic mode).
         // Prefer endpoints with an open connection; at start (or after every connection
         // dropped) queue on one that is connecting rather than fail the call.
         let mut state = UpState::Ready;
