@@ -1,4 +1,49 @@
-//! Hessian 2.0 (work in progress).
+//! Hessian 2.0 for Rust, byte-identical with Java's `hessian-lite` (the serialization of Apache
+//! Dubbo): a serde data format, a dynamic [`Value`](value::Value), and the wire layer both are
+//! built on.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! // A Java POJO: the serde name is the Java class, fields in the order hessian-lite writes
+//! // them (see [`ser`] for Java's field-order rule).
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! #[serde(rename = "com.example.User")]
+//! struct User {
+//!     name: String,
+//!     id: i64,
+//! }
+//!
+//! let user = User { name: "Ann".into(), id: 7 };
+//! let bytes = hessian2::to_vec(&user)?;
+//! // 'C' class definition once per stream, then the instance (0x60 = class 0).
+//! assert_eq!(bytes[0], b'C');
+//! assert_eq!(hessian2::from_slice::<User>(&bytes)?, user);
+//!
+//! // The same bytes as a dynamic value, with Java's class and field names kept.
+//! let value = hessian2::value::from_slice(&bytes)?;
+//! assert_eq!(value.to_string(), r#"com.example.User {"name": "Ann", "id": 7L}"#);
+//! # Ok::<(), hessian2::Error>(())
+//! ```
+//!
+//! # Layers
+//!
+//! - [`marker`]: every byte code, one file per type family.
+//! - [`decode::Decoder`]: a pull parser over an [`input::Input`] ([`input::SliceInput`] borrows
+//!   from a slice; [`input::BufInput`] reads any `bytes::Buf`, chunked or not) that keeps the
+//!   stream's class and type tables, limits nesting, never trusts a length beyond the bytes
+//!   present, and can [`skip`](decode::Decoder::skip) a value without building it.
+//! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java's `Hessian2Output`
+//!   picks, for hessian-lite 3.2 or 4.x ([`encode::LiteVersion`]).
+//! - [`ser`] / [`de`]: serde [`Serializer`] and [`Deserializer`] ([`to_vec`], [`to_writer`],
+//!   [`from_slice`], [`from_bytes`], [`from_buf`]); [`types`] has Java dates, `BigDecimal` and
+//!   typed lists.
+//! - [`value`]: [`Value`](value::Value) keeps everything Java sent, references included.
+//!
+//! Every [`Error`] carries the byte offset; [`Error::is_eof`] tells truncated input from corrupt
+//! input.
+//!
+//! The `hessian2-dump` binary prints a Hessian stream with its Java types, or re-encodes it.
 
 pub mod de;
 pub mod decode;
