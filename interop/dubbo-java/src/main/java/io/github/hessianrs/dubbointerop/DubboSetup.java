@@ -70,8 +70,49 @@ public final class DubboSetup {
         return r;
     }
 
+    /**
+     * The registry address for {@code zookeeper://HOST:PORT[?k=v&...]}: HOST must be loopback
+     * (else NON-LOOPBACK, exit 3); {@code localhost} becomes 127.0.0.1.
+     */
+    static String zookeeperRegistry(String address) throws Main.UsageException {
+        String prefix = "zookeeper://";
+        if (!address.startsWith(prefix)) {
+            throw new Main.UsageException("--registry must be zookeeper://HOST:PORT, got " + address);
+        }
+        String rest = address.substring(prefix.length());
+        int q = rest.indexOf('?');
+        String query = q >= 0 ? rest.substring(q) : "";
+        String hostPort = q >= 0 ? rest.substring(0, q) : rest;
+        if (hostPort.contains(",") || hostPort.contains("/")) {
+            throw new Main.UsageException("--registry takes one HOST:PORT, got " + address);
+        }
+        String[] hp = Main.hostPort(hostPort);
+        return prefix + hp[0] + ":" + hp[1] + query;
+    }
+
+    /** A ZooKeeper registry used only to register (not as config or metadata centre). */
+    static RegistryConfig zookeeper(String address) {
+        RegistryConfig r = new RegistryConfig(address);
+        r.setRegister(true);
+        r.setSubscribe(true);
+        r.setCheck(true);
+        trySet(r, "setUseAsConfigCenter", Boolean.FALSE);
+        trySet(r, "setUseAsMetadataCenter", Boolean.FALSE);
+        return r;
+    }
+
     /** Exports {@code impl} with the dubbo protocol, hessian2, on 127.0.0.1:port. */
     static ServiceConfig<DemoService> export(DemoService impl, int port) {
+        return export(impl, port, null, null, null);
+    }
+
+    /**
+     * Exports {@code impl} with the dubbo protocol, hessian2, on 127.0.0.1:port; registered in
+     * {@code registry} (a {@link #zookeeperRegistry} address) unless it is null, with {@code weight}
+     * and {@code params} (may be null) in the provider URL.
+     */
+    static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
+                                            Map<String, String> params) {
         ProtocolConfig proto = new ProtocolConfig("dubbo", port);
         proto.setHost(Loopback.LOOPBACK_IP);
         proto.setSerialization("hessian2");
@@ -80,7 +121,9 @@ public final class DubboSetup {
 
         ServiceConfig<DemoService> sc = new ServiceConfig<>();
         sc.setApplication(application("hessianrs-interop-provider"));
-        sc.setRegistry(noRegistry());
+        sc.setRegistry(registry == null ? noRegistry() : zookeeper(registry));
+        if (weight != null) sc.setWeight(weight);
+        if (params != null && !params.isEmpty()) sc.setParameters(new HashMap<>(params));
         sc.setProtocol(proto);
         sc.setInterface(DemoService.class);
         sc.setRef(impl);

@@ -64,6 +64,10 @@ public final class Loopback {
         // If anything bypasses the pinned caches and enumerates interfaces, it finds none:
         // no isReachable() probe of a LAN address.
         setDefault("dubbo.network.interface.ignored", ".*");
+        // ZooKeeper's client (provider --registry): no SASL, so no Kerberos principal built from a
+        // canonicalised (reverse-looked-up) server host name.
+        setDefault("zookeeper.sasl.client", "false");
+        setDefault("zookeeper.sasl.client.canonicalize.hostname", "false");
         LOOKUP_NAMES.add("localhost");
         LOOKUP_NAMES.add("localhost.localdomain");
         LOOKUP_NAMES.add("ip6-localhost");

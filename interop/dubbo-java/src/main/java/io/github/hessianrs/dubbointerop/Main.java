@@ -11,7 +11,7 @@ public final class Main {
 
     static void usage() {
         System.err.println("usage:\n"
-                + "  provider PORT [--ignore-stdin]\n"
+                + "  provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N] [--param KEY=VALUE]...\n"
                 + "  consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N]\n"
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  guardtest connect|bind|socket|lookup\n"

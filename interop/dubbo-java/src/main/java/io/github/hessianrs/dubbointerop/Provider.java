@@ -4,14 +4,23 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
- * {@code provider PORT [--ignore-stdin]}: exports DemoService (version 1.0.0, dubbo protocol,
- * hessian2) on 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin
- * reaches EOF (unless --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server
- * gracefully (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).
+ * {@code provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N]
+ * [--param KEY=VALUE]...}: exports DemoService (version 1.0.0, dubbo protocol, hessian2) on
+ * 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin reaches EOF (unless
+ * --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server gracefully
+ * (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).
+ *
+ * <p>With {@code --registry}, the provider also registers in that ZooKeeper (which must be on
+ * loopback) the way Dubbo does: an ephemeral node {@code /dubbo/<interface>/providers/<URL-encoded
+ * provider URL>}; {@code READY} is printed once the node is written. The graceful shutdown removes
+ * the node first; a killed provider's node goes when its ZooKeeper session expires.
+ * {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
  */
 final class Provider {
     private Provider() {
@@ -26,16 +35,37 @@ final class Provider {
             throw new Main.UsageException("bad port " + args[1]);
         }
         boolean watchStdin = true;
+        String registry = null;
+        Integer weight = null;
+        Map<String, String> params = new LinkedHashMap<>();
         for (int i = 2; i < args.length; i++) {
-            if (args[i].equals("--ignore-stdin")) watchStdin = false;
-            else throw new Main.UsageException("unknown option " + args[i]);
+            String a = args[i];
+            if (a.equals("--ignore-stdin")) {
+                watchStdin = false;
+            } else if (a.equals("--registry") && i + 1 < args.length) {
+                registry = DubboSetup.zookeeperRegistry(args[++i]);
+            } else if (a.equals("--weight") && i + 1 < args.length) {
+                try {
+                    weight = Integer.parseInt(args[++i]);
+                } catch (NumberFormatException e) {
+                    throw new Main.UsageException("bad weight " + args[i]);
+                }
+            } else if (a.equals("--param") && i + 1 < args.length) {
+                String kv = args[++i];
+                int eq = kv.indexOf('=');
+                if (eq <= 0) throw new Main.UsageException("--param needs KEY=VALUE, got " + kv);
+                params.put(kv.substring(0, eq), kv.substring(eq + 1));
+            } else {
+                throw new Main.UsageException("unknown option " + a);
+            }
         }
         if (port == 0) port = freeLoopbackPort();
 
-        DubboSetup.export(new DemoServiceImpl(), port);
+        DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params);
         System.out.println("READY " + port);
         System.out.flush();
         System.err.println("provider: dubbo " + DubboSetup.dubboVersion() + " on 127.0.0.1:" + port
+                + (registry != null ? ", registered in " + registry : "")
                 + ", security manager " + Loopback.securityManagerStatus());
 
         if (watchStdin) {
