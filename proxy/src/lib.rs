@@ -6,6 +6,7 @@
 //! * [`core`]: the sans-I/O state machines (routing, balancing, health, the request-id
 //!   multiplexer, timeouts), driven by an engine with the current time.
 //! * [`engine`]: the I/O engines that drive the core (tokio now; epoll is issue 6).
+//! * [`discovery`]: clusters whose endpoints are the providers registered in ZooKeeper.
 //! * [`admin`]: the loopback HTTP endpoint (`/metrics`, `/healthz`, `/config`, downgrade,
 //!   `/metadata`).
 
@@ -16,4 +17,5 @@ pub mod admin;
 pub mod cli;
 pub mod config;
 pub mod core;
+pub mod discovery;
 pub mod engine;

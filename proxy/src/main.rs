@@ -89,6 +89,8 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let handle = engine::start(kind, shared.clone(), bound, workers)?;
+    // Clusters with a `discovery` get their providers from ZooKeeper.
+    let _discovery = dubbo_proxy::discovery::start(shared.clone())?;
     tracing::info!(listen = %listen.join(","), admin = ?admin_addr, workers, "dubbo-proxy started");
     {
         let mut out = std::io::stdout().lock();

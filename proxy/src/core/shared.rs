@@ -5,13 +5,19 @@
 //! builds a new immutable [`Snapshot`] and bumps a generation counter; each worker compares
 //! the counter with the one it last saw (one relaxed atomic load per batch of frames) and
 //! only then takes the lock to fetch the new snapshot.
+//!
+//! Clusters with a `discovery` get their endpoints from [`crate::discovery`], which hands them
+//! over with [`Shared::set_discovered`]; every snapshot (also one built from a reloaded file)
+//! carries the latest discovered endpoints of those clusters. Publishing is serialised, so a
+//! reload and a discovery update never undo each other.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use dubbo_codec::metadata::MetadataCache;
 
-use crate::config::{Config, Metadata};
+use crate::config::{Config, Endpoint, Metadata};
 use crate::core::metrics::Registry;
 use crate::core::route::RouteTable;
 
@@ -36,6 +42,10 @@ pub struct Shared {
     generation: AtomicU64,
     snapshot: RwLock<Arc<Snapshot>>,
     registered: Mutex<Vec<Metadata>>,
+    /// Endpoints of clusters with a `discovery`, by cluster name.
+    discovered: Mutex<BTreeMap<String, Vec<Endpoint>>>,
+    /// Held while a snapshot is built and stored.
+    publishing: Mutex<()>,
     /// All counters.
     pub metrics: Registry,
     /// `/api/v1/downgrade/on`: access logging and per-call tracing off.
@@ -57,6 +67,15 @@ fn build_cache(config: &Config, registered: &[Metadata]) -> (MetadataCache, Vec<
     (cache, all)
 }
 
+/// Gives every cluster with a `discovery` its discovered endpoints (none yet: no endpoints).
+fn merge_discovered(config: &mut Config, discovered: &BTreeMap<String, Vec<Endpoint>>) {
+    for (name, c) in config.clusters.iter_mut() {
+        if c.discovery.is_some() {
+            c.endpoints = discovered.get(name).cloned().unwrap_or_default();
+        }
+    }
+}
+
 impl Shared {
     /// Shared state for a validated configuration and `workers` workers.
     pub fn new(config: Config, workers: usize) -> Arc<Shared> {
@@ -75,6 +94,8 @@ impl Shared {
                 metadata,
             })),
             registered: Mutex::new(Vec::new()),
+            discovered: Mutex::new(BTreeMap::new()),
+            publishing: Mutex::new(()),
             metrics,
             downgrade: AtomicBool::new(false),
         })
@@ -94,7 +115,14 @@ impl Shared {
             .clone()
     }
 
-    fn publish(&self, config: Config) {
+    /// Builds and stores a snapshot of `config` (`None`: the current one again).
+    fn publish(&self, config: Option<Config>) {
+        let _one_at_a_time = self.publishing.lock().unwrap_or_else(|e| e.into_inner());
+        let mut config = config.unwrap_or_else(|| self.snapshot().config.clone());
+        merge_discovered(
+            &mut config,
+            &self.discovered.lock().unwrap_or_else(|e| e.into_inner()),
+        );
         let routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
         let registered = self
             .registered
@@ -122,7 +150,7 @@ impl Shared {
         if old.config.admin != config.admin || old.config.engine != config.engine {
             warnings.push("admin/engine changed: the change takes effect on restart".to_owned());
         }
-        self.publish(config);
+        self.publish(Some(config));
         self.metrics.reloads.fetch_add(1, Ordering::Relaxed);
         warnings
     }
@@ -133,13 +161,60 @@ impl Shared {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(m);
-        let config = self.snapshot().config.clone();
-        self.publish(config);
+        self.publish(None);
+    }
+
+    /// Sets the endpoints of a cluster that has a `discovery` (`None`: forget them) and
+    /// publishes a snapshot with them. Connections to endpoints still there are kept; those to
+    /// endpoints gone finish their calls in flight, then close.
+    pub fn set_discovered(&self, cluster: &str, endpoints: Option<Vec<Endpoint>>) {
+        {
+            let mut d = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
+            match endpoints {
+                Some(e) => d.insert(cluster.to_owned(), e),
+                None => d.remove(cluster),
+            };
+        }
+        self.publish(None);
     }
 
     /// True when per-call logging is wanted now.
     #[inline]
     pub fn downgraded(&self) -> bool {
         self.downgrade.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discovered_endpoints_survive_reloads() {
+        let text = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"d\"\n\
+                    [clusters.d.discovery]\nzookeeper = \"127.0.0.1:2181\"\ninterface = \"a.B\"\n";
+        let config = Config::from_toml(text).unwrap();
+        let shared = Shared::new(config.clone(), 1);
+        assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
+        let g = shared.generation();
+        let eps = vec![Endpoint {
+            address: "127.0.0.1:1".into(),
+            weight: 3,
+        }];
+        shared.set_discovered("d", Some(eps.clone()));
+        assert!(shared.generation() > g);
+        assert_eq!(shared.snapshot().config.clusters["d"].endpoints, eps);
+        // A reload of the file (no endpoints in it) keeps them, and so does /metadata.
+        shared.reload(config);
+        assert_eq!(shared.snapshot().config.clusters["d"].endpoints, eps);
+        shared.register_metadata(Metadata {
+            path: "p".into(),
+            version: String::new(),
+            interface: None,
+            group: None,
+        });
+        assert_eq!(shared.snapshot().config.clusters["d"].endpoints, eps);
+        shared.set_discovered("d", None);
+        assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
     }
 }

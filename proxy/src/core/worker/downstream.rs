@@ -233,8 +233,13 @@ impl Worker {
             {
                 ep.active = ep.active.saturating_sub(1);
             }
+            // Its endpoint left the cluster and its last call is over: close it.
+            let orphan_done = u.cluster == ORPHAN && u.inflight == 0;
             if reason == Reason::Timeout && u.cluster != ORPHAN {
                 self.endpoint_failure(ci, ei, now);
+            }
+            if orphan_done {
+                self.orphan(call.up);
             }
         }
         if let Some((_, s)) = self.route_stats.get(call.route as usize) {

@@ -5,7 +5,7 @@
 use super::*;
 
 impl Worker {
-    /// Picks up a new snapshot if one was published (SIGHUP, `/metadata`).
+    /// Picks up a new snapshot if one was published (SIGHUP, `/metadata`, discovery).
     #[inline]
     pub fn refresh(&mut self, now: Instant) {
         let g = self.shared.generation();
@@ -39,10 +39,18 @@ impl Worker {
         for (ci, name) in snap.routes.clusters.iter().enumerate() {
             let spec = snap.config.clusters[name].clone();
             let prev = old.iter_mut().find(|c| c.name == *name);
+            // Same endpoints in the same order (weights may differ: discovery, warm-up): the
+            // balancer's state still fits.
+            let same_endpoints = |p: &ClusterState| {
+                p.spec.endpoints.len() == spec.endpoints.len()
+                    && p.spec
+                        .endpoints
+                        .iter()
+                        .zip(&spec.endpoints)
+                        .all(|(a, b)| a.address == b.address)
+            };
             let lb = match &prev {
-                Some(p) if p.spec.lb == spec.lb && p.spec.endpoints == spec.endpoints => {
-                    p.lb.clone()
-                }
+                Some(p) if p.spec.lb == spec.lb && same_endpoints(p) => p.lb.clone(),
                 _ => Balancer::new(
                     spec.lb,
                     spec.endpoints.len(),

@@ -1,0 +1,157 @@
+//! Provider discovery: clusters whose endpoints are the providers Java Dubbo registers in
+//! ZooKeeper, followed as they come and go.
+//!
+//! A cluster with a `[clusters.NAME.discovery]` table has no static `endpoints`. One thread
+//! (`dubbo-proxy-discovery`, a current-thread tokio runtime) keeps one ZooKeeper session per such
+//! cluster and watches the children of `/<root>/<interface>/providers`: each child is an
+//! ephemeral node named by the URL-encoded provider URL, written by the provider and gone when
+//! the provider unregisters or its session expires. On every change the node names are decoded
+//! and filtered ([`providers`]: `dubbo://` only, version, group, methods, `enabled`), weighed
+//! (the URL's `weight` times the data centre's `idc_weights` factor, as
+//! `registry_urlweight::assemble_url_weight` writes it, then Dubbo's warm-up), and handed to
+//! [`Shared::set_discovered`], which publishes a new configuration snapshot: the workers keep the
+//! connections of providers still there, connect to new ones, and let those of providers gone
+//! finish their calls in flight before closing them.
+//!
+//! When ZooKeeper goes away the last known providers keep serving: nothing is published until
+//! a session is back (the client reconnects within the session; after an expiry a new session
+//! lists the providers again). An empty list keeps the last non-empty one while
+//! `empty_protection` is on (the default, as Dubbo 3 does).
+//!
+//! The discovery settings are read from every new snapshot: a SIGHUP that changes a cluster's
+//! `discovery` (or the methods routed to it) restarts that cluster's watch.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle as TaskHandle;
+
+use crate::config::Config;
+use crate::core::Shared;
+
+pub mod providers;
+mod zookeeper;
+
+pub use providers::{Selection, Selector, Skip};
+
+/// How often the supervisor looks for a changed configuration.
+const RESCAN: Duration = Duration::from_millis(250);
+
+/// The running discovery thread; dropping it stops it.
+pub struct Discovery {
+    stop: watch::Sender<bool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Discovery {
+    /// Stops every watch and waits for the thread.
+    pub fn stop(mut self) {
+        self.halt();
+    }
+
+    fn halt(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for Discovery {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// The selectors of the clusters that have a `discovery`, by cluster name.
+pub fn selectors(config: &Config) -> BTreeMap<String, Selector> {
+    config
+        .clusters
+        .iter()
+        .filter_map(|(name, c)| {
+            let d = c.discovery.clone()?;
+            let routed = config
+                .routes
+                .iter()
+                .filter(|r| r.cluster == *name)
+                .filter_map(|r| r.method.as_deref());
+            Some((name.clone(), Selector::new(d, routed)))
+        })
+        .collect()
+}
+
+/// Starts the discovery thread if the configuration has a cluster with a `discovery` (or
+/// may get one on reload: it is always started, and idles without one).
+pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
+    let (stop, stopped) = watch::channel(false);
+    let thread = std::thread::Builder::new()
+        .name("dubbo-proxy-discovery".into())
+        .spawn(move || {
+            let rt = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(rt) => rt,
+                Err(e) => {
+                    tracing::error!("discovery: cannot start a runtime: {e}");
+                    return;
+                }
+            };
+            rt.block_on(supervise(shared, stopped));
+        })?;
+    Ok(Discovery {
+        stop,
+        thread: Some(thread),
+    })
+}
+
+/// Starts, restarts and stops the watch of each cluster as the configuration says.
+async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
+    let mut running: BTreeMap<String, (Selector, TaskHandle<()>)> = BTreeMap::new();
+    let mut seen = 0u64;
+    loop {
+        let g = shared.generation();
+        if g != seen {
+            seen = g;
+            let wanted = selectors(&shared.snapshot().config);
+            let names: Vec<String> = running.keys().cloned().collect();
+            for name in names {
+                let keep = wanted.get(&name) == running.get(&name).map(|(s, _)| s);
+                if !keep {
+                    if let Some((_, task)) = running.remove(&name) {
+                        task.abort();
+                    }
+                    if !wanted.contains_key(&name) {
+                        tracing::info!(cluster = %name, "discovery removed from the cluster");
+                        shared.set_discovered(&name, None);
+                    } else {
+                        tracing::info!(cluster = %name, "discovery settings changed: restarting its watch");
+                    }
+                }
+            }
+            for (name, sel) in wanted {
+                if running.contains_key(&name) {
+                    continue;
+                }
+                let task =
+                    tokio::spawn(zookeeper::watch(name.clone(), sel.clone(), shared.clone()));
+                running.insert(name, (sel, task));
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(RESCAN) => {}
+            r = stopped.changed() => {
+                if r.is_err() || *stopped.borrow() {
+                    break;
+                }
+            }
+        }
+    }
+    for (_, (_, task)) in running {
+        task.abort();
+    }
+}

@@ -1,0 +1,858 @@
+//! Provider discovery through a real ZooKeeper server on 127.0.0.1 (Debian's `zookeeper`
+//! package, started here with a temporary data directory, only a client port on loopback, no
+//! admin server), with real Java Dubbo providers registering in it (`interop/dubbo-java`,
+//! `provider --registry zookeeper://...`) and, in a faster test, provider nodes written by hand
+//! for Rust test providers.
+//!
+//! Skipped with a note when ZooKeeper (`/usr/share/java/zookeeper.jar`, or the class path in
+//! `ZOOKEEPER_CLASSPATH`) or the Java interop project is absent, except under CI (`CI` set),
+//! where that is a failure. Every process started here is killed when its guard drops.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant, SystemTime};
+
+use common::*;
+use dubbo_codec::{Request, Status};
+use zookeeper_client as zk;
+
+const DEMO: &str = "io.github.hessianrs.demo.DemoService";
+/// The server's `maxSessionTimeout`: no session (a provider's, the proxy's) lasts longer.
+const SESSION_MS: u64 = 4_000;
+
+fn missing(what: &str) -> Option<()> {
+    if std::env::var_os("CI").is_some() {
+        panic!("{what} is missing (the CI script installs it)");
+    }
+    eprintln!("note: {what} is missing; ZooKeeper tests skipped");
+    None
+}
+
+fn log_file(name: &str) -> (Stdio, PathBuf) {
+    let dir = std::env::temp_dir().join("dubbo-proxy-zookeeper");
+    let _ = std::fs::create_dir_all(&dir);
+    let p = dir.join(format!("{name}-{}.log", std::process::id()));
+    let f = std::fs::File::create(&p).map_or_else(|_| Stdio::null(), Stdio::from);
+    (f, p)
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A standalone ZooKeeper server on 127.0.0.1 in a temporary directory.
+struct ZooKeeper {
+    child: Option<Child>,
+    port: u16,
+    cfg: PathBuf,
+    classpath: String,
+    log: PathBuf,
+    _dir: TempDir,
+}
+
+impl ZooKeeper {
+    fn classpath() -> Option<String> {
+        if let Some(cp) = std::env::var_os("ZOOKEEPER_CLASSPATH") {
+            return Some(cp.to_string_lossy().into_owned());
+        }
+        // Debian's jar names its dependencies in its manifest.
+        let jar = Path::new("/usr/share/java/zookeeper.jar");
+        jar.exists().then(|| jar.display().to_string())
+    }
+
+    fn start(name: &str) -> Option<ZooKeeper> {
+        let Some(classpath) = Self::classpath() else {
+            missing("ZooKeeper (Debian package `zookeeper`)")?;
+            unreachable!()
+        };
+        let dir = TempDir::new();
+        let data = dir.0.join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let port = free_port();
+        let cfg = dir.0.join("zoo.cfg");
+        // Standalone (no server.N lines: no quorum or election ports), the client port on
+        // 127.0.0.1 only, no admin HTTP server, sessions of 1..4 s.
+        std::fs::write(
+            &cfg,
+            format!(
+                "tickTime=500\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\n\
+                 admin.enableServer=false\nminSessionTimeout=1000\nmaxSessionTimeout={SESSION_MS}\n\
+                 4lw.commands.whitelist=ruok\nmaxClientCnxns=100\n",
+                data.display()
+            ),
+        )
+        .unwrap();
+        let (_, log) = log_file(&format!("zookeeper-{name}"));
+        let mut z = ZooKeeper {
+            child: None,
+            port,
+            cfg,
+            classpath,
+            log,
+            _dir: dir,
+        };
+        z.spawn();
+        Some(z)
+    }
+
+    fn spawn(&mut self) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .unwrap();
+        let t0 = Instant::now();
+        let child = Command::new("java")
+            .args([
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Djava.net.preferIPv4Stack=true",
+                "-Dzookeeper.admin.enableServer=false",
+                "-Dzookeeper.jmx.log4j.disable=true",
+                "-cp",
+                &self.classpath,
+                "org.apache.zookeeper.server.ZooKeeperServerMain",
+            ])
+            .arg(&self.cfg)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("start java for ZooKeeper");
+        self.child = Some(child);
+        // Ready when it answers `ruok`.
+        let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
+        let end = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut out = String::new();
+                if s.write_all(b"ruok").is_ok()
+                    && s.read_to_string(&mut out).is_ok()
+                    && out == "imok"
+                {
+                    break;
+                }
+            }
+            if let Some(st) = self.child.as_mut().unwrap().try_wait().unwrap() {
+                panic!("ZooKeeper exited with {st}; log: {}", self.log.display());
+            }
+            assert!(
+                Instant::now() < end,
+                "ZooKeeper did not start; log: {}",
+                self.log.display()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        eprintln!("ZooKeeper on 127.0.0.1:{} in {:?}", self.port, t0.elapsed());
+    }
+
+    fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Gone at once, sessions and all (SIGKILL).
+    fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// The same server again: same port, same data (sessions are restored).
+    fn restart(&mut self) {
+        self.kill();
+        self.spawn();
+    }
+}
+
+impl Drop for ZooKeeper {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn java_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/dubbo-java")
+}
+
+fn newest_mtime(dir: &Path) -> SystemTime {
+    let mut newest = SystemTime::UNIX_EPOCH;
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            let t = if p.is_dir() {
+                newest_mtime(&p)
+            } else {
+                e.metadata()
+                    .and_then(|m| m.modified())
+                    .unwrap_or(SystemTime::UNIX_EPOCH)
+            };
+            newest = newest.max(t);
+        }
+    }
+    newest
+}
+
+/// The interop jar, built (again) when missing or older than its sources.
+fn jar(flavour: &str) -> Option<PathBuf> {
+    let dir = java_dir();
+    if !dir.join("build").exists() {
+        missing("interop/dubbo-java")?;
+    }
+    static BUILD: OnceLock<Mutex<()>> = OnceLock::new();
+    let _g = BUILD
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let jar = dir.join("target").join(flavour).join("dubbo-interop.jar");
+    let sources = newest_mtime(&dir.join("src")).max(
+        std::fs::metadata(dir.join("pom.xml"))
+            .and_then(|m| m.modified())
+            .unwrap_or(SystemTime::UNIX_EPOCH),
+    );
+    let built = std::fs::metadata(&jar).and_then(|m| m.modified()).ok();
+    if built.is_none_or(|b| b < sources) {
+        let ok = Command::new(dir.join("build"))
+            .stdout(Stdio::null())
+            .status()
+            .expect("run interop/dubbo-java/build")
+            .success();
+        assert!(ok, "interop/dubbo-java/build failed");
+    }
+    assert!(jar.exists(), "{} missing after the build", jar.display());
+    Some(jar)
+}
+
+/// A Java Dubbo provider registered in ZooKeeper.
+struct JavaProvider {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    port: u16,
+}
+
+impl JavaProvider {
+    fn start(flavour: &str, name: &str, zookeeper: &str, extra: &[&str]) -> Option<JavaProvider> {
+        let jar = jar(flavour)?;
+        let t0 = Instant::now();
+        let (log, path) = log_file(&format!("provider-{name}"));
+        let mut child = Command::new("java")
+            .arg("-XX:TieredStopAtLevel=1")
+            .arg("-jar")
+            .arg(&jar)
+            .args(["provider", "0", "--registry"])
+            .arg(format!("zookeeper://{zookeeper}"))
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("start java");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(p) = line.strip_prefix("READY ") {
+                    let _ = tx.send(Ok(p.trim().parse::<u16>().unwrap()));
+                } else if line.starts_with("NON-LOOPBACK") {
+                    let _ = tx.send(Err(line));
+                }
+            }
+        });
+        let port = match rx.recv_timeout(Duration::from_secs(120)) {
+            Ok(Ok(p)) => p,
+            other => {
+                let _ = child.kill();
+                panic!(
+                    "{flavour} provider {name} did not start: {other:?}; log: {}",
+                    path.display()
+                );
+            }
+        };
+        eprintln!(
+            "{flavour} provider {name} on 127.0.0.1:{port}, registered, in {:?}",
+            t0.elapsed()
+        );
+        Some(JavaProvider { child, stdin, port })
+    }
+
+    fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// Stdin closed: Dubbo's graceful shutdown (unregister, read-only event, drain).
+    fn graceful_stop(&mut self) {
+        self.stdin.take();
+    }
+
+    /// SIGKILL: the connections die, the ZooKeeper node stays until the session expires.
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for JavaProvider {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn hello(name: &str) -> Request {
+    Request::builder(DEMO, "sayHello")
+        .version("1.0.0")
+        .arg("java.lang.String", name)
+        .build()
+        .unwrap()
+}
+
+async fn count_of(addr: &str) -> i64 {
+    let mut c = Client::connect(addr.parse().unwrap()).await;
+    let req = Request::builder(DEMO, "count")
+        .version("1.0.0")
+        .build()
+        .unwrap();
+    c.send_call(1, &req).await;
+    let f = c.response(1).await;
+    match dubbo_codec::Response::from_frame(&f).unwrap() {
+        dubbo_codec::Response::Result(r) => match r.outcome {
+            dubbo_codec::Outcome::Value(hessian2::value::Value::Long(n)) => n,
+            dubbo_codec::Outcome::Value(hessian2::value::Value::Int(n)) => i64::from(n),
+            other => panic!("count: {other:?}"),
+        },
+        other => panic!("count: {other:?}"),
+    }
+}
+
+/// The endpoints of `cluster` in the proxy's configuration in force (`/config`).
+fn endpoints(proxy_admin: SocketAddr, cluster: &str) -> Vec<(String, u32)> {
+    let (st, body) = http(proxy_admin, "GET", "/config", "");
+    assert_eq!(st, 200);
+    let c: dubbo_proxy::config::Config = toml::from_str(&body).expect("/config is TOML");
+    c.clusters[cluster]
+        .endpoints
+        .iter()
+        .map(|e| (e.address.clone(), e.weight))
+        .collect()
+}
+
+/// Waits (up to `limit`) until `ok` holds for the endpoints of `cluster`; how long it took.
+async fn wait_endpoints(
+    admin: SocketAddr,
+    cluster: &str,
+    limit: Duration,
+    ok: impl Fn(&[(String, u32)]) -> bool,
+) -> Duration {
+    let t0 = Instant::now();
+    loop {
+        let eps = endpoints(admin, cluster);
+        if ok(&eps) {
+            return t0.elapsed();
+        }
+        assert!(
+            t0.elapsed() < limit,
+            "endpoints of {cluster} after {limit:?}: {eps:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn has(eps: &[(String, u32)], addr: &str) -> bool {
+    eps.iter().any(|(a, _)| a == addr)
+}
+
+fn weight_of(eps: &[(String, u32)], addr: &str) -> Option<u32> {
+    eps.iter().find(|(a, _)| a == addr).map(|(_, w)| *w)
+}
+
+/// Calls `sayHello` through the proxy with up to `window` calls in flight, at most `max` calls,
+/// until `done` says stop (asked every `window` answers once `min` calls are answered).
+/// Returns (ok, channel_inactive, other failures).
+async fn load(
+    cl: &mut Client,
+    first_id: u64,
+    window: u64,
+    min: u64,
+    max: u64,
+    done: impl Fn() -> bool,
+) -> (u64, u64, Vec<(Status, String)>) {
+    let (mut ok, mut inactive, mut other) = (0, 0, Vec::new());
+    let mut next = first_id;
+    while next - first_id < window.min(max) {
+        cl.send_call(next, &hello("load")).await;
+        next += 1;
+    }
+    let mut stop = false;
+    let mut id = first_id;
+    while id < next {
+        let (st, s) = outcome(&cl.response(id).await);
+        match st {
+            Status::Ok if s == "Hello, load" => ok += 1,
+            Status::ChannelInactive => inactive += 1,
+            _ => other.push((st, s)),
+        }
+        let answered = id - first_id + 1;
+        if !stop && answered % window == 0 && answered >= min {
+            stop = done();
+        }
+        if !stop && next - first_id < max {
+            cl.send_call(next, &hello("load")).await;
+            next += 1;
+        }
+        id += 1;
+    }
+    (ok, inactive, other)
+}
+
+fn proxy_conf(zookeeper: &str, extra_discovery: &str) -> String {
+    config(
+        1,
+        &format!(
+            "[[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\n[clusters.demo.discovery]\nzookeeper = \"{zookeeper}\"\n\
+             interface = \"{DEMO}\"\nversion = \"1.0.0\"\nsession_timeout_ms = {SESSION_MS}\n{extra_discovery}\n"
+        ),
+    )
+}
+
+/// Real Java providers registering in a real ZooKeeper, a Java consumer through the proxy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_providers_discovered_in_zookeeper() {
+    let t_all = Instant::now();
+    let Some(mut zoo) = ZooKeeper::start("java") else {
+        return;
+    };
+    if jar("dubbo27").is_none() || jar("dubbo3").is_none() {
+        return;
+    }
+    let zka = zoo.address();
+    // Data centre hz counts three times.
+    let proxy = Proxy::start("tokio", &proxy_conf(&zka, "idc_weights = { hz = 3 }"));
+    let admin = proxy.admin.unwrap();
+    let mut cl = Client::connect(proxy.addr()).await;
+
+    // Nothing registered yet: the cluster has no endpoint, calls are refused at once.
+    let (st, msg) = cl.call(1, &hello("early")).await;
+    assert_eq!(st, Status::ServiceError, "{msg}");
+
+    // 1. Provider a (Dubbo 2.7, data centre sh, weight 100) registers: the proxy finds it.
+    let t = Instant::now();
+    let a = JavaProvider::start(
+        "dubbo27",
+        "a",
+        &zka,
+        &["--param", "idc=sh", "--param", "warmup=0"],
+    )
+    .unwrap();
+    let found = wait_endpoints(admin, "demo", Duration::from_secs(10), |e| {
+        has(e, &a.addr())
+    })
+    .await;
+    eprintln!(
+        "step 1: provider a registered and found {found:?} after its READY ({:?} in all)",
+        t.elapsed()
+    );
+    assert_eq!(endpoints(admin, "demo"), [(a.addr(), 100)]);
+    assert_eq!(
+        cl.call(2, &hello("a")).await,
+        (Status::Ok, "Hello, a".to_owned())
+    );
+
+    // 2. A Java consumer (Dubbo 3.2) calling through the proxy reaches it: every check passes.
+    let t = Instant::now();
+    let jar3 = jar("dubbo3").unwrap();
+    let addr = proxy.addr().to_string();
+    let out = tokio::task::spawn_blocking(move || {
+        Command::new("java")
+            .arg("-jar")
+            .arg(&jar3)
+            .args(["consumer", &addr])
+            .stdin(Stdio::null())
+            .stderr(log_file("consumer").0)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let fails: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
+    let oks = lines.iter().filter(|l| l.starts_with("ok ")).count();
+    assert!(
+        out.status.success() && fails.is_empty() && oks >= 20,
+        "{lines:?}"
+    );
+    eprintln!(
+        "step 2: Java consumer -> proxy -> discovered provider: {oks} checks ok in {:?}",
+        t.elapsed()
+    );
+
+    // 3. Provider b (Dubbo 3.2, data centre hz: weight 100 x 3) registers: traffic shifts 3:1.
+    let t = Instant::now();
+    let b = JavaProvider::start(
+        "dubbo3",
+        "b",
+        &zka,
+        &["--param", "idc=hz", "--param", "warmup=0"],
+    )
+    .unwrap();
+    let found = wait_endpoints(admin, "demo", Duration::from_secs(10), |e| {
+        has(e, &b.addr())
+    })
+    .await;
+    let eps = endpoints(admin, "demo");
+    assert_eq!(weight_of(&eps, &a.addr()), Some(100), "{eps:?}");
+    assert_eq!(weight_of(&eps, &b.addr()), Some(300), "{eps:?}");
+    // Until b's connection is open, a takes the calls; then the split is by weight.
+    for id in 10..30u64 {
+        assert_eq!(cl.call(id, &hello("w")).await.0, Status::Ok);
+    }
+    let (a0, b0) = (count_of(&a.addr()).await, count_of(&b.addr()).await);
+    let n = 4_000u64;
+    let (ok, inactive, other) = load(&mut cl, 1_000, 50, n, n, || false).await;
+    assert_eq!((ok, inactive, other.len()), (n, 0, 0), "{other:?}");
+    let da = count_of(&a.addr()).await - a0 - 1;
+    let db = count_of(&b.addr()).await - b0 - 1;
+    assert_eq!(da + db, n as i64);
+    let share_b = db as f64 / n as f64;
+    assert!((share_b - 0.75).abs() < 0.05, "a got {da}, b got {db}");
+    eprintln!(
+        "step 3: provider b found {found:?} after its READY; {n} calls: a {da}, b {db} (b {:.1}%) in {:?}",
+        share_b * 100.0,
+        t.elapsed()
+    );
+
+    let pids = [
+        zoo.child.as_ref().unwrap().id(),
+        proxy.child.id(),
+        a.child.id(),
+        b.child.id(),
+    ];
+    let n = assert_loopback_only(&pids);
+    eprintln!("step 3: {n} sockets of ZooKeeper, the proxy and both providers, all on loopback");
+
+    // 4. Provider b is killed under load: its calls in flight may fail with CHANNEL_INACTIVE
+    //    (its connection died), no other call fails, and it leaves the cluster within the
+    //    session timeout (ZooKeeper expires its session, its node goes).
+    let removed = Arc::new(AtomicBool::new(false));
+    let t_kill = Arc::new(Mutex::new(None::<Instant>));
+    let watcher = {
+        let removed = removed.clone();
+        let t_kill = t_kill.clone();
+        let b_addr = b.addr();
+        tokio::task::spawn_blocking(move || {
+            let end = Instant::now() + Duration::from_secs(60);
+            loop {
+                if t_kill.lock().unwrap().is_some() && !has(&endpoints(admin, "demo"), &b_addr) {
+                    removed.store(true, Ordering::SeqCst);
+                    return t_kill.lock().unwrap().unwrap().elapsed();
+                }
+                assert!(Instant::now() < end, "b never left the cluster");
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        })
+    };
+    let killer = {
+        let t_kill = t_kill.clone();
+        let pid = b.child.id() as i32;
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            *t_kill.lock().unwrap() = Some(Instant::now());
+            // SIGKILL to our own child (reaped when `b` drops).
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        })
+    };
+    let r = removed.clone();
+    let (ok, inactive, other) = load(&mut cl, 100_000, 20, 200, 200_000, move || {
+        r.load(Ordering::SeqCst)
+    })
+    .await;
+    killer.await.unwrap();
+    let gone_after = watcher.await.unwrap();
+    assert!(
+        other.is_empty(),
+        "calls failed otherwise than CHANNEL_INACTIVE: {other:?}"
+    );
+    assert!(
+        inactive <= 20,
+        "{inactive} calls lost, more than the window"
+    );
+    assert!(
+        gone_after <= Duration::from_millis(SESSION_MS + 2_500),
+        "b left the cluster {gone_after:?} after it was killed (session timeout {SESSION_MS} ms)"
+    );
+    assert_eq!(endpoints(admin, "demo"), [(a.addr(), 100)]);
+    eprintln!(
+        "step 4: b killed; removed {gone_after:?} later (session timeout {SESSION_MS} ms); {ok} calls ok, {inactive} CHANNEL_INACTIVE (in flight on b)"
+    );
+    drop(b);
+
+    // 5. ZooKeeper goes away: the last known provider keeps serving, past the proxy's own
+    //    session expiry.
+    let t = Instant::now();
+    zoo.kill();
+    let until = Instant::now() + Duration::from_millis(SESSION_MS * 2 + 2_000);
+    let (ok, inactive, other) = load(&mut cl, 1_000_000, 10, 100, u64::MAX, move || {
+        Instant::now() >= until
+    })
+    .await;
+    assert_eq!((inactive, other.len()), (0, 0), "{other:?}");
+    assert_eq!(endpoints(admin, "demo"), [(a.addr(), 100)]);
+    eprintln!(
+        "step 5: ZooKeeper down {:?}: {ok} calls ok, none failed, a still listed",
+        t.elapsed()
+    );
+
+    // 6. ZooKeeper is back (same data): the proxy reconnects and follows changes again: a new
+    //    provider c is found; its graceful stop under load fails no call and removes it.
+    let t = Instant::now();
+    zoo.restart();
+    // The restarted server restores the sessions it had and expires, a session timeout later,
+    // those not resumed; provider a then registers again in a new session (Dubbo's recovery),
+    // while the proxy keeps it (empty_protection). Let that settle before changing anything.
+    tokio::time::sleep(Duration::from_millis(SESSION_MS + 1_500)).await;
+    let a_port = format!("%3A{}%2F", a.port);
+    let settle = Instant::now();
+    while !zk_children(&zka, &format!("/dubbo/{DEMO}/providers"))
+        .await
+        .iter()
+        .any(|n| n.contains(&a_port))
+    {
+        assert!(
+            settle.elapsed() < Duration::from_secs(30),
+            "a never registered again"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(endpoints(admin, "demo"), [(a.addr(), 100)]);
+    eprintln!(
+        "step 6: ZooKeeper restarted; a registered there again {:?} later",
+        t.elapsed()
+    );
+    let mut c = JavaProvider::start(
+        "dubbo3",
+        "c",
+        &zka,
+        &["--param", "idc=hz", "--param", "warmup=0"],
+    )
+    .unwrap();
+    let found = wait_endpoints(admin, "demo", Duration::from_secs(30), |e| {
+        has(e, &c.addr()) && has(e, &a.addr())
+    })
+    .await;
+    eprintln!(
+        "step 6: provider c found {found:?} after its READY ({:?} after the restart)",
+        t.elapsed()
+    );
+    for id in 2_000_000..2_000_050u64 {
+        assert_eq!(cl.call(id, &hello("load")).await.0, Status::Ok);
+    }
+    // c (hz, 300) takes about three of every four calls.
+    let c0 = count_of(&c.addr()).await - 1;
+    assert!((30..=45).contains(&c0), "c took {c0} of 50 calls");
+    let t = Instant::now();
+    let stopping = Arc::new(Mutex::new(None::<Instant>));
+    let stopper = {
+        let stopping = stopping.clone();
+        let mut stdin = c.stdin.take();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            *stopping.lock().unwrap() = Some(Instant::now());
+            stdin.take();
+        })
+    };
+    let c_addr = c.addr();
+    let (ok, inactive, other) = load(&mut cl, 3_000_000, 20, 1_000, 200_000, move || {
+        !has(&endpoints(admin, "demo"), &c_addr)
+    })
+    .await;
+    stopper.await.unwrap();
+    let removed_after = stopping.lock().unwrap().unwrap().elapsed();
+    assert_eq!((inactive, other.len()), (0, 0), "{other:?}");
+    assert_eq!(endpoints(admin, "demo"), [(a.addr(), 100)]);
+    eprintln!(
+        "step 6: c stopped gracefully under load: {ok} calls ok, none failed, removed within {removed_after:?} ({:?})",
+        t.elapsed()
+    );
+    c.graceful_stop();
+    let _ = c.child.wait();
+    drop(a);
+    eprintln!(
+        "java_providers_discovered_in_zookeeper: {:?} in all",
+        t_all.elapsed()
+    );
+}
+
+/// Provider nodes written by hand (as Dubbo writes them) for Rust test providers: filters,
+/// data-centre weights, removal, empty protection and a reload of the weights.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hand_written_provider_nodes() {
+    let t_all = Instant::now();
+    let Some(zoo) = ZooKeeper::start("nodes") else {
+        return;
+    };
+    let zka = zoo.address();
+    let svc = SVC; // com.example.DemoService, answered by common's Upstream
+    let conf = |hz: u32| {
+        config(
+            1,
+            &format!(
+                "[[routes]]\ninterface = \"{svc}\"\nmethod = \"sayHello\"\ncluster = \"demo\"\n\
+                 [clusters.demo]\n[clusters.demo.discovery]\nzookeeper = \"{zka}\"\ninterface = \"{svc}\"\n\
+                 version = \"1.0.0\"\nsession_timeout_ms = {SESSION_MS}\nidc_weights = {{ hz = {hz} }}\n"
+            ),
+        )
+    };
+    // The proxy starts before the providers directory exists.
+    let proxy = Proxy::start("tokio", &conf(3));
+    let admin = proxy.admin.unwrap();
+    let up: Vec<Upstream> = upstreams(["u1", "u2", "u3", "u4", "u5"]).await;
+    let client = zk::Client::connector()
+        .with_session_timeout(Duration::from_millis(SESSION_MS))
+        .connect(&zka)
+        .await
+        .unwrap();
+    let dir = format!("/dubbo/{svc}/providers");
+    client
+        .mkdir(
+            &dir,
+            &zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all()),
+        )
+        .await
+        .unwrap();
+    let url = |u: &Upstream, q: &str| {
+        format!(
+            "dubbo://{}/{svc}?interface={svc}&methods=sayHello,other&side=provider&{q}",
+            u.addr
+        )
+    };
+    let nodes = [
+        url(&up[0], "version=1.0.0&idc=hz&weight=50"), // 150
+        url(&up[1], "version=1.0.0&idc=sh"),           // 100
+        url(&up[2], "version=2.0.0&idc=hz"),           // other version
+        format!("dubbo://{}/{svc}?version=1.0.0&methods=other", up[3].addr), // no sayHello
+        url(&up[4], "version=1.0.0&enabled=false"),    // disabled
+        format!("tri://{}/{svc}?version=1.0.0", up[4].addr), // not dubbo://
+    ];
+    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
+    let mut paths = Vec::new();
+    for n in &nodes {
+        let p = registry_urlweight::zk::provider_path("dubbo", svc, n);
+        client.create(&p, b"", &ephemeral).await.unwrap();
+        paths.push(p);
+    }
+    let a1 = up[0].addr.to_string();
+    let a2 = up[1].addr.to_string();
+    let took = wait_endpoints(admin, "demo", Duration::from_secs(10), |e| e.len() == 2).await;
+    assert_eq!(
+        endpoints(admin, "demo"),
+        sorted(vec![(a1.clone(), 150), (a2.clone(), 100)])
+    );
+    eprintln!("nodes found {took:?} after they were written");
+
+    let mut cl = Client::connect(proxy.addr()).await;
+    let counts = |up: &[Upstream]| up.iter().map(|u| u.calls()).collect::<Vec<_>>();
+    for id in 0..20u64 {
+        assert_eq!(cl.call(id, &call("sayHello")).await.0, Status::Ok);
+    }
+    let before = counts(&up);
+    for id in 100..600u64 {
+        assert_eq!(cl.call(id, &call("sayHello")).await.0, Status::Ok);
+    }
+    let after = counts(&up);
+    let d: Vec<u64> = after.iter().zip(&before).map(|(a, b)| a - b).collect();
+    assert_eq!(&d[2..], [0, 0, 0], "filtered providers got calls: {d:?}");
+    assert!(
+        (d[0] as i64 - 300).abs() <= 2 && (d[1] as i64 - 200).abs() <= 2,
+        "{d:?}"
+    );
+
+    // A reload that changes the data-centre factor re-weighs at once.
+    std::fs::write(&proxy.config_path, conf(1)).unwrap();
+    proxy.signal(libc::SIGHUP);
+    wait_endpoints(admin, "demo", Duration::from_secs(10), |e| {
+        weight_of(e, &a1) == Some(50)
+    })
+    .await;
+
+    // A provider node deleted: gone from the cluster; the other keeps serving.
+    client.delete(&paths[0], None).await.unwrap();
+    wait_endpoints(admin, "demo", Duration::from_secs(10), |e| !has(e, &a1)).await;
+    let b1 = up[1].calls();
+    for id in 1_000..1_050u64 {
+        assert_eq!(cl.call(id, &call("sayHello")).await.0, Status::Ok);
+    }
+    assert_eq!(up[1].calls() - b1, 50);
+
+    // Every node gone (the registering session closed): empty protection keeps the last one.
+    drop(client);
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(endpoints(admin, "demo"), [(a2.clone(), 100)]);
+    assert_eq!(cl.call(2_000, &call("sayHello")).await.0, Status::Ok);
+    drop(zoo);
+    eprintln!("hand_written_provider_nodes: {:?} in all", t_all.elapsed());
+}
+
+/// Every socket of these processes is on loopback (as `ss` sees them now); how many there are.
+fn assert_loopback_only(pids: &[u32]) -> usize {
+    let Ok(out) = Command::new("ss").arg("-Htuanp").output() else {
+        eprintln!("note: no `ss`, socket audit skipped");
+        return 0;
+    };
+    let loopback =
+        |a: &str| a.starts_with("127.") || a.starts_with("[::1]") || a.starts_with("[::ffff:127.");
+    let mut n = 0;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        if !pids.iter().any(|p| line.contains(&format!("pid={p},"))) {
+            continue;
+        }
+        // netid state recv-q send-q local peer process
+        let cols: Vec<&str> = line.split_whitespace().collect();
+        let (local, peer) = (cols[4], cols[5]);
+        let any_peer = matches!(peer, "*:*" | "0.0.0.0:*" | "[::]:*" | "*");
+        assert!(
+            loopback(local) && (loopback(peer) || any_peer),
+            "a socket off loopback: {line}"
+        );
+        n += 1;
+    }
+    n
+}
+
+/// The children of `path`, read in a session of its own.
+async fn zk_children(zookeeper: &str, path: &str) -> Vec<String> {
+    let client = zk::Client::connector()
+        .with_session_timeout(Duration::from_millis(SESSION_MS))
+        .connect(zookeeper)
+        .await
+        .unwrap();
+    client.list_children(path).await.unwrap_or_default()
+}
+
+fn sorted(mut v: Vec<(String, u32)>) -> Vec<(String, u32)> {
+    v.sort_by_key(|(a, _)| a.parse::<SocketAddr>().unwrap());
+    v
+}
+
+async fn upstreams<const N: usize>(names: [&str; N]) -> Vec<Upstream> {
+    let mut v = Vec::new();
+    for n in names {
+        v.push(Upstream::start(n).await);
+    }
+    v
+}
