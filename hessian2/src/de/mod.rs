@@ -151,6 +151,52 @@ struct Slot {
     done: bool,
 }
 
+/// The containers of a stream, in a buffer taken from a per-thread pool (and given back on
+/// drop), so that a `Deserializer` made per message does not allocate it again.
+struct Refs(Vec<Slot>);
+
+thread_local! {
+    static REFS: std::cell::Cell<Vec<Slot>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Refs {
+    fn take() -> Self {
+        Refs(REFS.try_with(|r| r.take()).unwrap_or_default())
+    }
+}
+
+impl Drop for Refs {
+    fn drop(&mut self) {
+        let mut refs = std::mem::take(&mut self.0);
+        if refs.capacity() <= 4096 {
+            refs.clear();
+            let _ = REFS.try_with(|r| {
+                let pooled = r.take();
+                r.set(if pooled.capacity() > refs.capacity() {
+                    pooled
+                } else {
+                    refs
+                });
+            });
+        }
+    }
+}
+
+impl std::ops::Deref for Refs {
+    type Target = Vec<Slot>;
+    #[inline]
+    fn deref(&self) -> &Vec<Slot> {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Refs {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut Vec<Slot> {
+        &mut self.0
+    }
+}
+
 /// Reads Rust values from Hessian 2.0. See the [module docs](self).
 ///
 /// `&mut Deserializer` implements [`serde::Deserializer`] for one value; call it (or
@@ -159,7 +205,7 @@ struct Slot {
 pub struct Deserializer<'de, S: Source<'de>> {
     src: S,
     dec: Decoder<'de, S::Input>,
-    refs: Vec<Slot>,
+    refs: Refs,
     /// Nesting of replays (decoding a referenced value again): containers met while
     /// replaying are already in `refs`.
     replaying: u32,
@@ -193,7 +239,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         Deserializer {
             dec: Decoder::new(src.input_at(0)),
             src,
-            refs: Vec::new(),
+            refs: Refs::take(),
             replaying: 0,
         }
     }
@@ -465,6 +511,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         }
     }
 
+    #[inline]
     fn seq_from<V: Visitor<'de>>(
         &mut self,
         header: Header,
@@ -503,6 +550,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         }
     }
 
+    #[inline]
     fn map_from<V: Visitor<'de>>(
         &mut self,
         header: Header,
@@ -573,6 +621,18 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::End => return Err(invalid(header, &visitor, at)),
         };
         fix(result, at)
+    }
+
+    /// The text of a one-chunk string whose header was read, to `visitor`.
+    #[inline]
+    fn string_text<V: Visitor<'de>>(&mut self, len: usize, at: u64, visitor: V) -> Result<V::Value> {
+        fix(
+            match self.dec.read_str(len, true)? {
+                Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
+                Reference::Copied(s) => visitor.visit_str(s),
+            },
+            at,
+        )
     }
 
     fn str_from<V: Visitor<'de>>(
@@ -825,6 +885,16 @@ macro_rules! integer_method {
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             let at = self.dec.offset();
+            // The common case first: an int or long, read straight from the input.
+            if let Some(v) = self.dec.try_integer() {
+                return match <$ty>::try_from(v) {
+                    Ok(v) => fix(visitor.$visit(v), at),
+                    Err(_) => Err(relocate(
+                        de::Error::invalid_value(Integer::from_i64(v).unexpected(), &visitor),
+                        at,
+                    )),
+                };
+            }
             let header = self.dec.pull()?;
             // The common case first: an int or long that fits.
             let direct = match header {
@@ -850,8 +920,12 @@ macro_rules! integer_method {
 impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     type Error = Error;
 
+    #[inline]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
+        if let Some(len) = self.dec.try_string_header() {
+            return self.string_text(len, at, visitor);
+        }
         let header = self.dec.pull()?;
         self.any_from(header, at, visitor)
     }
@@ -876,15 +950,23 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     integer_method!(deserialize_u64, visit_u64, u64, to_u128);
     integer_method!(deserialize_u128, visit_u128, u128, to_u128);
 
+    #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
+        if let Some(v) = self.dec.try_double() {
+            return fix(visitor.visit_f32(v as f32), at);
+        }
         let header = self.dec.pull()?;
         let v = self.float(header, at, &visitor)?;
         fix(visitor.visit_f32(v as f32), at)
     }
 
+    #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
+        if let Some(v) = self.dec.try_double() {
+            return fix(visitor.visit_f64(v), at);
+        }
         let header = self.dec.pull()?;
         let v = self.float(header, at, &visitor)?;
         fix(visitor.visit_f64(v), at)
@@ -911,6 +993,9 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     #[inline]
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
+        if let Some(len) = self.dec.try_string_header() {
+            return self.string_text(len, at, visitor);
+        }
         let header = self.dec.pull()?;
         self.str_from(header, at, visitor)
     }
@@ -965,6 +1050,9 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if name.as_bytes().first() == Some(&b'$') {
             if name == token::DATE {
                 let at = self.dec.offset();
+                if let Some(v) = self.dec.try_date() {
+                    return fix(visitor.visit_i64(v), at);
+                }
                 return match self.dec.pull()? {
                     Header::Date(v) | Header::Long(v) => fix(visitor.visit_i64(v), at),
                     Header::Int(v) => fix(visitor.visit_i64(v.into()), at),

@@ -11,6 +11,7 @@
 mod skip;
 mod string;
 
+use std::cell::Cell;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -105,23 +106,36 @@ pub struct Mark {
 }
 
 /// Pull decoder over an [`Input`].
+///
+/// Creating one is cheap: its tables and buffers come from a per-thread pool (one set per
+/// thread) and go back to it when the decoder is dropped, so a decoder made per message
+/// (`from_slice`, `value::from_slice`, ...) does not allocate its tables again, and
+/// recognises the class definitions and type names that earlier decoders on the thread read
+/// (see [`reset`](Self::reset)).
 pub struct Decoder<'de, I> {
     input: I,
     /// `remaining()` of the input when decoding began; offsets are measured from there.
     start: usize,
-    types: Vec<Arc<str>>,
-    classes: Vec<ClassDef>,
+    t: Tables,
     depth: usize,
     max_depth: usize,
-    /// Raw bytes of strings and binaries that cannot be borrowed.
-    scratch: Vec<u8>,
-    /// Text of strings that needed CESU-8 decoding.
-    text: String,
     /// Where the header last returned by `pull` began.
     last: Mark,
     /// While replaying: the indexes the next new type name and class definition had the first
     /// time (they are already in the tables and must not be added again).
     replay: Option<(usize, usize)>,
+    _de: PhantomData<&'de ()>,
+}
+
+/// The decoder's tables and buffers (none of which borrow the input).
+#[derive(Default)]
+struct TableData {
+    types: Vec<Arc<str>>,
+    classes: Vec<ClassDef>,
+    /// Raw bytes of strings and binaries that cannot be borrowed.
+    scratch: Vec<u8>,
+    /// Text of strings that needed CESU-8 decoding.
+    text: String,
     /// Type names and class definitions read before, kept across [`Decoder::reset`] (at most
     /// [`INTERN_LIMIT`] of each), with their bytes as Java writes them: when the input holds
     /// those exact bytes again (the usual case for a decoder reused on similar messages), the
@@ -129,7 +143,62 @@ pub struct Decoder<'de, I> {
     /// and no allocation. Only the strings are shared; each stream's tables start empty.
     seen_types: Vec<Seen<Arc<str>>>,
     seen_classes: Vec<Seen<ClassDef>>,
-    _de: PhantomData<&'de ()>,
+}
+
+/// Scratch buffers larger than this are not kept in the per-thread pool.
+const POOLED_SCRATCH: usize = 64 * 1024;
+
+thread_local! {
+    /// The tables of the last decoder dropped on this thread, for the next one.
+    static POOL: Cell<Option<TableData>> = const { Cell::new(None) };
+}
+
+/// [`TableData`] taken from the per-thread pool, returned to it on drop.
+struct Tables(TableData);
+
+impl Tables {
+    fn take() -> Self {
+        Tables(POOL.try_with(Cell::take).ok().flatten().unwrap_or_default())
+    }
+}
+
+impl Drop for Tables {
+    fn drop(&mut self) {
+        let mut data = std::mem::take(&mut self.0);
+        data.types.clear();
+        data.classes.clear();
+        if data.scratch.capacity() > POOLED_SCRATCH {
+            data.scratch = Vec::new();
+        }
+        if data.text.capacity() > POOLED_SCRATCH {
+            data.text = String::new();
+        }
+        // Keep the pooled set that knows more definitions (nested decoders on one thread).
+        let _ = POOL.try_with(|pool| {
+            let other = pool.take();
+            let keep = match other {
+                Some(o) if o.seen_classes.len() + o.seen_types.len()
+                    > data.seen_classes.len() + data.seen_types.len() => o,
+                _ => data,
+            };
+            pool.set(Some(keep));
+        });
+    }
+}
+
+impl std::ops::Deref for Tables {
+    type Target = TableData;
+    #[inline]
+    fn deref(&self) -> &TableData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Tables {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut TableData {
+        &mut self.0
+    }
 }
 
 /// A type name or class definition read before, and its canonical encoding (after the `C` of
@@ -164,16 +233,11 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Decoder {
             start: input.remaining(),
             input,
-            types: Vec::new(),
-            classes: Vec::new(),
+            t: Tables::take(),
             depth: 0,
             max_depth: DEFAULT_MAX_DEPTH,
-            scratch: Vec::new(),
-            text: String::new(),
             last: Mark::default(),
             replay: None,
-            seen_types: Vec::new(),
-            seen_classes: Vec::new(),
             _de: PhantomData,
         }
     }
@@ -190,27 +254,28 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     pub fn reset(&mut self, input: I) {
         self.start = input.remaining();
         self.input = input;
-        self.types.clear();
-        self.classes.clear();
+        self.t.types.clear();
+        self.t.classes.clear();
         self.depth = 0;
         self.last = Mark::default();
         self.replay = None;
     }
 
-    /// Where the header last returned by [`pull`](Self::pull) began (after the class
-    /// definitions that preceded it, if it is an object), with the table sizes at that point.
+    /// Where the last list, map or object header returned by [`pull`](Self::pull) began
+    /// (after the class definitions that preceded it, if it is an object), with the table
+    /// sizes at that point. (Not updated by every scalar.)
     pub fn last_mark(&self) -> Mark {
         self.last
     }
 
     /// Number of type names defined so far in the stream.
     pub fn type_count(&self) -> usize {
-        self.types.len()
+        self.t.types.len()
     }
 
     /// Number of class definitions read so far in the stream.
     pub fn class_count(&self) -> usize {
-        self.classes.len()
+        self.t.classes.len()
     }
 
     /// Swaps in another input and returns the current one, keeping the tables, the depth and
@@ -258,12 +323,12 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// The `index`-th type name of the stream.
     pub fn type_name(&self, index: usize) -> &Arc<str> {
-        &self.types[index]
+        &self.t.types[index]
     }
 
     /// The `index`-th class definition of the stream.
     pub fn class(&self, index: usize) -> &ClassDef {
-        &self.classes[index]
+        &self.t.classes[index]
     }
 
     #[cold]
@@ -340,14 +405,136 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     }
 
     /// Reads the next header. Class definitions (`C`) are consumed and recorded on the way.
+    #[inline]
     pub fn pull(&mut self) -> Result<Header> {
+        // The one-byte forms of the common scalars, inline in the caller (where the match on
+        // the header usually folds into this one); everything else out of line.
+        if let Some(&code) = self.input.chunk().first() {
+            let header = match code {
+                0x80..=0xbf => Header::Int(code as i32 - int::DIRECT_ZERO as i32),
+                0x00..=0x1f => Header::String {
+                    len: code as usize,
+                    last: true,
+                },
+                0xd8..=0xef => Header::Long(code as i64 - long::DIRECT_ZERO as i64),
+                marker::NULL => Header::Null,
+                marker::TRUE => Header::Bool(true),
+                marker::FALSE => Header::Bool(false),
+                double::ZERO => Header::Double(0.0),
+                double::ONE => Header::Double(1.0),
+                list::END => Header::End,
+                _ => return self.pull_slow(),
+            };
+            self.input.advance(1);
+            return Ok(header);
+        }
+        self.pull_slow()
+    }
+
+    /// The next `1 + N` bytes when the current input chunk holds them: a header byte and its
+    /// fixed-size payload, for the typed fast paths below.
+    #[inline]
+    fn peek_fixed<const N: usize>(&self) -> Option<[u8; N]> {
+        let bytes = self.input.chunk().get(1..1 + N)?;
+        let mut out = [0u8; N];
+        out.copy_from_slice(bytes);
+        Some(out)
+    }
+
+    /// Reads an int or a long in any of their forms, if that is what comes next in the current
+    /// input chunk; otherwise consumes nothing (the caller falls back to [`pull`](Self::pull),
+    /// which handles every case, errors included).
+    #[inline]
+    pub(crate) fn try_integer(&mut self) -> Option<i64> {
+        let code = *self.input.chunk().first()?;
+        let (v, n) = match code {
+            0x80..=0xbf => (code as i64 - int::DIRECT_ZERO as i64, 1),
+            0xc0..=0xcf => {
+                let [b1] = self.peek_fixed()?;
+                (((code as i64 - int::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
+            }
+            0xd0..=0xd7 => {
+                let [b1, b2] = self.peek_fixed()?;
+                let v = ((code as i64 - int::SHORT_ZERO as i64) << 16) | (b1 as i64) << 8;
+                (v | b2 as i64, 3)
+            }
+            0xd8..=0xef => (code as i64 - long::DIRECT_ZERO as i64, 1),
+            0xf0..=0xff => {
+                let [b1] = self.peek_fixed()?;
+                (((code as i64 - long::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
+            }
+            0x38..=0x3f => {
+                let [b1, b2] = self.peek_fixed()?;
+                let v = ((code as i64 - long::SHORT_ZERO as i64) << 16) | (b1 as i64) << 8;
+                (v | b2 as i64, 3)
+            }
+            int::FULL | long::INT32 => (i32::from_be_bytes(self.peek_fixed()?) as i64, 5),
+            long::FULL => (i64::from_be_bytes(self.peek_fixed()?), 9),
+            _ => return None,
+        };
+        self.input.advance(n);
+        Some(v)
+    }
+
+    /// Reads a double in any of its forms, if that is what comes next in the current input
+    /// chunk (see [`try_integer`](Self::try_integer)).
+    #[inline]
+    pub(crate) fn try_double(&mut self) -> Option<f64> {
+        let code = *self.input.chunk().first()?;
+        let (v, n) = match code {
+            double::ZERO => (0.0, 1),
+            double::ONE => (1.0, 1),
+            double::BYTE => (i8::from_be_bytes(self.peek_fixed()?) as f64, 2),
+            double::SHORT => (i16::from_be_bytes(self.peek_fixed()?) as f64, 3),
+            double::MILLS => (0.001 * i32::from_be_bytes(self.peek_fixed()?) as f64, 5),
+            double::FULL => (f64::from_be_bytes(self.peek_fixed()?), 9),
+            _ => return None,
+        };
+        self.input.advance(n);
+        Some(v)
+    }
+
+    /// Reads a date (milliseconds), if that is what comes next in the current input chunk
+    /// (see [`try_integer`](Self::try_integer)).
+    #[inline]
+    pub(crate) fn try_date(&mut self) -> Option<i64> {
+        let code = *self.input.chunk().first()?;
+        let (v, n) = match code {
+            date::MILLIS => (i64::from_be_bytes(self.peek_fixed()?), 9),
+            date::MINUTES => (i32::from_be_bytes(self.peek_fixed()?) as i64 * 60_000, 5),
+            _ => return None,
+        };
+        self.input.advance(n);
+        Some(v)
+    }
+
+    /// Reads the header of a one-chunk string, if that is what comes next in the current
+    /// input chunk: its length in UTF-16 units (see [`try_integer`](Self::try_integer)).
+    #[inline]
+    pub(crate) fn try_string_header(&mut self) -> Option<usize> {
+        let code = *self.input.chunk().first()?;
+        let (len, n) = match code {
+            0x00..=0x1f => (code as usize, 1),
+            0x30..=0x33 => {
+                let [b1] = self.peek_fixed()?;
+                (((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize, 2)
+            }
+            marker::string::FINAL => (u16::from_be_bytes(self.peek_fixed()?) as usize, 3),
+            _ => return None,
+        };
+        self.input.advance(n);
+        Some(len)
+    }
+
+    #[inline(never)]
+    fn pull_slow(&mut self) -> Result<Header> {
         loop {
             let at = self.offset();
             // Recorded when the header is returned: reading a type name pulls a string.
             let mark = Mark {
                 offset: at,
-                types: self.types.len(),
-                classes: self.classes.len(),
+                types: self.t.types.len(),
+                classes: self.t.classes.len(),
             };
             let code = self.read_u8()?;
             let header = match code {
@@ -498,7 +685,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     }
 
     fn check_class(&self, index: usize, at: u64) -> Result<Header> {
-        if index < self.classes.len() {
+        if index < self.t.classes.len() {
             Ok(Header::Object { class: index })
         } else {
             Err(self.error_at(
@@ -506,7 +693,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 ErrorKind::BadReference {
                     table: "class",
                     index: index as u64,
-                    len: self.classes.len(),
+                    len: self.t.classes.len(),
                 },
             ))
         }
@@ -556,17 +743,17 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             let name = match self.take_seen_type() {
                 Some(name) => name,
                 None => {
-                    let seen = std::mem::take(&mut self.seen_types);
+                    let seen = std::mem::take(&mut self.t.seen_types);
                     let mut known = false;
                     let name = self.read_shared_string(|s| {
                         let found = seen.iter().find(|t| &*t.value == s);
                         known = found.is_some();
                         found.map(|t| t.value.clone())
                     });
-                    self.seen_types = seen;
+                    self.t.seen_types = seen;
                     let name = name?;
-                    if !known && self.seen_types.len() < INTERN_LIMIT {
-                        self.seen_types.push(Seen {
+                    if !known && self.t.seen_types.len() < INTERN_LIMIT {
+                        self.t.seen_types.push(Seen {
                             bytes: encoded_string(&name),
                             value: name.clone(),
                         });
@@ -578,7 +765,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 // Replaying: the name was recorded the first time, at this index.
                 let index = *next_type;
                 *next_type += 1;
-                return if index < self.types.len() {
+                return if index < self.t.types.len() {
                     Ok(index)
                 } else {
                     Err(self.error_at(
@@ -586,16 +773,16 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                         ErrorKind::BadReference {
                             table: "type",
                             index: index as u64,
-                            len: self.types.len(),
+                            len: self.t.types.len(),
                         },
                     ))
                 };
             }
-            self.types.push(name);
-            Ok(self.types.len() - 1)
+            self.t.types.push(name);
+            Ok(self.t.types.len() - 1)
         } else {
             let index = self.read_length("type index")?;
-            if index < self.types.len() {
+            if index < self.t.types.len() {
                 Ok(index)
             } else {
                 Err(self.error_at(
@@ -603,7 +790,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     ErrorKind::BadReference {
                         table: "type",
                         index: index as u64,
-                        len: self.types.len(),
+                        len: self.t.types.len(),
                     },
                 ))
             }
@@ -628,6 +815,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     fn take_seen_type(&mut self) -> Option<Arc<str>> {
         let chunk = self.input.chunk();
         let hit = self
+            .t
             .seen_types
             .iter()
             .find(|t| chunk.starts_with(&t.bytes))?;
@@ -640,6 +828,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     fn take_seen_class(&mut self) -> Option<ClassDef> {
         let chunk = self.input.chunk();
         let hit = self
+            .t
             .seen_classes
             .iter()
             .find(|c| chunk.starts_with(&c.bytes))?;
@@ -652,9 +841,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let (def, new) = match self.take_seen_class() {
             Some(def) => (def, false),
             None => {
-                let seen = std::mem::take(&mut self.seen_classes);
+                let seen = std::mem::take(&mut self.t.seen_classes);
                 let result = self.read_class_def_in(&seen);
-                self.seen_classes = seen;
+                self.t.seen_classes = seen;
                 result?
             }
         };
@@ -663,13 +852,13 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             *next_class += 1;
             return Ok(());
         }
-        if new && self.seen_classes.len() < INTERN_LIMIT {
-            self.seen_classes.push(Seen {
+        if new && self.t.seen_classes.len() < INTERN_LIMIT {
+            self.t.seen_classes.push(Seen {
                 bytes: encoded_class(&def),
                 value: def.clone(),
             });
         }
-        self.classes.push(def);
+        self.t.classes.push(def);
         Ok(())
     }
 
@@ -756,9 +945,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 return Ok(Reference::Borrowed(bytes));
             }
         }
-        self.scratch.clear();
+        self.t.scratch.clear();
         self.gather_binary(len, last)?;
-        Ok(Reference::Copied(&self.scratch))
+        Ok(Reference::Copied(&self.t.scratch))
     }
 
     /// Reads a binary as [`Bytes`]: zero-copy when the input is `Bytes` and the binary is one
@@ -768,9 +957,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         if last {
             return Ok(self.input.take_bytes(len));
         }
-        self.scratch.clear();
+        self.t.scratch.clear();
         self.gather_binary(len, last)?;
-        Ok(Bytes::copy_from_slice(&self.scratch))
+        Ok(Bytes::copy_from_slice(&self.t.scratch))
     }
 
     /// Appends binary chunks to the scratch buffer through the final chunk.
@@ -793,7 +982,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         while n > 0 {
             let chunk = self.input.chunk();
             let take = chunk.len().min(n);
-            self.scratch.extend_from_slice(&chunk[..take]);
+            self.t.scratch.extend_from_slice(&chunk[..take]);
             self.input.advance(take);
             n -= take;
         }

@@ -128,6 +128,23 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
 ) -> Result<super::Reference<'de, 's, str>> {
     let start = d.offset();
     if last {
+        // ASCII text (the usual field values, names and keys): `len` bytes, no counting.
+        if d.input.chunk().get(..len).is_some_and(<[u8]>::is_ascii) {
+            if let Some(bytes) = d.input.borrow_bytes(len) {
+                return match std::str::from_utf8(bytes) {
+                    Ok(s) => Ok(Reference::Borrowed(s)),
+                    Err(_) => unreachable!("ASCII is UTF-8"),
+                };
+            }
+            let t = &mut *d.t;
+            t.scratch.clear();
+            t.scratch.extend_from_slice(&d.input.chunk()[..len]);
+            d.input.advance(len);
+            return match std::str::from_utf8(&t.scratch) {
+                Ok(s) => Ok(Reference::Copied(s)),
+                Err(_) => unreachable!("ASCII is UTF-8"),
+            };
+        }
         let found = scan(d.input.chunk(), len);
         match found {
             Ok((n, units)) if units == len => {
@@ -135,8 +152,8 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
                     if let Ok(s) = std::str::from_utf8(bytes) {
                         return Ok(Reference::Borrowed(s));
                     }
-                    d.scratch.clear();
-                    d.scratch.extend_from_slice(bytes);
+                    d.t.scratch.clear();
+                    d.t.scratch.extend_from_slice(bytes);
                     return finish(d, start);
                 }
             }
@@ -146,7 +163,7 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
             _ => {}
         }
     }
-    d.scratch.clear();
+    d.t.scratch.clear();
     let (mut len, mut last) = (len, last);
     loop {
         gather_units(d, len, true)?;
@@ -198,7 +215,7 @@ fn gather_units<'de, I: Input<'de>>(
             scan(chunk, units).map_err(|i| d.error_at(at + i as u64, ErrorKind::InvalidUtf8))?;
         if n > 0 {
             if keep {
-                d.scratch.extend_from_slice(&chunk[..n]);
+                d.t.scratch.extend_from_slice(&chunk[..n]);
             }
             d.input.advance(n);
             units -= counted;
@@ -212,12 +229,12 @@ fn gather_units<'de, I: Input<'de>>(
             _ => (4, 2),
         };
         if keep {
-            d.scratch.push(lead);
+            d.t.scratch.push(lead);
         }
         for _ in 1..width {
             let b = d.read_u8()?;
             if keep {
-                d.scratch.push(b);
+                d.t.scratch.push(b);
             }
         }
         units -= width_units;
@@ -230,12 +247,13 @@ fn finish<'de, 's, I: Input<'de>>(
     d: &'s mut Decoder<'de, I>,
     start: u64,
 ) -> Result<super::Reference<'de, 's, str>> {
-    match std::str::from_utf8(&d.scratch) {
+    let t = &mut *d.t;
+    match std::str::from_utf8(&t.scratch) {
         Ok(s) => Ok(Reference::Copied(s)),
         Err(_) => {
-            d.text.clear();
-            match decode_cesu8(&d.scratch, &mut d.text) {
-                Ok(()) => Ok(Reference::Copied(&d.text)),
+            t.text.clear();
+            match decode_cesu8(&t.scratch, &mut t.text) {
+                Ok(()) => Ok(Reference::Copied(&t.text)),
                 // The offset counts raw text bytes from the string's start (chunk headers of a
                 // multi-chunk string are not counted).
                 Err(i) => Err(Error::new(ErrorKind::InvalidUtf8, start + i as u64)),
