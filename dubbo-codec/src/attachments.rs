@@ -10,6 +10,16 @@
 //! [`Attachments`] keeps the entries in wire order, so that a decoded body re-encodes to the
 //! same bytes, and values as [`Value`]s, so that non-string attachments (Dubbo 2.7+'s
 //! `Map<String, Object>`) survive.
+//!
+//! # A key sent twice
+//!
+//! Java reads the map into a `HashMap`, so when a key comes twice **the last entry wins**,
+//! whatever its type, and `getAttachment` gives `null` when that value is not a string.
+//! [`Attachments::get`], [`get_str`](Attachments::get_str), [`group`](Attachments::group)
+//! and [`interface`](Attachments::interface) read keys the same way, and so do
+//! [`peek`](crate::peek()) and the other readers of [`crate::peek`](mod@crate::peek): they
+//! all see the same value for the same bytes. [`Attachments::iter`] still gives every entry
+//! as sent.
 
 use bytes::BufMut;
 use hessian2::encode::Encoder;
@@ -47,7 +57,7 @@ impl Attachments {
         }
     }
 
-    /// Number of entries.
+    /// Number of entries, as sent (a key sent twice counts twice).
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -57,23 +67,33 @@ impl Attachments {
         self.entries.is_empty()
     }
 
-    /// The value of `key`.
+    /// The value of `key`: its last entry when it was sent more than once, as in Java.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+        self.entries
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
     }
 
-    /// The value of `key` when it is a string.
+    /// The value of `key` when it is a string (Java's `getAttachment`): `None` when the key is
+    /// absent or its value, the last one sent, is not a string.
     pub fn get_str(&self, key: &str) -> Option<&str> {
         self.get(key).and_then(Value::as_str)
     }
 
-    /// Sets `key` to `value`, in place if the key exists (its position is kept), else at the
-    /// end. Returns the previous value.
+    /// Sets `key` to `value`, in place if the key exists (the position of its last entry is
+    /// kept, and earlier entries of a key sent twice are dropped), else at the end. Returns the
+    /// previous value (the one [`get`](Self::get) gave).
     pub fn insert(&mut self, key: impl Into<String>, value: impl Into<Value>) -> Option<Value> {
         let key = key.into();
         let value = value.into();
-        match self.entries.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => Some(std::mem::replace(v, value)),
+        match self.entries.iter().rposition(|(k, _)| *k == key) {
+            Some(last) => {
+                let old = std::mem::replace(&mut self.entries[last].1, value);
+                self.drop_before(&key, last);
+                Some(old)
+            }
             None => {
                 self.entries.push((key, value));
                 None
@@ -81,13 +101,27 @@ impl Attachments {
         }
     }
 
-    /// Removes `key`, returning its value.
+    /// Removes every entry of `key`, returning its value (the one [`get`](Self::get) gave).
     pub fn remove(&mut self, key: &str) -> Option<Value> {
-        let i = self.entries.iter().position(|(k, _)| k == key)?;
-        Some(self.entries.remove(i).1)
+        let last = self.entries.iter().rposition(|(k, _)| k == key)?;
+        let (_, value) = self.entries.remove(last);
+        self.drop_before(key, last);
+        Some(value)
     }
 
-    /// The entries in wire order.
+    /// Drops the entries of `key` before index `end`.
+    fn drop_before(&mut self, key: &str, end: usize) {
+        if self.entries[..end].iter().any(|(k, _)| k == key) {
+            let mut i = 0;
+            self.entries.retain(|(k, _)| {
+                i += 1;
+                i > end || k != key
+            });
+        }
+    }
+
+    /// The entries in wire order, every one as sent: a key sent twice appears twice (the last
+    /// is the one that counts).
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.entries.iter().map(|(k, v)| (k.as_str(), v))
     }
@@ -192,6 +226,42 @@ mod tests {
         assert_eq!(back, a);
         assert_eq!(a.remove("group"), Some(Value::from("g1")));
         assert_eq!(a.len(), 2);
+    }
+
+    #[test]
+    fn a_key_sent_twice_reads_as_its_last_entry() {
+        let m = Value::untyped_map(vec![
+            (Value::from("group"), Value::from("a")),
+            (Value::from("timeout"), Value::from("1")),
+            (Value::from("interface"), Value::from("x.Y")),
+            (Value::from("group"), Value::from("b")),
+            (Value::from("timeout"), Value::Int(2)),
+            (Value::from("interface"), Value::Null),
+        ]);
+        let mut a = Attachments::from_value(m.clone()).unwrap();
+        assert_eq!(a.len(), 6);
+        assert_eq!(a.group(), Some("b"));
+        assert_eq!(a.get("timeout"), Some(&Value::Int(2)));
+        assert_eq!(a.get_str("timeout"), None);
+        assert_eq!(a.interface(), None);
+        // Every entry as sent, so the map re-encodes to the same bytes.
+        assert_eq!(a.iter().count(), 6);
+        assert_eq!(a.to_value(), m);
+
+        // insert replaces the value that counts and drops the earlier entries of its key.
+        assert_eq!(a.insert("group", "c"), Some(Value::from("b")));
+        assert_eq!(a.group(), Some("c"));
+        let keys: Vec<_> = a.iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            ["timeout", "interface", "group", "timeout", "interface"]
+        );
+        // remove takes every entry of the key.
+        assert_eq!(a.remove("timeout"), Some(Value::Int(2)));
+        assert_eq!(a.get("timeout"), None);
+        assert_eq!(a.remove("interface"), Some(Value::Null));
+        let keys: Vec<_> = a.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys, ["group"]);
     }
 
     #[test]

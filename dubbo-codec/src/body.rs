@@ -56,11 +56,13 @@ pub(crate) fn read_utf<'de, I: Input<'de>>(
     if dec.is_empty() {
         return Err(BodyError::Missing { field });
     }
-    let header = dec.pull().map_err(BodyError::hessian(field))?;
+    let header = dec.pull().map_err(BodyError::hessian_in(field))?;
     match header {
         Header::Null => Ok(None),
         Header::String { len, last } => {
-            let s = dec.read_str(len, last).map_err(BodyError::hessian(field))?;
+            let s = dec
+                .read_str(len, last)
+                .map_err(BodyError::hessian_in(field))?;
             Ok(Some(match s {
                 Reference::Borrowed(b) => Cow::Borrowed(b),
                 Reference::Copied(c) => Cow::Owned(c.to_owned()),

@@ -398,6 +398,14 @@ pub fn desc_to_name(desc: &str) -> Result<String, DescriptorError> {
 /// `int` is `I`, `java.lang.String[]` is `[Ljava/lang/String;`. The JVM's own spelling of
 /// array classes (`Class.getName()`: `[I`, `[Ljava.lang.String;`) is accepted too.
 ///
+/// Both spellings check class names by the same rule, the JVM's (see
+/// [Validation](self#validation)), written with dots: non-empty segments without `/`, `;`
+/// or `[`. Whatever else the JVM allows in a class name (spaces, `<`, `,`, non-ASCII) is
+/// accepted, so `a b[]` and `[La b;` are the same type, and a name converts to a descriptor,
+/// back (with [`desc_to_name`]) and again to the same descriptor. A generic type such as
+/// `java.util.List<String>` is not rejected: it names a class no JVM has (Java's erased type
+/// is `java.util.List`).
+///
 /// ```
 /// use dubbo_codec::descriptor::name_to_desc;
 ///
@@ -449,18 +457,15 @@ pub fn name_to_desc(name: &str) -> Result<String, DescriptorError> {
         desc.push(char::from(*code));
         return Ok(desc);
     }
-    // A class name: dot-separated, non-empty segments.
+    // A class name, by the JVM's rule (the one `arg_count` and the `[L...;` spelling above
+    // apply): dot-separated, non-empty segments without `/`, `;` or `[`; any other character,
+    // spaces and `<>` included, is the JVM's business.
     let mut segment = 0;
     for (i, c) in base.char_indices() {
         match c {
             '.' if i == segment => return Err(DescriptorError::InvalidTypeName { offset: i }),
             '.' => segment = i + 1,
-            '/' | ';' | '[' | ']' | '<' | '>' | ',' => {
-                return Err(DescriptorError::InvalidTypeName { offset: i })
-            }
-            c if c.is_whitespace() || c.is_control() => {
-                return Err(DescriptorError::InvalidTypeName { offset: i })
-            }
+            '/' | ';' | '[' => return Err(DescriptorError::InvalidTypeName { offset: i }),
             _ => {}
         }
     }
@@ -661,6 +666,18 @@ mod tests {
             Ok("[[Ljava/util/Map;")
         );
         assert_eq!(name_to_desc("Foo").as_deref(), Ok("LFoo;"));
+        // The JVM's class-name rule, in both spellings.
+        for (plain, array, desc) in [
+            ("a b[]", "[La b;", "[La b;"),
+            ("x<y>[][]", "[[Lx<y>;", "[[Lx<y>;"),
+            ("p.a,b[]", "[Lp.a,b;", "[Lp/a,b;"),
+            ("a]b[]", "[La]b;", "[La]b;"),
+            ("T\0ja.S[]", "[LT\0ja.S;", "[LT\0ja/S;"),
+        ] {
+            assert_eq!(name_to_desc(plain).as_deref(), Ok(desc), "{plain:?}");
+            assert_eq!(name_to_desc(array).as_deref(), Ok(desc), "{array:?}");
+            assert_eq!(desc_to_name(desc).as_deref(), Ok(plain), "{desc:?}");
+        }
         use DescriptorError::*;
         for (name, err) in [
             ("", InvalidTypeName { offset: 0 }),
@@ -676,8 +693,9 @@ mod tests {
             ("a.", InvalidTypeName { offset: 2 }),
             ("java/lang/String", InvalidTypeName { offset: 4 }),
             ("int[", InvalidTypeName { offset: 3 }),
-            ("java.util.List<String>", InvalidTypeName { offset: 14 }),
-            ("a b", InvalidTypeName { offset: 1 }),
+            ("a;b", InvalidTypeName { offset: 1 }),
+            ("a[b", InvalidTypeName { offset: 1 }),
+            ("a[][b]", InvalidTypeName { offset: 1 }),
             ("[Ljava/lang/String;", InvalidTypeName { offset: 6 }),
             ("[Ljava.lang.String", UnexpectedEnd { offset: 18 }),
             ("[II", TrailingData { offset: 2 }),

@@ -193,7 +193,52 @@ pub enum BodyError {
 }
 
 impl BodyError {
-    pub(crate) fn hessian(field: &'static str) -> impl FnOnce(hessian2::Error) -> BodyError {
+    /// The Hessian2 error underneath, with its [`kind`](hessian2::Error::kind) and
+    /// [`offset`](hessian2::Error::offset): for [`BodyError::Hessian`] (the offset counts from
+    /// the start of the body), [`BodyError::Deserialize`] and [`BodyError::Serialize`] (serde
+    /// errors; the offset of a `Deserialize` error counts from the start of the arguments, or
+    /// of the value, that were being read). `None` for the other variants, which are about
+    /// Dubbo's layout of the body rather than Hessian2.
+    ///
+    /// ```
+    /// use dubbo_codec::peek;
+    ///
+    /// // "2.0.2", then the reserved code 0x40 where the path should start.
+    /// let err = peek(b"\x052.0.2\x40").unwrap_err();
+    /// let hessian = err.hessian().expect("a Hessian2 error");
+    /// assert_eq!(hessian.kind(), &hessian2::ErrorKind::Reserved(0x40));
+    /// assert_eq!(hessian.offset(), 6);
+    /// // A body cut short: the offset is where it ends.
+    /// let err = peek(b"\x052.0.2\x05pa").unwrap_err();
+    /// assert!(err.hessian().is_some_and(|h| h.is_eof() && h.offset() == 9));
+    /// ```
+    pub fn hessian(&self) -> Option<&hessian2::Error> {
+        match self {
+            BodyError::Hessian { source, .. }
+            | BodyError::Serialize { source, .. }
+            | BodyError::Deserialize { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+
+    /// `BodyError::Hessian` in `field`, for `map_err`.
+    pub(crate) fn hessian_in(field: &'static str) -> impl FnOnce(hessian2::Error) -> BodyError {
         move |source| BodyError::Hessian { field, source }
+    }
+
+    /// `BodyError::Hessian` in `field` from a decoder that started `base` bytes into the body:
+    /// the error's offset is moved to count from the start of the body.
+    pub(crate) fn hessian_at(
+        field: &'static str,
+        base: usize,
+    ) -> impl FnOnce(hessian2::Error) -> BodyError {
+        move |source| BodyError::Hessian {
+            field,
+            source: if base == 0 {
+                source
+            } else {
+                hessian2::Error::new(source.kind().clone(), source.offset() + base as u64)
+            },
+        }
     }
 }

@@ -132,6 +132,47 @@ impl Header {
         self
     }
 
+    /// This header with another request id (a proxy forwarding a call under its own id, or
+    /// answering with the caller's). Flag, status and body length are kept.
+    ///
+    /// ```
+    /// use dubbo_codec::{Header, Serialization};
+    ///
+    /// let h = Header::request(7, Serialization::Hessian2, true).with_body_len(42);
+    /// let fwd = h.with_request_id(1 << 40);
+    /// assert_eq!((fwd.request_id(), fwd.body_len(), fwd.flag()), (1 << 40, 42, h.flag()));
+    /// ```
+    #[must_use]
+    pub const fn with_request_id(mut self, request_id: u64) -> Self {
+        self.request_id = request_id;
+        self
+    }
+
+    /// Replaces the request id in the raw bytes of a frame (or of its header) in place: bytes
+    /// 4..12, big-endian. Nothing else is looked at or changed, so this also works on a frame
+    /// whose header was already checked (for the magic, use [`Header::parse`]). Returns the
+    /// id it replaced, or `None`, changing nothing, when `frame` is shorter than a header.
+    ///
+    /// ```
+    /// use dubbo_codec::{Header, Serialization};
+    ///
+    /// let mut frame = Header::request(7, Serialization::Hessian2, true).to_bytes().to_vec();
+    /// frame.push(b'N');
+    /// assert_eq!(Header::set_request_id(&mut frame, 99), Some(7));
+    /// assert_eq!(Header::parse(&frame).unwrap().unwrap().request_id(), 99);
+    /// assert_eq!(Header::set_request_id(&mut [0xda, 0xbb], 1), None);
+    /// ```
+    #[inline]
+    pub fn set_request_id(frame: &mut [u8], request_id: u64) -> Option<u64> {
+        if frame.len() < HEADER_LEN {
+            return None;
+        }
+        let id: &mut [u8; 8] = frame.get_mut(4..12)?.try_into().ok()?;
+        let old = u64::from_be_bytes(*id);
+        *id = request_id.to_be_bytes();
+        Some(old)
+    }
+
     /// Parses a header from the start of `src`.
     ///
     /// * `Ok(Some(header))`: the first 16 bytes are a header; the body may still be missing.
@@ -329,6 +370,21 @@ mod tests {
         assert!(!h.is_two_way());
         assert_eq!(h.with_event(true).flag(), 0xa2);
         assert_eq!(h.with_event(true).with_event(false), h);
+    }
+
+    #[test]
+    fn request_id_rewrites() {
+        let h = Header::parse(&HEARTBEAT).unwrap().unwrap();
+        let r = h.with_request_id(u64::MAX - 1);
+        assert_eq!(r.request_id(), u64::MAX - 1);
+        assert_eq!(r.with_request_id(42), h);
+        let mut frame = HEARTBEAT;
+        assert_eq!(Header::set_request_id(&mut frame, u64::MAX - 1), Some(42));
+        assert_eq!(frame[..16], r.to_bytes());
+        assert_eq!(frame[16], b'N');
+        let mut short = [0xda, 0xbb, 0xe2, 0, 0, 0, 0, 0, 0, 0, 0, 0x2a, 0, 0, 0];
+        assert_eq!(Header::set_request_id(&mut short, 1), None);
+        assert_eq!(short[11], 0x2a);
     }
 
     #[test]

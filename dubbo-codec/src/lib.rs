@@ -40,7 +40,8 @@
 //!   [`hessian2::value::Value`]s.
 //! * Routing: [`peek()`] reads service, version, method and group from a request body,
 //!   stepping over the arguments without decoding them and borrowing the strings; with a
-//!   [`MetadataCache`] ([`peek_with_cache`]) it stops right after the method name.
+//!   [`MetadataCache`] ([`peek_with_cache`]) it stops right after the method name;
+//!   [`peek_keys`] also reports the attachments a router names, in the same pass.
 //! * Feature `tokio`: [`client`] (one multiplexed connection, per-call timeouts, heartbeats,
 //!   reconnect, typed / dynamic / `$invoke` calls) and [`server`] (async handlers per service
 //!   and method, heartbeats, graceful shutdown, `BAD_REQUEST` for bad frames).
@@ -136,6 +137,6 @@ pub use status::Status;
 pub use attachments::Attachments;
 pub use exception::JavaException;
 pub use metadata::MetadataCache;
-pub use peek::{peek, peek_with_cache, Peek};
+pub use peek::{peek, peek_keys, peek_with_cache, AttachmentValue, Peek};
 pub use request::{Request, RequestBuilder, RequestHead};
 pub use response::{Outcome, Response, RpcResult, TypedResult};

@@ -12,6 +12,23 @@
 //! With a [`MetadataCache`] that knows the service, [`peek_with_cache`] stops right after the
 //! method name: the arguments are not even skipped.
 //!
+//! # Other attachments, in the same pass
+//!
+//! [`peek_keys`] is [`peek`] that also hands the values of the attachment keys the caller
+//! names to a callback, as [`AttachmentValue`]s borrowed from the body (or, for the rare
+//! string the decoder had to assemble, from the decoder), so that nothing is allocated.
+//! [`RequestHead::find_attachments`] does the same after a [`RequestHead::decode`], for a
+//! caller that decides from the fixed fields whether to read on; [`attachments`] gives every
+//! entry.
+//!
+//! # A key sent twice
+//!
+//! As in Java (a `HashMap`) and as [`Attachments::get`](crate::Attachments::get), the last
+//! entry of a key wins, whatever its type: [`Peek::group`], [`Peek::interface`] and
+//! [`Peek::timeout`] are `None` when the last value of their key is not a string, and the
+//! callbacks get every entry of a chosen key in wire order (an [`AttachmentValue::NotString`]
+//! included), so that a caller keeping the last one agrees.
+//!
 //! ```
 //! use dubbo_codec::peek::{peek, peek_with_cache, Source};
 //! use dubbo_codec::metadata::MetadataCache;
@@ -48,7 +65,7 @@ use crate::body::{header_kind, read_utf_or_empty};
 use crate::descriptor::arg_count;
 use crate::error::BodyError;
 use crate::metadata::{Lookup, MetadataCache};
-use crate::request::arg_field;
+use crate::request::{arg_field, RequestHead};
 
 /// Where [`Peek::interface`] and [`Peek::group`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -75,11 +92,14 @@ pub struct Peek<'a> {
     pub descriptor: Option<Cow<'a, str>>,
     /// The number of arguments; `None` when the cache answered.
     pub arg_count: Option<usize>,
-    /// The `interface` attachment (or the cache's interface).
+    /// The `interface` attachment (or the cache's interface); `None` when its last value is
+    /// not a string.
     pub interface: Option<Cow<'a, str>>,
-    /// The `group` attachment (or the cache's group); `None` for no group or an empty one.
+    /// The `group` attachment (or the cache's group); `None` for no group, an empty one, or
+    /// one whose last value is not a string.
     pub group: Option<Cow<'a, str>>,
-    /// The `timeout` attachment (milliseconds, as the string Java sends).
+    /// The `timeout` attachment (milliseconds, as the string Java sends); `None` when its last
+    /// value is not a string.
     pub timeout: Option<Cow<'a, str>>,
     /// Where `interface` and `group` came from.
     pub source: Source,
@@ -89,6 +109,61 @@ impl Peek<'_> {
     /// The service called: the interface when known, else the path.
     pub fn service(&self) -> &str {
         self.interface.as_deref().unwrap_or(&self.path)
+    }
+}
+
+/// The value of an attachment, as the peek functions report it without building anything.
+///
+/// `'a` is the body's lifetime, `'v` that of the decoder's buffer: a [`Borrowed`] string can
+/// be kept as long as the body, a [`Copied`] one only during the callback (copy it, or use
+/// [`to_cow`](Self::to_cow)).
+///
+/// [`Borrowed`]: AttachmentValue::Borrowed
+/// [`Copied`]: AttachmentValue::Copied
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttachmentValue<'a, 'v> {
+    /// A string borrowed from the body: plain UTF-8 in one chunk, what Java sends for the
+    /// short strings of attachments.
+    Borrowed(&'a str),
+    /// A string the decoder had to assemble (chunked, or CESU-8), valid during the callback.
+    Copied(&'v str),
+    /// A value that is not a string (`null`, a number, a map, ...): for a key read as a
+    /// string, "no string value", as Java's `getAttachment` gives `null` for it.
+    NotString,
+}
+
+impl<'a: 'v, 'v> AttachmentValue<'a, 'v> {
+    /// The string, or `None` for [`AttachmentValue::NotString`].
+    pub fn as_str(&self) -> Option<&'v str> {
+        match *self {
+            AttachmentValue::Borrowed(s) => Some(s),
+            AttachmentValue::Copied(s) => Some(s),
+            AttachmentValue::NotString => None,
+        }
+    }
+
+    /// The string borrowed from the body, or copied (allocating) when the decoder had to
+    /// assemble it; `None` for [`AttachmentValue::NotString`].
+    pub fn to_cow(&self) -> Option<Cow<'a, str>> {
+        match *self {
+            AttachmentValue::Borrowed(s) => Some(Cow::Borrowed(s)),
+            AttachmentValue::Copied(s) => Some(Cow::Owned(s.to_owned())),
+            AttachmentValue::NotString => None,
+        }
+    }
+
+    /// True for a string value.
+    pub fn is_str(&self) -> bool {
+        !matches!(self, AttachmentValue::NotString)
+    }
+}
+
+impl<'a: 'v, 'v> From<Reference<'a, 'v, str>> for AttachmentValue<'a, 'v> {
+    fn from(r: Reference<'a, 'v, str>) -> Self {
+        match r {
+            Reference::Borrowed(b) => AttachmentValue::Borrowed(b),
+            Reference::Copied(c) => AttachmentValue::Copied(c),
+        }
     }
 }
 
@@ -111,9 +186,45 @@ fn read_fixed<'a>(dec: &mut Decoder<'a, SliceInput<'a>>) -> Result<Fixed<'a>, Bo
 /// Reads the fixed fields, skips the arguments and reads the string attachments `group`,
 /// `interface` and `timeout`. See the [module documentation](self).
 pub fn peek(body: &[u8]) -> Result<Peek<'_>, BodyError> {
+    peek_keys(body, NO_KEYS, |_, _| {})
+}
+
+const NO_KEYS: &[&str] = &[];
+
+/// [`peek`], and in the same pass the attachments named by `keys`: `found(i, value)` is
+/// called for every entry whose key is `keys[i]`, in wire order, with its value borrowed (see
+/// [`AttachmentValue`]). A key sent twice is reported twice: keep the last, as Java does. A
+/// key listed twice in `keys` is reported under each of its indexes. Nothing is allocated
+/// (unless [`peek`] would).
+///
+/// ```
+/// use dubbo_codec::peek::{peek_keys, AttachmentValue};
+/// use dubbo_codec::Request;
+///
+/// let body = Request::builder("com.example.Greeter", "sayHello")
+///     .group("blue")
+///     .attach("env", "canary")
+///     .attach("trace", "t-1")
+///     .build()?
+///     .to_bytes();
+/// let mut env = None;
+/// let p = peek_keys(&body, &["env", "zone"], |i, v| {
+///     if i == 0 {
+///         env = v.as_str().map(str::to_owned); // the last entry wins
+///     }
+/// })?;
+/// assert_eq!(env.as_deref(), Some("canary"));
+/// assert_eq!(p.group.as_deref(), Some("blue"));
+/// # Ok::<(), dubbo_codec::BodyError>(())
+/// ```
+pub fn peek_keys<'a, K: AsRef<str>>(
+    body: &'a [u8],
+    keys: &[K],
+    found: impl FnMut(usize, AttachmentValue<'a, '_>),
+) -> Result<Peek<'a>, BodyError> {
     let mut dec = Decoder::new(SliceInput::new(body));
     let fixed = read_fixed(&mut dec)?;
-    finish(dec, fixed)
+    finish(dec, fixed, keys, found)
 }
 
 /// Like [`peek`], but when `cache` knows exactly one service for the request's (path,
@@ -138,17 +249,27 @@ pub fn peek_with_cache<'a>(
             timeout: None,
             source: Source::Cache,
         }),
-        Lookup::Ambiguous | Lookup::Unknown => finish(dec, fixed),
+        Lookup::Ambiguous | Lookup::Unknown => finish(dec, fixed, NO_KEYS, |_, _| {}),
     }
 }
 
-fn finish<'a>(
+/// The attachments [`Peek`] reports itself.
+#[derive(Clone, Copy)]
+enum Own {
+    Group,
+    Interface,
+    Timeout,
+}
+
+fn finish<'a, K: AsRef<str>>(
     mut dec: Decoder<'a, SliceInput<'a>>,
     fixed: Fixed<'a>,
+    keys: &[K],
+    mut found: impl FnMut(usize, AttachmentValue<'a, '_>),
 ) -> Result<Peek<'a>, BodyError> {
     let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?;
     let n = arg_count(descriptor.as_ref())?;
-    skip_args(&mut dec, n)?;
+    skip_args(&mut dec, n, 0)?;
     let mut peek = Peek {
         dubbo_version: fixed.dubbo_version,
         path: fixed.path,
@@ -161,58 +282,139 @@ fn finish<'a>(
         timeout: None,
         source: Source::Attachments,
     };
-    for_each_attachment(&mut dec, |key, value| match key {
-        GROUP_KEY => peek.group = Some(value).filter(|g| !g.is_empty()),
-        INTERFACE_KEY => peek.interface = Some(value),
-        TIMEOUT_KEY => peek.timeout = Some(value),
-        _ => {}
-    })?;
+    scan_attachments(
+        &mut dec,
+        0,
+        |key| {
+            let own = match &*key {
+                GROUP_KEY => Some(Own::Group),
+                INTERFACE_KEY => Some(Own::Interface),
+                TIMEOUT_KEY => Some(Own::Timeout),
+                _ => None,
+            };
+            let i = position(keys, &key);
+            (own.is_some() || i.is_some()).then_some((own, i))
+        },
+        |(own, i), value| {
+            match own {
+                Some(Own::Group) => peek.group = value.to_cow().filter(|g| !g.is_empty()),
+                Some(Own::Interface) => peek.interface = value.to_cow(),
+                Some(Own::Timeout) => peek.timeout = value.to_cow(),
+                None => {}
+            }
+            if let Some(i) = i {
+                report(keys, i, value, &mut found);
+            }
+        },
+    )?;
     Ok(peek)
 }
 
-fn skip_args<'a>(dec: &mut Decoder<'a, SliceInput<'a>>, n: usize) -> Result<(), BodyError> {
+/// The index of `key` in `keys`.
+#[inline]
+fn position<K: AsRef<str>>(keys: &[K], key: &str) -> Option<usize> {
+    keys.iter().position(|k| k.as_ref() == key)
+}
+
+/// Calls `found` for `keys[i]` and for every later index of the same key.
+#[inline]
+fn report<'a, K: AsRef<str>>(
+    keys: &[K],
+    i: usize,
+    value: AttachmentValue<'a, '_>,
+    found: &mut impl FnMut(usize, AttachmentValue<'a, '_>),
+) {
+    found(i, value);
+    let Some(key) = keys.get(i).map(AsRef::as_ref) else {
+        return;
+    };
+    for (j, k) in keys.iter().enumerate().skip(i + 1) {
+        if k.as_ref() == key {
+            found(j, value);
+        }
+    }
+}
+
+/// Steps over `n` arguments; `base` is where the decoder started in the body.
+fn skip_args<'a>(
+    dec: &mut Decoder<'a, SliceInput<'a>>,
+    n: usize,
+    base: usize,
+) -> Result<(), BodyError> {
     for i in 0..n {
         let field = arg_field(i);
         if dec.is_empty() {
             return Err(BodyError::Missing { field });
         }
-        dec.skip().map_err(BodyError::hessian(field))?;
+        dec.skip().map_err(BodyError::hessian_at(field, base))?;
     }
     Ok(())
 }
 
-/// Calls `f` with every attachment of `body` whose key and value are strings, in wire order,
-/// skipping the arguments. For attachments other than those [`peek`] reports.
+/// [`RequestHead::find_attachments`]: the arguments are skipped from where `head` ended.
+pub(crate) fn find_after_head<'a, K: AsRef<str>>(
+    head: &RequestHead<'_>,
+    body: &'a [u8],
+    keys: &[K],
+    mut found: impl FnMut(usize, AttachmentValue<'a, '_>),
+) -> Result<(), BodyError> {
+    let base = head.args_offset.min(body.len());
+    let rest = body.get(base..).unwrap_or_default();
+    // The fixed fields are strings: they define no class or reference that the rest of the
+    // stream could use, so a decoder can start here.
+    let mut dec = Decoder::new(SliceInput::new(rest));
+    skip_args(&mut dec, head.arg_count, base)?;
+    scan_attachments(
+        &mut dec,
+        base,
+        |key| position(keys, &key),
+        |i, value| report(keys, i, value, &mut found),
+    )
+}
+
+/// Calls `f` with every attachment of `body` whose key is a string, in wire order, skipping
+/// the arguments; its value is a string or [`AttachmentValue::NotString`]. A key sent twice
+/// comes twice: the last one is what Java sees. A key the decoder had to assemble (never the
+/// case for what Java sends) is copied.
 pub fn attachments<'a>(
     body: &'a [u8],
-    mut f: impl FnMut(&str, Cow<'a, str>),
+    mut f: impl FnMut(&str, AttachmentValue<'a, '_>),
 ) -> Result<(), BodyError> {
     let mut dec = Decoder::new(SliceInput::new(body));
     for field in ["dubbo version", "path", "service version", "method name"] {
         read_utf_or_empty(&mut dec, field)?;
     }
     let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?;
-    skip_args(&mut dec, arg_count(descriptor.as_ref())?)?;
-    for_each_attachment(&mut dec, |k, v| f(k, v))
+    skip_args(&mut dec, arg_count(descriptor.as_ref())?, 0)?;
+    scan_attachments(
+        &mut dec,
+        0,
+        |key| {
+            Some(match key {
+                Reference::Borrowed(b) => Cow::Borrowed(b),
+                Reference::Copied(c) => Cow::Owned(c.to_owned()),
+            })
+        },
+        |key, value| f(&key, value),
+    )
 }
 
-fn cow<'a>(r: Reference<'a, '_, str>) -> Cow<'a, str> {
-    match r {
-        Reference::Borrowed(b) => Cow::Borrowed(b),
-        Reference::Copied(c) => Cow::Owned(c.to_owned()),
-    }
-}
-
-/// Reads the attachment map, calling `f` for string → string entries and skipping others.
-fn for_each_attachment<'a>(
+/// Reads the attachment map. For each entry with a string key, `select` sees the key and may
+/// choose it (`Some`); the value of a chosen key goes to `found`, a string or
+/// [`AttachmentValue::NotString`]. Everything else is stepped over. `base` is where the
+/// decoder started in the body (for error offsets).
+fn scan_attachments<'a, S>(
     dec: &mut Decoder<'a, SliceInput<'a>>,
-    mut f: impl FnMut(&str, Cow<'a, str>),
+    base: usize,
+    mut select: impl FnMut(Reference<'a, '_, str>) -> Option<S>,
+    mut found: impl FnMut(S, AttachmentValue<'a, '_>),
 ) -> Result<(), BodyError> {
     const FIELD: &str = "attachments";
+    let err = || BodyError::hessian_at(FIELD, base);
     if dec.is_empty() {
         return Ok(());
     }
-    match dec.pull().map_err(BodyError::hessian(FIELD))? {
+    match dec.pull().map_err(err())? {
         Header::Map { .. } => {}
         Header::Null => return Ok(()),
         other => {
@@ -224,22 +426,15 @@ fn for_each_attachment<'a>(
         }
     }
     loop {
-        let key = match dec.pull().map_err(BodyError::hessian(FIELD))? {
+        let chosen = match dec.pull().map_err(err())? {
             Header::End => return Ok(()),
-            Header::String { len, last } => Some(cow(dec
-                .read_str(len, last)
-                .map_err(BodyError::hessian(FIELD))?)),
+            Header::String { len, last } => select(dec.read_str(len, last).map_err(err())?),
             other => {
-                dec.skip_rest(other).map_err(BodyError::hessian(FIELD))?;
+                dec.skip_rest(other).map_err(err())?;
                 None
             }
         };
-        let value = dec.pull().map_err(BodyError::hessian(FIELD))?;
-        match (key, value) {
-            (Some(key), Header::String { len, last }) => {
-                let value = cow(dec.read_str(len, last).map_err(BodyError::hessian(FIELD))?);
-                f(&key, value);
-            }
+        match (chosen, dec.pull().map_err(err())?) {
             (_, Header::End) => {
                 return Err(BodyError::Unexpected {
                     field: FIELD,
@@ -247,7 +442,15 @@ fn for_each_attachment<'a>(
                     found: "the end marker Z",
                 })
             }
-            (_, other) => dec.skip_rest(other).map_err(BodyError::hessian(FIELD))?,
+            (Some(chosen), Header::String { len, last }) => {
+                let value = dec.read_str(len, last).map_err(err())?;
+                found(chosen, value.into());
+            }
+            (Some(chosen), other) => {
+                dec.skip_rest(other).map_err(err())?;
+                found(chosen, AttachmentValue::NotString);
+            }
+            (None, other) => dec.skip_rest(other).map_err(err())?,
         }
     }
 }
@@ -255,7 +458,7 @@ fn for_each_attachment<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::Request;
+    use crate::request::{Request, RequestHead};
     use hessian2::value::{Object, Value};
 
     fn body(group: Option<&str>) -> bytes::Bytes {
@@ -290,12 +493,159 @@ mod tests {
         assert!(matches!(p.group, Some(Cow::Borrowed(_))));
         assert!(matches!(p.method, Cow::Borrowed(_)));
         let mut seen = Vec::new();
-        attachments(&b, |k, v| seen.push((k.to_owned(), v.into_owned()))).unwrap();
+        attachments(&b, |k, v| {
+            seen.push((k.to_owned(), v.as_str().unwrap().to_owned()))
+        })
+        .unwrap();
         assert!(seen.contains(&("trace".to_owned(), "t-1".to_owned())));
         // Agrees with the full decoder.
         let full = Request::decode(&b).unwrap();
         assert_eq!(full.group(), p.group.as_deref());
         assert_eq!(full.service(), p.service());
+    }
+
+    /// A body with no arguments and these attachment entries (Hessian-encoded keys and
+    /// values), or, when `pojo`, a POJO argument and the builder's attachments before these.
+    fn body_with(entries: &[(&[u8], &[u8])], pojo: bool) -> Vec<u8> {
+        let mut b = if pojo {
+            let mut b = Request::builder("s", "m")
+                .value_arg(
+                    "a.U",
+                    Value::Object(Object::new("a.U", [("id", Value::Int(1))])),
+                )
+                .build()
+                .unwrap()
+                .to_bytes()
+                .to_vec();
+            // Reopen the attachment map the builder wrote.
+            assert_eq!(b.pop(), Some(b'Z'));
+            b
+        } else {
+            b"\x052.0.2\x01s\x050.0.0\x01m\x00H".to_vec()
+        };
+        for (k, v) in entries {
+            b.extend_from_slice(k);
+            b.extend_from_slice(v);
+        }
+        b.push(b'Z');
+        b
+    }
+
+    #[test]
+    fn a_key_sent_twice_reads_as_java_does() {
+        // group "a", then "b"; timeout "1", then an int; interface "x", then null; env "e",
+        // then a chunked string the decoder has to assemble ("ab", as 'R' chunk "a" + "b").
+        let body = body_with(
+            &[
+                (b"\x05group", b"\x01a"),
+                (b"\x07timeout", b"\x011"),
+                (b"\x09interface", b"\x01x"),
+                (b"\x03env", b"\x01e"),
+                (b"\x05group", b"\x01b"),
+                (b"\x07timeout", b"\x92"),
+                (b"\x09interface", b"N"),
+                (b"\x03env", b"R\x00\x01a\x01b"),
+                (b"\x91", b"\x01k"), // an int key: stepped over
+            ],
+            false,
+        );
+        let full = Request::decode(&body);
+        // The full decode refuses the int key; without it, it agrees with the peek.
+        assert!(full.is_err());
+        let body_ok = {
+            let mut b = body.clone();
+            let cut = b.len() - 4;
+            b.drain(cut..b.len() - 1);
+            b
+        };
+        let full = Request::decode(&body_ok).unwrap();
+        for body in [&body, &body_ok] {
+            let mut env = Vec::new();
+            let p = peek_keys(body, &["env", "group", "nope", "env"], |i, v| {
+                env.push((
+                    i,
+                    v.as_str().map(str::to_owned),
+                    matches!(v, AttachmentValue::Copied(_)),
+                ))
+            })
+            .unwrap();
+            assert_eq!(p.group.as_deref(), Some("b"));
+            assert_eq!(p.group.as_deref(), full.group());
+            assert_eq!(p.timeout, None);
+            assert_eq!(full.attachments.get_str("timeout"), None);
+            assert_eq!(p.interface, None);
+            assert_eq!(full.attachments.interface(), None);
+            assert_eq!(p.service(), "s");
+            assert_eq!(
+                env,
+                [
+                    (1, Some("a".to_owned()), false),
+                    (0, Some("e".to_owned()), false),
+                    (3, Some("e".to_owned()), false),
+                    (1, Some("b".to_owned()), false),
+                    (0, Some("ab".to_owned()), true),
+                    (3, Some("ab".to_owned()), true),
+                ]
+            );
+            assert_eq!(peek(body).unwrap(), p);
+
+            let head = RequestHead::decode(body).unwrap();
+            let mut last: [Option<String>; 3] = Default::default();
+            head.find_attachments(body, &["timeout", "interface", "env"], |i, v| {
+                last[i] = v.as_str().map(str::to_owned)
+            })
+            .unwrap();
+            assert_eq!(last, [None, None, Some("ab".to_owned())]);
+
+            let mut all = Vec::new();
+            attachments(body, |k, v| {
+                all.push((k.to_owned(), v.to_cow().map(Cow::into_owned)))
+            })
+            .unwrap();
+            assert_eq!(all.len(), 8);
+            assert_eq!(all[5], ("timeout".to_owned(), None));
+            assert_eq!(all[7], ("env".to_owned(), Some("ab".to_owned())));
+        }
+    }
+
+    #[test]
+    fn find_attachments_after_a_pojo_and_error_offsets() {
+        let body = body_with(&[(b"\x03env", b"\x01e")], true);
+        let head = RequestHead::decode(&body).unwrap();
+        assert_eq!(head.arg_count, 1);
+        let mut env = None;
+        head.find_attachments(&body, &[String::from("env")], |_, v| {
+            env = v.as_str().map(str::to_owned)
+        })
+        .unwrap();
+        assert_eq!(env.as_deref(), Some("e"));
+        let mut env2 = None;
+        let p = peek_keys(&body, &["env"], |_, v| env2 = v.as_str().map(str::to_owned)).unwrap();
+        assert_eq!((env2, p.arg_count), (env, Some(1)));
+
+        // Errors count from the start of the body, however the body was read.
+        let cut = &body[..body.len() - 2]; // inside the value "e"
+        let offset = |r: Result<(), BodyError>| r.unwrap_err().hessian().unwrap().offset();
+        let at = offset(head.find_attachments(cut, NO_KEYS, |_, _| {}));
+        assert_eq!(at, offset(peek_keys(cut, &["env"], |_, _| {}).map(|_| ())),);
+        assert_eq!(at, offset(peek(cut).map(|_| ())));
+        assert_eq!(
+            at,
+            offset(RequestHead::decode_with_attachments(cut).map(|_| ()))
+        );
+        assert!(at as usize >= head.args_offset && at as usize <= cut.len());
+        let bad_arg = &body[..head.args_offset + 2];
+        assert_eq!(
+            offset(head.find_attachments(bad_arg, NO_KEYS, |_, _| {})),
+            offset(peek(bad_arg).map(|_| ())),
+        );
+        assert!(matches!(
+            peek(bad_arg).unwrap_err(),
+            BodyError::Hessian {
+                field: "argument 0",
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -62,6 +62,7 @@ use crate::body::{count_containers, read_utf_or_empty, rebase};
 use crate::descriptor::{arg_count, name_to_desc};
 use crate::error::BodyError;
 use crate::frame::Frame;
+use crate::peek::AttachmentValue;
 use crate::serialization::Serialization;
 
 /// The Dubbo protocol version Java 2.7 and 3.x write in every request: `"2.0.2"`.
@@ -243,7 +244,7 @@ fn decode_request<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<Reques
     let mut args = Vec::with_capacity(n.min(64));
     for i in 0..n {
         let field = arg_field(i);
-        match values.next_value().map_err(BodyError::hessian(field))? {
+        match values.next_value().map_err(BodyError::hessian_in(field))? {
             Some(v) => args.push(v),
             None => return Err(BodyError::Missing { field }),
         }
@@ -251,7 +252,7 @@ fn decode_request<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<Reques
     // Java always writes the map; a body that ends after the arguments has none.
     let attachments = match values
         .next_value()
-        .map_err(BodyError::hessian("attachments"))?
+        .map_err(BodyError::hessian_in("attachments"))?
     {
         Some(v) => Attachments::from_value(v)?,
         None => Attachments::new(),
@@ -315,14 +316,15 @@ impl<'a> RequestHead<'a> {
         body: &'a [u8],
     ) -> Result<(RequestHead<'a>, Attachments), BodyError> {
         let head = RequestHead::decode(body)?;
-        let rest = body.get(head.args_offset..).unwrap_or_default();
+        let base = head.args_offset.min(body.len());
+        let rest = body.get(base..).unwrap_or_default();
         let mut dec = Decoder::new(SliceInput::new(rest));
         for i in 0..head.arg_count {
             let field = arg_field(i);
             if dec.is_empty() {
                 return Err(BodyError::Missing { field });
             }
-            dec.skip().map_err(BodyError::hessian(field))?;
+            dec.skip().map_err(BodyError::hessian_at(field, base))?;
         }
         // The attachments continue the stream: class definitions read while skipping are in
         // the decoder. A reference from the attachments back into the arguments (which
@@ -339,9 +341,42 @@ impl<'a> RequestHead<'a> {
             {
                 Request::decode(body)?.attachments
             }
-            Err(e) => return Err(BodyError::hessian("attachments")(e)),
+            Err(e) => return Err(BodyError::hessian_at("attachments", base)(e)),
         };
         Ok((head, attachments))
+    }
+
+    /// Steps over the arguments of `body` (the body this head was read from) and reads its
+    /// attachments, calling `found(i, value)` for every entry whose key is `keys[i]`, in wire
+    /// order: [`peek_keys`](crate::peek::peek_keys) for a caller that looks at the fixed
+    /// fields first and then decides to read on. The body is read once in all; nothing is
+    /// built or allocated, values are borrowed ([`AttachmentValue`]). A key sent twice is
+    /// reported twice (keep the last, as Java does); a key listed twice in `keys` is reported
+    /// under each of its indexes.
+    ///
+    /// ```
+    /// use dubbo_codec::{Request, RequestHead};
+    ///
+    /// let body = Request::builder("com.example.Greeter", "sayHello")
+    ///     .group("blue")
+    ///     .attach("env", "canary")
+    ///     .build()?
+    ///     .to_bytes();
+    /// let head = RequestHead::decode(&body)?;
+    /// if head.method == "sayHello" {
+    ///     let mut found = [None; 2];
+    ///     head.find_attachments(&body, &["group", "env"], |i, v| found[i] = v.as_str().map(str::len))?;
+    ///     assert_eq!(found, [Some(4), Some(6)]);
+    /// }
+    /// # Ok::<(), dubbo_codec::BodyError>(())
+    /// ```
+    pub fn find_attachments<K: AsRef<str>>(
+        &self,
+        body: &'a [u8],
+        keys: &[K],
+        found: impl FnMut(usize, AttachmentValue<'a, '_>),
+    ) -> Result<(), BodyError> {
+        crate::peek::find_after_head(self, body, keys, found)
     }
 
     /// Reads the arguments of `body` (the body this head was read from) into a Rust tuple

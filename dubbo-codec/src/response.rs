@@ -236,7 +236,7 @@ fn read_flag<'de, I: Input<'de>>(dec: &mut Decoder<'de, I>) -> Result<i32, BodyE
     if dec.is_empty() {
         return Err(BodyError::Missing { field: FIELD });
     }
-    match dec.pull().map_err(BodyError::hessian(FIELD))? {
+    match dec.pull().map_err(BodyError::hessian_in(FIELD))? {
         Header::Int(f @ 0..=5) => Ok(f),
         Header::Int(f) => Err(BodyError::UnknownResultFlag(f)),
         other => Err(BodyError::Unexpected {
@@ -256,7 +256,7 @@ fn decode_result<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<RpcResu
         _ => {
             let v = values
                 .next_value()
-                .map_err(BodyError::hessian(field))?
+                .map_err(BodyError::hessian_in(field))?
                 .ok_or(BodyError::Missing { field })?;
             if flag % 3 == RESPONSE_VALUE {
                 Outcome::Value(v)
@@ -269,7 +269,7 @@ fn decode_result<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<RpcResu
         const FIELD: &str = "attachments";
         let v = values
             .next_value()
-            .map_err(BodyError::hessian(FIELD))?
+            .map_err(BodyError::hessian_in(FIELD))?
             .ok_or(BodyError::Missing { field: FIELD })?;
         Some(Attachments::from_value(v)?)
     } else {
@@ -397,7 +397,7 @@ impl<T: DeserializeOwned> TypedResult<T> {
                 let mut values = ValueDecoder::new(SliceInput::new(&rest));
                 let v = values
                     .next_value()
-                    .map_err(BodyError::hessian("exception"))?
+                    .map_err(BodyError::hessian_at("exception", at))?
                     .ok_or(BodyError::Missing { field: "exception" })?;
                 let off = (values.decoder().offset() as usize).min(rest.len());
                 (Err(JavaException::from_value(v)), rest.slice(off..))

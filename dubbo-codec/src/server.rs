@@ -247,7 +247,10 @@ impl Call {
                 let mut out = Vec::with_capacity((*count).min(64));
                 for i in 0..*count {
                     let field = crate::request::arg_field(i);
-                    match dec.next_value().map_err(BodyError::hessian(field))? {
+                    match dec
+                        .next_value()
+                        .map_err(BodyError::hessian_at(field, *offset))?
+                    {
                         Some(v) => out.push(v),
                         None => return Err(BodyError::Missing { field }),
                     }

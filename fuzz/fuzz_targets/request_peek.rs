@@ -11,7 +11,7 @@ use fuzz_support::values_eq;
 use libfuzzer_sys::fuzz_target;
 
 /// Set to false once duplicate attachment keys are read as Java reads them (last one wins).
-const KNOWN_DUPLICATE_KEYS: bool = true;
+const KNOWN_DUPLICATE_KEYS: bool = false;
 
 fuzz_target!(|body: &[u8]| {
     let peeked = peek(body);

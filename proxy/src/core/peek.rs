@@ -12,16 +12,20 @@
 //! 3. If a route matches on attachment values: the arguments are skipped and the attachments
 //!    read once, keeping the group, the interface and the values of the keys routes name.
 //!
+//! Steps 2 and 3 continue from the head with dubbo-codec's
+//! [`RequestHead::find_attachments`], which skips the arguments and hands over the values of
+//! the keys asked for, borrowed. As in Java (and in dubbo-codec's full decode), the last entry
+//! of a key sent twice wins, and a value that is not a string is no value.
+//!
 //! Values land in [`Scratch`], a set of reusable `String`s owned by the worker, so a request
 //! costs copies of a few short names and no allocation once the strings have grown.
 
 use std::borrow::Cow;
 
+use dubbo_codec::attachments::{GROUP_KEY, INTERFACE_KEY};
 use dubbo_codec::metadata::{Lookup, MetadataCache};
 use dubbo_codec::request::RequestHead;
 use dubbo_codec::BodyError;
-use hessian2::decode::{Decoder, Header, Reference};
-use hessian2::input::SliceInput;
 
 /// How much of the body the routes need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -33,34 +37,50 @@ pub struct Needs {
 }
 
 /// Reusable storage for what a peek found beyond the fixed fields.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Scratch {
     /// The `interface` attachment, or the cache's interface.
     pub interface: Option<String>,
     /// The group (attachment or cache); `None` for no group or an empty one.
     pub group: Option<String>,
-    /// Attachment keys the routes match on (index = slot).
-    pub keys: Vec<String>,
-    /// The value found for each key, or `None`.
+    /// The value found for each route key ([`Scratch::keys`]), or `None`.
     pub values: Vec<Option<String>>,
     /// Where interface and group came from.
     pub from_cache: bool,
+    /// The keys asked of the attachments: `interface`, `group`, then the route keys.
+    wanted: Vec<String>,
     // Spare buffers, so that clearing an `Option<String>` does not drop its allocation.
     spare_interface: String,
     spare_group: String,
     spare_values: Vec<String>,
 }
 
-fn set(slot: &mut Option<String>, spare: &mut String, value: &str) {
-    let mut s = slot.take().unwrap_or_else(|| std::mem::take(spare));
-    s.clear();
-    s.push_str(value);
-    *slot = Some(s);
+/// Indexes of `interface` and `group` in [`Scratch::wanted`]; the route keys follow.
+const INTERFACE: usize = 0;
+const GROUP: usize = 1;
+const ROUTE_KEYS: usize = 2;
+
+/// Sets `slot` to `value` (`None`: unsets it), reusing the allocation of the string it held
+/// or of `spare`.
+fn put(slot: &mut Option<String>, spare: &mut String, value: Option<&str>) {
+    match value {
+        Some(value) => {
+            let mut s = slot.take().unwrap_or_else(|| std::mem::take(spare));
+            s.clear();
+            s.push_str(value);
+            *slot = Some(s);
+        }
+        None => {
+            if let Some(s) = slot.take() {
+                *spare = s;
+            }
+        }
+    }
 }
 
-fn unset(slot: &mut Option<String>, spare: &mut String) {
-    if let Some(s) = slot.take() {
-        *spare = s;
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch::with_keys(Vec::new())
     }
 }
 
@@ -68,33 +88,34 @@ impl Scratch {
     /// A scratch for routes matching on these attachment keys.
     pub fn with_keys(keys: Vec<String>) -> Scratch {
         let n = keys.len();
+        let mut wanted = Vec::with_capacity(ROUTE_KEYS + n);
+        wanted.push(INTERFACE_KEY.to_owned());
+        wanted.push(GROUP_KEY.to_owned());
+        wanted.extend(keys);
         Scratch {
-            keys,
+            interface: None,
+            group: None,
             values: vec![None; n],
+            from_cache: false,
+            wanted,
+            spare_interface: String::new(),
+            spare_group: String::new(),
             spare_values: vec![String::new(); n],
-            ..Scratch::default()
         }
+    }
+
+    /// The attachment keys the routes match on (index = slot).
+    pub fn keys(&self) -> &[String] {
+        &self.wanted[ROUTE_KEYS..]
     }
 
     fn clear(&mut self) {
-        unset(&mut self.interface, &mut self.spare_interface);
-        unset(&mut self.group, &mut self.spare_group);
+        put(&mut self.interface, &mut self.spare_interface, None);
+        put(&mut self.group, &mut self.spare_group, None);
         for (v, spare) in self.values.iter_mut().zip(&mut self.spare_values) {
-            unset(v, spare);
+            put(v, spare, None);
         }
         self.from_cache = false;
-    }
-
-    fn set_interface(&mut self, v: &str) {
-        set(&mut self.interface, &mut self.spare_interface, v);
-    }
-
-    fn set_group(&mut self, v: &str) {
-        if v.is_empty() {
-            unset(&mut self.group, &mut self.spare_group);
-        } else {
-            set(&mut self.group, &mut self.spare_group, v);
-        }
     }
 
     /// The value of attachment slot `i`.
@@ -114,10 +135,6 @@ pub struct Call<'a> {
     pub method: Cow<'a, str>,
 }
 
-fn herr(field: &'static str) -> impl FnOnce(hessian2::Error) -> BodyError {
-    move |source| BodyError::Hessian { field, source }
-}
-
 /// Reads what [`Needs`] asks for from a request body; see the [module docs](self).
 pub fn peek<'a>(
     body: &'a [u8],
@@ -127,118 +144,52 @@ pub fn peek<'a>(
 ) -> Result<Call<'a>, BodyError> {
     scratch.clear();
     let head = RequestHead::decode(body)?;
-    let call = Call {
+    if needs.group && !needs.attachments {
+        if let Lookup::Unique { interface, group } = cache.lookup(&head.path, &head.version) {
+            put(
+                &mut scratch.interface,
+                &mut scratch.spare_interface,
+                Some(interface),
+            );
+            put(
+                &mut scratch.group,
+                &mut scratch.spare_group,
+                group.filter(|g| !g.is_empty()),
+            );
+            scratch.from_cache = true;
+        }
+    }
+    if (needs.group || needs.attachments) && !scratch.from_cache {
+        let Scratch {
+            interface,
+            group,
+            values,
+            wanted,
+            spare_interface,
+            spare_group,
+            spare_values,
+            ..
+        } = scratch;
+        // Every entry of a wanted key, in wire order: the last one stays.
+        head.find_attachments(body, wanted, |i, value| {
+            let value = value.as_str();
+            match i {
+                INTERFACE => put(interface, spare_interface, value),
+                GROUP => put(group, spare_group, value.filter(|g| !g.is_empty())),
+                i => {
+                    let i = i - ROUTE_KEYS;
+                    if let (Some(v), Some(spare)) = (values.get_mut(i), spare_values.get_mut(i)) {
+                        put(v, spare, value);
+                    }
+                }
+            }
+        })?;
+    }
+    Ok(Call {
         path: head.path,
         version: head.version,
         method: head.method,
-    };
-    if !needs.group && !needs.attachments {
-        return Ok(call);
-    }
-    if !needs.attachments {
-        if let Lookup::Unique { interface, group } = cache.lookup(&call.path, &call.version) {
-            scratch.set_interface(interface);
-            scratch.set_group(group.unwrap_or(""));
-            scratch.from_cache = true;
-            return Ok(call);
-        }
-    }
-    let rest = body.get(head.args_offset..).unwrap_or_default();
-    let mut dec = Decoder::new(SliceInput::new(rest));
-    for _ in 0..head.arg_count {
-        if dec.is_empty() {
-            return Err(BodyError::Missing { field: "argument" });
-        }
-        dec.skip().map_err(herr("argument"))?;
-    }
-    read_attachments(&mut dec, scratch)?;
-    Ok(call)
-}
-
-/// Reads the attachment map, keeping string values of the keys we want.
-fn read_attachments<'a>(
-    dec: &mut Decoder<'a, SliceInput<'a>>,
-    scratch: &mut Scratch,
-) -> Result<(), BodyError> {
-    const FIELD: &str = "attachments";
-    let err = herr(FIELD);
-    if dec.is_empty() {
-        return Ok(());
-    }
-    match dec.pull().map_err(err)? {
-        Header::Map { .. } => {}
-        Header::Null => return Ok(()),
-        _ => {
-            return Err(BodyError::Unexpected {
-                field: FIELD,
-                expected: "a map",
-                found: "another value",
-            })
-        }
-    }
-    // Which slot the current key fills: interface, group, or a route key.
-    #[derive(Clone, Copy)]
-    enum Slot {
-        Interface,
-        Group,
-        Key(usize),
-        None,
-    }
-    loop {
-        let slot = match dec.pull().map_err(herr(FIELD))? {
-            Header::End => return Ok(()),
-            Header::String { len, last } => {
-                let key = dec.read_str(len, last).map_err(herr(FIELD))?;
-                let key: &str = &key;
-                match key {
-                    "interface" => Slot::Interface,
-                    "group" => Slot::Group,
-                    k => scratch
-                        .keys
-                        .iter()
-                        .position(|w| w == k)
-                        .map_or(Slot::None, Slot::Key),
-                }
-            }
-            other => {
-                dec.skip_rest(other).map_err(herr(FIELD))?;
-                Slot::None
-            }
-        };
-        match dec.pull().map_err(herr(FIELD))? {
-            Header::String { len, last } => {
-                let value = dec.read_str(len, last).map_err(herr(FIELD))?;
-                let value: &str = match &value {
-                    Reference::Borrowed(b) => b,
-                    Reference::Copied(c) => c,
-                };
-                match slot {
-                    Slot::Interface => {
-                        set(&mut scratch.interface, &mut scratch.spare_interface, value)
-                    }
-                    Slot::Group => {
-                        if value.is_empty() {
-                            unset(&mut scratch.group, &mut scratch.spare_group);
-                        } else {
-                            set(&mut scratch.group, &mut scratch.spare_group, value)
-                        }
-                    }
-                    Slot::Key(i) => {
-                        set(&mut scratch.values[i], &mut scratch.spare_values[i], value)
-                    }
-                    Slot::None => {}
-                }
-            }
-            Header::End => {
-                return Err(BodyError::Unexpected {
-                    field: FIELD,
-                    expected: "a value",
-                    found: "the end marker Z",
-                })
-            }
-            other => dec.skip_rest(other).map_err(herr(FIELD))?,
-        }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -307,5 +258,51 @@ mod tests {
         assert_eq!(s.value(1), None);
         assert_eq!(s.group.as_deref(), Some("blue"));
         assert!(peek(b"\x01", needs, &MetadataCache::new(), &mut s).is_err());
+    }
+
+    #[test]
+    fn a_key_sent_twice_reads_as_java_does() {
+        // group "blue", then "green"; env "canary", then an int; zone an int, then "z";
+        // interface "x.Y", then null. The last entry wins, a non-string one is no value.
+        let mut b = b"\x052.0.2\x01s\x050.0.0\x01m\x00H".to_vec();
+        for (k, v) in [
+            (&b"\x05group"[..], &b"\x04blue"[..]),
+            (b"\x03env", b"\x06canary"),
+            (b"\x04zone", b"\x91"),
+            (b"\x09interface", b"\x03x.Y"),
+            (b"\x05group", b"\x05green"),
+            (b"\x03env", b"\x92"),
+            (b"\x04zone", b"\x01z"),
+            (b"\x09interface", b"N"),
+        ] {
+            b.extend_from_slice(k);
+            b.extend_from_slice(v);
+        }
+        b.push(b'Z');
+        let full = Request::decode(&b).unwrap();
+        let mut s = Scratch::with_keys(vec!["env".into(), "zone".into(), "group".into()]);
+        assert_eq!(s.keys(), ["env", "zone", "group"]);
+        let needs = Needs {
+            group: true,
+            attachments: true,
+        };
+        let call = peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        assert_eq!(s.group.as_deref(), Some("green"));
+        assert_eq!(s.group.as_deref(), full.group());
+        assert_eq!(s.value(0), None);
+        assert_eq!(s.value(0), full.attachments.get_str("env"));
+        assert_eq!(s.value(1), Some("z"));
+        assert_eq!(s.value(2), Some("green"));
+        assert_eq!(s.interface, None);
+        assert_eq!(full.attachments.interface(), None);
+        assert_eq!(&*call.path, full.service());
+        // The scratch is reused: nothing of this call stays for the next.
+        let b = body(None);
+        peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        assert_eq!(
+            (s.group.as_deref(), s.value(0), s.value(1)),
+            (None, Some("canary"), None)
+        );
+        assert_eq!(s.interface.as_deref(), Some("com.example.Svc"));
     }
 }
