@@ -278,6 +278,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
 
     /// Steps over the next value without building it.
     pub fn skip_value(&mut self) -> Result<()> {
+        if self.dec.try_skip_scalar() {
+            return Ok(());
+        }
         let header = self.dec.pull()?;
         self.skip_rest(header)
     }

@@ -150,21 +150,28 @@ const POOLED_SCRATCH: usize = 64 * 1024;
 
 thread_local! {
     /// The tables of the last decoder dropped on this thread, for the next one.
-    static POOL: Cell<Option<TableData>> = const { Cell::new(None) };
+    static POOL: Cell<Option<Box<TableData>>> = const { Cell::new(None) };
 }
 
-/// [`TableData`] taken from the per-thread pool, returned to it on drop.
-struct Tables(TableData);
+/// [`TableData`] taken from the per-thread pool (boxed, so that handing it over moves a
+/// pointer), returned to it on drop.
+/// (`None` only once dropped.)
+struct Tables(Option<Box<TableData>>);
 
 impl Tables {
+    #[inline]
     fn take() -> Self {
-        Tables(POOL.try_with(Cell::take).ok().flatten().unwrap_or_default())
+        Tables(Some(
+            POOL.try_with(Cell::take).ok().flatten().unwrap_or_default(),
+        ))
     }
 }
 
 impl Drop for Tables {
     fn drop(&mut self) {
-        let mut data = std::mem::take(&mut self.0);
+        let Some(mut data) = self.0.take() else {
+            return;
+        };
         data.types.clear();
         data.classes.clear();
         if data.scratch.capacity() > POOLED_SCRATCH {
@@ -175,10 +182,13 @@ impl Drop for Tables {
         }
         // Keep the pooled set that knows more definitions (nested decoders on one thread).
         let _ = POOL.try_with(|pool| {
-            let other = pool.take();
-            let keep = match other {
-                Some(o) if o.seen_classes.len() + o.seen_types.len()
-                    > data.seen_classes.len() + data.seen_types.len() => o,
+            let keep = match pool.take() {
+                Some(other)
+                    if other.seen_classes.len() + other.seen_types.len()
+                        > data.seen_classes.len() + data.seen_types.len() =>
+                {
+                    other
+                }
                 _ => data,
             };
             pool.set(Some(keep));
@@ -190,14 +200,20 @@ impl std::ops::Deref for Tables {
     type Target = TableData;
     #[inline]
     fn deref(&self) -> &TableData {
-        &self.0
+        match &self.0 {
+            Some(data) => data,
+            None => unreachable!("tables are only taken on drop"),
+        }
     }
 }
 
 impl std::ops::DerefMut for Tables {
     #[inline]
     fn deref_mut(&mut self) -> &mut TableData {
-        &mut self.0
+        match &mut self.0 {
+            Some(data) => data,
+            None => unreachable!("tables are only taken on drop"),
+        }
     }
 }
 
@@ -506,6 +522,58 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         };
         self.input.advance(n);
         Some(v)
+    }
+
+    /// Steps over the next value if it is a scalar, an ASCII one-chunk string or a one-chunk
+    /// binary lying whole in the current input chunk; otherwise consumes nothing and returns
+    /// `false` (the caller falls back to the general path).
+    #[inline]
+    pub(crate) fn try_skip_scalar(&mut self) -> bool {
+        let chunk = self.input.chunk();
+        let Some(&code) = chunk.first() else {
+            return false;
+        };
+        let n = match code {
+            0x80..=0xbf | 0xd8..=0xef | double::ZERO | double::ONE => 1,
+            marker::NULL | marker::TRUE | marker::FALSE => 1,
+            0xc0..=0xcf | 0xf0..=0xff | double::BYTE => 2,
+            0xd0..=0xd7 | 0x38..=0x3f | double::SHORT => 3,
+            int::FULL | long::INT32 | double::MILLS | date::MINUTES => 5,
+            long::FULL | double::FULL | date::MILLIS => 9,
+            0x00..=0x1f | 0x30..=0x33 | marker::string::FINAL => {
+                let (len, header) = match code {
+                    0x00..=0x1f => (code as usize, 1),
+                    0x30..=0x33 => match chunk.get(1) {
+                        Some(&b1) => (((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize, 2),
+                        None => return false,
+                    },
+                    _ => match chunk.get(1..3) {
+                        Some(b) => (u16::from_be_bytes([b[0], b[1]]) as usize, 3),
+                        None => return false,
+                    },
+                };
+                // ASCII: one byte per UTF-16 unit.
+                match chunk.get(header..header + len) {
+                    Some(text) if text.is_ascii() => header + len,
+                    _ => return false,
+                }
+            }
+            0x20..=0x2f => 1 + (code - binary::DIRECT_BASE) as usize,
+            0x34..=0x37 => match chunk.get(1) {
+                Some(&b1) => 2 + (((code - binary::SHORT_BASE) as usize) << 8 | b1 as usize),
+                None => return false,
+            },
+            binary::FINAL => match chunk.get(1..3) {
+                Some(b) => 3 + u16::from_be_bytes([b[0], b[1]]) as usize,
+                None => return false,
+            },
+            _ => return false,
+        };
+        if n > chunk.len() {
+            return false;
+        }
+        self.input.advance(n);
+        true
     }
 
     /// Reads the header of a one-chunk string, if that is what comes next in the current
@@ -1029,6 +1097,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// Steps over one whole value without building it: every byte is read (Hessian containers
     /// have no length prefix to jump by) but nothing is allocated beyond the stream tables.
     pub fn skip(&mut self) -> Result<()> {
+        if self.try_skip_scalar() {
+            return Ok(());
+        }
         let header = self.pull()?;
         self.skip_rest(header)
     }
@@ -1071,6 +1142,45 @@ mod tests {
             let (a, b) = wire.split_at(wire.len() / 2);
             assert_eq!(read(a.chain(b)), data, "{n} bytes, chained");
         }
+    }
+
+    #[test]
+    fn scalar_skip_agrees_with_the_general_skip() {
+        use crate::input::SliceInput;
+        let mut enc = crate::encode::Encoder::new(Vec::new());
+        for v in [0, -16, 47, 48, -2048, 2047, 2048, -262_144, 262_143, 262_144, i32::MIN] {
+            enc.write_int(v);
+            enc.write_long(v.into());
+        }
+        for v in [0.0, 1.0, -128.0, 127.0, 300.0, 0.001, 1.5e300] {
+            enc.write_double(v);
+        }
+        for s in ["", "a", "hello", &"x".repeat(40), &"y".repeat(2000), "中文", "😀"] {
+            enc.write_str(s);
+        }
+        for n in [0, 15, 16, 1023, 1024, 4093] {
+            enc.write_binary(&vec![7u8; n]);
+        }
+        enc.write_null();
+        enc.write_bool(true);
+        let wire = enc.into_inner();
+        let (mut fast, mut slow) = (
+            Decoder::new(SliceInput::new(&wire)),
+            Decoder::new(SliceInput::new(&wire)),
+        );
+        while !slow.is_empty() {
+            let header = slow.pull().unwrap();
+            slow.skip_rest(header).unwrap();
+            if !fast.try_skip_scalar() {
+                let header = fast.pull().unwrap();
+                fast.skip_rest(header).unwrap();
+            }
+            assert_eq!(fast.offset(), slow.offset());
+        }
+        // Cut short: nothing is consumed, and the general path reports the end of input.
+        let mut d = Decoder::new(SliceInput::new(b"\x05abc"));
+        assert!(!d.try_skip_scalar());
+        assert!(d.skip().unwrap_err().is_eof());
     }
 
     #[test]

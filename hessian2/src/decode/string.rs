@@ -181,6 +181,10 @@ pub(super) fn skip_str<'de, I: Input<'de>>(
     len: usize,
     last: bool,
 ) -> Result<()> {
+    if last && d.input.chunk().get(..len).is_some_and(<[u8]>::is_ascii) {
+        d.input.advance(len);
+        return Ok(());
+    }
     let (mut len, mut last) = (len, last);
     loop {
         gather_units(d, len, false)?;
