@@ -23,8 +23,11 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 import io.github.hessianrs.demo.User;
 
 /**
- * {@code consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N]}: calls every method
- * of DemoService through a direct URL and checks each answer strictly.
+ * {@code consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
+ * [--attach K=V]... [--load CALLS]}: calls every method of DemoService through a direct URL and
+ * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
+ * attachments on every call; {@code --load}: instead of the checks, CALLS sayHello calls over
+ * {@code --concurrency} threads, see {@link #load}).
  *
  * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
  * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
@@ -135,9 +138,23 @@ final class Consumer {
         int iterations = 1;
         int timeout = 5000;
         int concurrency = 200;
+        String group = null;
+        Map<String, String> attach = new LinkedHashMap<>();
+        long load = -1;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) throw new Main.UsageException("missing value for " + a);
+            if (a.equals("--group")) {
+                group = args[++i];
+                continue;
+            }
+            if (a.equals("--attach")) {
+                String kv = args[++i];
+                int eq = kv.indexOf('=');
+                if (eq <= 0) throw new Main.UsageException("--attach needs KEY=VALUE, got " + kv);
+                attach.put(kv.substring(0, eq), kv.substring(eq + 1));
+                continue;
+            }
             int v;
             try {
                 v = Integer.parseInt(args[++i]);
@@ -148,19 +165,33 @@ final class Consumer {
                 case "--iterations": iterations = v; break;
                 case "--timeout": timeout = v; break;
                 case "--concurrency": concurrency = v; break;
+                case "--load": load = v; break;
                 default: throw new Main.UsageException("unknown option " + a);
             }
         }
         Consumer c = new Consumer();
         println("# dubbo " + DubboSetup.dubboVersion() + " consumer -> " + hp[0] + ":" + hp[1]);
         ReferenceConfig<DemoService> rc = DubboSetup.reference(hp[0], Integer.parseInt(hp[1]), timeout, null);
+        if (group != null) rc.setGroup(group);
         DemoService svc;
         try {
-            svc = rc.get();
+            svc = withAttachments(rc.get(), attach);
         } catch (Throwable t) {
             println("FAIL connect: " + describe(t));
             println("0 passed, 1 failed");
             return 1;
+        }
+        if (group != null || !attach.isEmpty()) {
+            println("# group " + group + ", attachments " + attach);
+        }
+        if (load >= 0) {
+            int rcode = load(svc, load, concurrency);
+            try {
+                rc.destroy();
+            } catch (Throwable t) {
+                // ignore
+            }
+            return rcode;
         }
         for (int it = 0; it < iterations; it++) {
             if (iterations > 1) println("# iteration " + (it + 1));
@@ -270,6 +301,82 @@ final class Consumer {
         });
         check("after_timeout", () -> eq("Hello, after-timeout", svc.sayHello("after-timeout")));
         check("concurrent_add", () -> concurrent(svc, concurrency));
+    }
+
+    /**
+     * {@code --attach K=V}: every call made through the returned service carries these
+     * attachments (set on the calling thread's RpcContext just before each call; Dubbo clears
+     * them after the call). 3.x: {@code RpcContext.getClientAttachment()}, 2.7: {@code getContext()}.
+     */
+    static DemoService withAttachments(DemoService svc, Map<String, String> attach) {
+        if (attach.isEmpty()) return svc;
+        java.lang.reflect.Method ctx;
+        try {
+            ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getClientAttachment");
+        } catch (NoSuchMethodException e) {
+            try {
+                ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getContext");
+            } catch (NoSuchMethodException e2) {
+                throw new IllegalStateException(e2);
+            }
+        }
+        final java.lang.reflect.Method getCtx = ctx;
+        return (DemoService) java.lang.reflect.Proxy.newProxyInstance(DemoService.class.getClassLoader(),
+                new Class<?>[] {DemoService.class}, (p, m, a) -> {
+                    if (m.getDeclaringClass() == Object.class) return m.invoke(svc, a);
+                    Object c = getCtx.invoke(null);
+                    java.lang.reflect.Method set = c.getClass().getMethod("setAttachment", String.class, String.class);
+                    for (Map.Entry<String, String> e : attach.entrySet()) set.invoke(c, e.getKey(), e.getValue());
+                    try {
+                        return m.invoke(svc, a);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    /**
+     * {@code --load CALLS}: {@code sayHello("load-<i>")} CALLS times over {@code --concurrency}
+     * threads, each answer checked. Prints {@code load ok=<n> failed=<m> ms=<elapsed>} and up to 10
+     * {@code # failure <i>: <exception>} lines; exit 0 only if none failed.
+     */
+    static int load(DemoService svc, long calls, int threads) throws Exception {
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong ok = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong bad = new java.util.concurrent.atomic.AtomicLong();
+        List<String> failures = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(Math.max(1, threads));
+        long t0 = System.nanoTime();
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < Math.max(1, threads); t++) {
+                fs.add(pool.submit(() -> {
+                    long i;
+                    while ((i = next.getAndIncrement()) < calls) {
+                        String arg = "load-" + i;
+                        try {
+                            String r = svc.sayHello(arg);
+                            if (("Hello, " + arg).equals(r)) {
+                                ok.incrementAndGet();
+                            } else {
+                                bad.incrementAndGet();
+                                if (failures.size() < 10) failures.add(i + ": wrong answer " + show(r));
+                            }
+                        } catch (Throwable e) {
+                            bad.incrementAndGet();
+                            if (failures.size() < 10) failures.add(i + ": " + describe(e));
+                        }
+                    }
+                }));
+            }
+            for (Future<?> f : fs) f.get();
+        } finally {
+            pool.shutdownNow();
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        for (String f : failures) println("# failure " + f);
+        println("load ok=" + ok.get() + " failed=" + bad.get() + " ms=" + ms);
+        return bad.get() == 0 ? 0 : 1;
     }
 
     /** {@code n} threads released at once, each calling add(i, i) and matching 2*i. */

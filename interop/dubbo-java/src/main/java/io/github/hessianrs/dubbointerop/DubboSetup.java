@@ -113,6 +113,12 @@ public final class DubboSetup {
      */
     static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
                                             Map<String, String> params) {
+        return export(impl, port, registry, weight, params, null);
+    }
+
+    /** As above, exported in Dubbo group {@code group} unless it is null. */
+    static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
+                                            Map<String, String> params, String group) {
         ProtocolConfig proto = new ProtocolConfig("dubbo", port);
         proto.setHost(Loopback.LOOPBACK_IP);
         proto.setSerialization("hessian2");
@@ -128,6 +134,7 @@ public final class DubboSetup {
         sc.setInterface(DemoService.class);
         sc.setRef(impl);
         sc.setVersion(VERSION);
+        if (group != null) sc.setGroup(group);
         sc.setScope("remote");
         sc.export();
         return sc;

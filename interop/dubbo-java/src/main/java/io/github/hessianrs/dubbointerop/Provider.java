@@ -11,7 +11,7 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
  * {@code provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N]
- * [--param KEY=VALUE]...}: exports DemoService (version 1.0.0, dubbo protocol, hessian2) on
+ * [--param KEY=VALUE]... [--group G]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2) on
  * 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin reaches EOF (unless
  * --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server gracefully
  * (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).
@@ -20,7 +20,8 @@ import io.github.hessianrs.demo.DemoServiceImpl;
  * loopback) the way Dubbo does: an ephemeral node {@code /dubbo/<interface>/providers/<URL-encoded
  * provider URL>}; {@code READY} is printed once the node is written. The graceful shutdown removes
  * the node first; a killed provider's node goes when its ZooKeeper session expires.
- * {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
+ * {@code --group G} exports the service in Dubbo group G (callers must send the attachment
+ * {@code group=G}). {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
  */
 final class Provider {
     private Provider() {
@@ -38,6 +39,7 @@ final class Provider {
         String registry = null;
         Integer weight = null;
         Map<String, String> params = new LinkedHashMap<>();
+        String group = null;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--ignore-stdin")) {
@@ -50,6 +52,8 @@ final class Provider {
                 } catch (NumberFormatException e) {
                     throw new Main.UsageException("bad weight " + args[i]);
                 }
+            } else if (a.equals("--group") && i + 1 < args.length) {
+                group = args[++i];
             } else if (a.equals("--param") && i + 1 < args.length) {
                 String kv = args[++i];
                 int eq = kv.indexOf('=');
@@ -61,10 +65,11 @@ final class Provider {
         }
         if (port == 0) port = freeLoopbackPort();
 
-        DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params);
+        DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group);
         System.out.println("READY " + port);
         System.out.flush();
         System.err.println("provider: dubbo " + DubboSetup.dubboVersion() + " on 127.0.0.1:" + port
+                + (group != null ? ", group " + group : "")
                 + (registry != null ? ", registered in " + registry : "")
                 + ", security manager " + Loopback.securityManagerStatus());
 

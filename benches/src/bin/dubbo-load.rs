@@ -1,0 +1,378 @@
+//! `dubbo-load`: a Dubbo load generator (tokio) for the Java demo provider
+//! (`interop/dubbo-java`, `io.github.hessianrs.demo.DemoService:1.0.0`), directly or through a
+//! proxy.
+//!
+//! ```text
+//! dubbo-load --target 127.0.0.1:20880 [--connections N] [--inflight M] [--rate CALLS_PER_S]
+//!            [--duration SECS] [--warmup SECS] [--payload BYTES] [--method sayHello|doNothing]
+//!            [--threads T] [--timeout-ms MS] [--group G] [--attach K=V]... [--label NAME]
+//! ```
+//!
+//! * closed loop (default, `--rate 0`): N connections, M calls in flight on each; a call is sent
+//!   as soon as the previous one of its slot is answered. Latency = send to answer.
+//! * open loop (`--rate R`): R calls per second in total, spread over the N connections, each
+//!   with at most M in flight (a call that finds no free slot waits for one). Latency is
+//!   measured from the call's *scheduled* time, so queueing behind a slow server counts
+//!   (no coordinated omission).
+//!
+//! `sayHello` sends a string of `--payload` bytes (ASCII) and checks that the answer is
+//! `"Hello, " + it` (the provider's echo); `doNothing` has no argument and a null answer.
+//! The request is encoded once; each call re-sends it with a fresh id.
+//!
+//! Output: one machine-readable line
+//! `RESULT label=.. mode=.. conns=.. inflight=.. payload=.. secs=.. calls=.. ok=.. errors=..
+//! rps=.. p50_us=.. p99_us=.. p999_us=.. max_us=.. [err_<kind>=n ...]`, then a human line.
+//! Exit status 0 when at least one call succeeded, 1 otherwise, 2 on a usage error.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dubbo_codec::client::{CallError, Client, ClientConfig};
+use dubbo_codec::frame::Frame;
+use dubbo_codec::request::Request;
+use dubbo_codec::response::{Outcome, Response};
+use hdrhistogram::Histogram;
+use hessian2::value::Value;
+
+const DEMO: &str = "io.github.hessianrs.demo.DemoService";
+
+#[derive(Debug, Clone)]
+struct Opts {
+    target: String,
+    connections: usize,
+    inflight: usize,
+    rate: f64,
+    duration: f64,
+    warmup: f64,
+    payload: usize,
+    method: String,
+    threads: usize,
+    timeout_ms: u64,
+    group: Option<String>,
+    attach: Vec<(String, String)>,
+    label: String,
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("dubbo-load: {msg}");
+    eprintln!(
+        "usage: dubbo-load --target HOST:PORT [--connections N] [--inflight M] [--rate CALLS_PER_S] \
+         [--duration SECS] [--warmup SECS] [--payload BYTES] [--method sayHello|doNothing] \
+         [--threads T] [--timeout-ms MS] [--group G] [--attach K=V]... [--label NAME]"
+    );
+    std::process::exit(2)
+}
+
+fn parse() -> Opts {
+    let mut o = Opts {
+        target: String::new(),
+        connections: 1,
+        inflight: 1,
+        rate: 0.0,
+        duration: 5.0,
+        warmup: 1.0,
+        payload: 16,
+        method: "sayHello".into(),
+        threads: 2,
+        timeout_ms: 5000,
+        group: None,
+        attach: Vec::new(),
+        label: "run".into(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "-h" || a == "--help" {
+            usage("help");
+        }
+        let v = args
+            .next()
+            .unwrap_or_else(|| usage(&format!("missing value for {a}")));
+        fn num<T: std::str::FromStr>(a: &str, v: &str) -> T {
+            v.parse()
+                .unwrap_or_else(|_| usage(&format!("bad value {v:?} for {a}")))
+        }
+        match a.as_str() {
+            "--target" => o.target = v,
+            "--connections" => o.connections = num(&a, &v),
+            "--inflight" => o.inflight = num(&a, &v),
+            "--rate" => o.rate = num(&a, &v),
+            "--duration" => o.duration = num(&a, &v),
+            "--warmup" => o.warmup = num(&a, &v),
+            "--payload" => o.payload = num(&a, &v),
+            "--method" => o.method = v,
+            "--threads" => o.threads = num(&a, &v),
+            "--timeout-ms" => o.timeout_ms = num(&a, &v),
+            "--group" => o.group = Some(v),
+            "--attach" => match v.split_once('=') {
+                Some((k, val)) if !k.is_empty() => o.attach.push((k.into(), val.into())),
+                _ => usage("--attach needs K=V"),
+            },
+            "--label" => o.label = v,
+            _ => usage(&format!("unknown option {a}")),
+        }
+    }
+    if o.target.is_empty() {
+        usage("--target is required");
+    }
+    if o.connections == 0 || o.inflight == 0 || o.threads == 0 || o.duration <= 0.0 {
+        usage("--connections, --inflight, --threads and --duration must be positive");
+    }
+    if !matches!(o.method.as_str(), "sayHello" | "doNothing") {
+        usage("--method is sayHello or doNothing");
+    }
+    o
+}
+
+/// What one call ended as.
+enum Outcome2 {
+    Ok,
+    Err(String),
+}
+
+fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Outcome2 {
+    let f = match r {
+        Ok(f) => f,
+        Err(CallError::Timeout { .. }) => return Outcome2::Err("timeout".into()),
+        Err(CallError::Closed(_)) => return Outcome2::Err("closed".into()),
+        Err(CallError::Connect { .. }) => return Outcome2::Err("connect".into()),
+        Err(CallError::PayloadTooLarge(_)) => return Outcome2::Err("too_large".into()),
+        Err(e) => return Outcome2::Err(format!("client_{}", short(&e.to_string()))),
+    };
+    match Response::from_frame(&f) {
+        Ok(Response::Result(r)) => match (r.outcome, expect_len) {
+            (Outcome::Value(Value::String(s)), Some(n)) if s.len() == n => Outcome2::Ok,
+            (Outcome::Null, None) => Outcome2::Ok,
+            (Outcome::Exception(_), _) => Outcome2::Err("exception".into()),
+            _ => Outcome2::Err("wrong_answer".into()),
+        },
+        Ok(Response::Error { status, .. }) => {
+            Outcome2::Err(format!("status_{}", short(&format!("{status:?}"))))
+        }
+        Err(_) => Outcome2::Err("bad_body".into()),
+    }
+}
+
+fn short(s: &str) -> String {
+    s.chars()
+        .take(24)
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect()
+}
+
+struct Stats {
+    hist: Histogram<u64>,
+    ok: u64,
+    errors: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            hist: Histogram::new_with_bounds(1, 120_000_000, 3).unwrap(),
+            ok: 0,
+            errors: BTreeMap::new(),
+        }
+    }
+    fn record(&mut self, o: Outcome2, micros: u64) {
+        match o {
+            Outcome2::Ok => {
+                self.ok += 1;
+                let _ = self.hist.record(micros.clamp(1, 120_000_000));
+            }
+            Outcome2::Err(k) => *self.errors.entry(k).or_default() += 1,
+        }
+    }
+    fn merge(&mut self, o: &Stats) {
+        let _ = self.hist.add(&o.hist);
+        self.ok += o.ok;
+        for (k, v) in &o.errors {
+            *self.errors.entry(k.clone()).or_default() += v;
+        }
+    }
+}
+
+fn main() {
+    let o = parse();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(o.threads)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let code = rt.block_on(run(o));
+    std::process::exit(code);
+}
+
+async fn run(o: Opts) -> i32 {
+    let mut b = Request::builder(DEMO, o.method.as_str()).version("1.0.0");
+    if let Some(g) = &o.group {
+        b = b.group(g.clone());
+    }
+    for (k, v) in &o.attach {
+        b = b.attach(k.clone(), v.clone());
+    }
+    let expect_len = if o.method == "sayHello" {
+        let s: String = (0..o.payload)
+            .map(|i| (b'a' + (i % 26) as u8) as char)
+            .collect();
+        b = b.arg("java.lang.String", &s);
+        Some(o.payload + "Hello, ".len())
+    } else {
+        None
+    };
+    let req = match b.build() {
+        Ok(r) => r,
+        Err(e) => usage(&format!("request: {e}")),
+    };
+    let frame = req.to_frame(0, true);
+    let timeout = Duration::from_millis(o.timeout_ms);
+    let config = ClientConfig {
+        timeout,
+        reconnect: true,
+        ..ClientConfig::default()
+    };
+    let mut clients = Vec::new();
+    for _ in 0..o.connections {
+        match Client::connect_with(o.target.clone(), config.clone()).await {
+            Ok(c) => clients.push(c),
+            Err(e) => {
+                eprintln!("dubbo-load: connect {}: {e}", o.target);
+                println!(
+                    "RESULT label={} calls=0 ok=0 errors=1 err_connect=1",
+                    o.label
+                );
+                return 1;
+            }
+        }
+    }
+    let start = Instant::now();
+    let measure_from = start + Duration::from_secs_f64(o.warmup);
+    let end = measure_from + Duration::from_secs_f64(o.duration);
+    let stats: Arc<Mutex<Stats>> = Arc::new(Mutex::new(Stats::new()));
+    let mut tasks = Vec::new();
+    if o.rate <= 0.0 {
+        for c in &clients {
+            for _ in 0..o.inflight {
+                let c = c.clone();
+                let frame = frame.clone();
+                let stats = stats.clone();
+                tasks.push(tokio::spawn(async move {
+                    let mut local = Stats::new();
+                    loop {
+                        let t0 = Instant::now();
+                        if t0 >= end {
+                            break;
+                        }
+                        let r = c.send_frame(frame.clone(), timeout).await;
+                        let t1 = Instant::now();
+                        if t0 >= measure_from && t1 <= end {
+                            local.record(classify(r, expect_len), (t1 - t0).as_micros() as u64);
+                        }
+                    }
+                    stats.lock().unwrap().merge(&local);
+                }));
+            }
+        }
+    } else {
+        let per_conn = o.rate / o.connections as f64;
+        let stop = Arc::new(AtomicBool::new(false));
+        for (i, c) in clients.iter().enumerate() {
+            let c = c.clone();
+            let frame = frame.clone();
+            let stats = stats.clone();
+            let sem = Arc::new(tokio::sync::Semaphore::new(o.inflight));
+            let _ = &stop;
+            tasks.push(tokio::spawn(async move {
+                let period = Duration::from_secs_f64(1.0 / per_conn);
+                // stagger the connections' schedules over one period
+                let first = start + period.mul_f64(i as f64 / o.connections as f64);
+                let mut n: u32 = 0;
+                let mut calls = Vec::new();
+                loop {
+                    let due = first + period * n;
+                    n += 1;
+                    if due >= end {
+                        break;
+                    }
+                    tokio::time::sleep_until(due.into()).await;
+                    let permit = sem.clone().acquire_owned().await.unwrap();
+                    let c = c.clone();
+                    let frame = frame.clone();
+                    let stats = stats.clone();
+                    calls.push(tokio::spawn(async move {
+                        let r = c.send_frame(frame, timeout).await;
+                        drop(permit);
+                        let t1 = Instant::now();
+                        if due >= measure_from && t1 <= end + timeout {
+                            stats
+                                .lock()
+                                .unwrap()
+                                .record(classify(r, expect_len), (t1 - due).as_micros() as u64);
+                        }
+                    }));
+                    if calls.len() >= 4096 {
+                        calls.retain(|h: &tokio::task::JoinHandle<()>| !h.is_finished());
+                    }
+                }
+                for h in calls {
+                    let _ = h.await;
+                }
+            }));
+        }
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let secs = o.duration;
+    let s = stats.lock().unwrap();
+    let errors: u64 = s.errors.values().sum();
+    let calls = s.ok + errors;
+    let rps = s.ok as f64 / secs;
+    let q = |p: f64| {
+        if s.ok == 0 {
+            0
+        } else {
+            s.hist.value_at_quantile(p)
+        }
+    };
+    let (p50, p99, p999, max) = (q(0.5), q(0.99), q(0.999), if s.ok == 0 { 0 } else { s.hist.max() });
+    let mode = if o.rate > 0.0 {
+        format!("open:{}", o.rate)
+    } else {
+        "closed".into()
+    };
+    let mut line = format!(
+        "RESULT label={} mode={mode} conns={} inflight={} payload={} method={} secs={secs} calls={calls} ok={} errors={errors} rps={rps:.0} p50_us={p50} p99_us={p99} p999_us={p999} max_us={max}",
+        o.label, o.connections, o.inflight, o.payload, o.method, s.ok
+    );
+    for (k, v) in &s.errors {
+        line.push_str(&format!(" err_{k}={v}"));
+    }
+    println!("{line}");
+    println!(
+        "{}: {mode} loop, {} conn x {} in flight, {}-byte {}: {:.0} calls/s over {secs} s, p50 {} us, p99 {} us, p99.9 {} us, max {} us; {} ok, {} errors{}",
+        o.label,
+        o.connections,
+        o.inflight,
+        o.payload,
+        o.method,
+        rps,
+        p50,
+        p99,
+        p999,
+        max,
+        s.ok,
+        errors,
+        if s.errors.is_empty() {
+            String::new()
+        } else {
+            format!(" {:?}", s.errors)
+        }
+    );
+    if s.ok > 0 {
+        0
+    } else {
+        1
+    }
+}
