@@ -52,10 +52,20 @@ enum Fields {
 pub struct Encoder<B> {
     buf: B,
     version: LiteVersion,
+    /// Type names and class definitions to their index in the stream, or [`UNDEFINED`]: the
+    /// entries of earlier streams are kept across [`Encoder::reset`] (up to [`KEPT`] of each),
+    /// so that a reused encoder does not copy the same names again for every message.
     types: HashMap<Cow<'static, str>, u32>,
     classes: HashMap<Cow<'static, str>, (u32, Fields)>,
+    type_count: u32,
     class_count: u32,
 }
+
+/// A type name or class definition known from an earlier stream, not yet written in this one.
+const UNDEFINED: u32 = u32::MAX;
+
+/// How many type names and class definitions a reset encoder keeps for reuse.
+const KEPT: usize = 512;
 
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing to `buf`, byte-identical with hessian-lite 3.2.
@@ -70,6 +80,7 @@ impl<B: BufMut> Encoder<B> {
             version,
             types: HashMap::new(),
             classes: HashMap::new(),
+            type_count: 0,
             class_count: 0,
         }
     }
@@ -77,8 +88,17 @@ impl<B: BufMut> Encoder<B> {
     /// Forgets the stream's type names and class definitions (keeping their memory), as a new
     /// Java `Hessian2Output` would.
     pub fn reset(&mut self) {
-        self.types.clear();
-        self.classes.clear();
+        if self.types.len() > KEPT {
+            self.types.clear();
+        } else if self.type_count > 0 {
+            self.types.values_mut().for_each(|index| *index = UNDEFINED);
+        }
+        if self.classes.len() > KEPT {
+            self.classes.clear();
+        } else if self.class_count > 0 {
+            self.classes.values_mut().for_each(|(index, _)| *index = UNDEFINED);
+        }
+        self.type_count = 0;
         self.class_count = 0;
     }
 
@@ -325,16 +345,21 @@ impl<B: BufMut> Encoder<B> {
     /// follow. The class definition is written the first time a class (with these fields) is
     /// seen in the stream.
     pub fn write_object_start<F: AsRef<str>>(&mut self, class: &str, fields: &[F]) {
-        let index = match self.classes.get(class) {
+        let found = match self.classes.get(class) {
             Some((index, Fields::Dynamic(known)))
                 if known
                     .iter()
                     .map(|f| &**f)
                     .eq(fields.iter().map(AsRef::as_ref)) =>
             {
-                *index
+                Some(*index)
             }
-            _ => {
+            _ => None,
+        };
+        let index = match found {
+            Some(UNDEFINED) => self.redefine_class(class, fields),
+            Some(index) => index,
+            None => {
                 let known = fields.iter().map(|f| Box::from(f.as_ref())).collect();
                 self.define_class(Cow::Owned(class.to_owned()), Fields::Dynamic(known), fields)
             }
@@ -351,6 +376,7 @@ impl<B: BufMut> Encoder<B> {
     ) {
         let identity = Fields::Static(fields.as_ptr() as usize ^ fields.len());
         let index = match self.classes.get(class) {
+            Some((UNDEFINED, known)) if *known == identity => self.redefine_class(class, fields),
             Some((index, known)) if *known == identity => *index,
             _ => self.define_class(Cow::Borrowed(class), identity, fields),
         };
@@ -397,15 +423,29 @@ impl<B: BufMut> Encoder<B> {
         identity: Fields,
         fields: &[F],
     ) -> u32 {
+        let index = self.write_definition(&class, fields);
+        self.classes.insert(class, (index, identity));
+        index
+    }
+
+    /// Defines in this stream a class whose entry an earlier stream left.
+    fn redefine_class<F: AsRef<str>>(&mut self, class: &str, fields: &[F]) -> u32 {
+        let index = self.write_definition(class, fields);
+        if let Some(entry) = self.classes.get_mut(class) {
+            entry.0 = index;
+        }
+        index
+    }
+
+    fn write_definition<F: AsRef<str>>(&mut self, class: &str, fields: &[F]) -> u32 {
         let index = self.class_count;
         self.class_count += 1;
         self.buf.put_u8(object::DEFINITION);
-        self.write_str(&class);
+        self.write_str(class);
         self.write_length(fields.len());
         for field in fields {
             self.write_str(field.as_ref());
         }
-        self.classes.insert(class, (index, identity));
         index
     }
 
@@ -425,10 +465,18 @@ impl<B: BufMut> Encoder<B> {
             TypeName::Index(index) => return self.write_int(index as i32),
             TypeName::Untracked(s) => return self.write_str(s),
         };
-        if let Some(&index) = self.types.get(name) {
-            return self.write_int(index as i32);
+        let next = self.type_count;
+        if let Some(index) = self.types.get_mut(name) {
+            if *index != UNDEFINED {
+                let index = *index;
+                return self.write_int(index as i32);
+            }
+            // Known from an earlier stream: written again, no copy made.
+            *index = next;
+            self.type_count += 1;
+            return self.write_str(name);
         }
-        let next = self.types.len() as u32;
+        self.type_count += 1;
         self.write_str(name);
         let key = match ty {
             TypeName::Static(s) => Cow::Borrowed(s),
@@ -472,5 +520,45 @@ impl<'a> TypeRef<'a> {
             TypeRef::New(s) => TypeName::Untracked(s),
             TypeRef::Index(i) => TypeName::Index(i),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two objects of one class, a typed list twice, then another class.
+    fn stream(enc: &mut Encoder<Vec<u8>>, other_fields: &[&str]) {
+        for _ in 0..2 {
+            enc.write_object_start("com.example.A", &["x", "y"]);
+            enc.write_int(1);
+            enc.write_list_start(Some(1), Some("[int"));
+            enc.write_int(2);
+        }
+        enc.write_object_start("com.example.B", other_fields);
+        for _ in other_fields {
+            enc.write_null();
+        }
+        enc.write_object_start_static("com.example.S", &["s"]);
+        enc.write_null();
+    }
+
+    #[test]
+    fn a_reset_encoder_writes_what_a_new_one_writes() {
+        let mut reused = Encoder::new(Vec::new());
+        for fields in [&["p"][..], &["p"], &["q", "r"], &["p"]] {
+            reused.reset();
+            reused.get_mut().clear();
+            stream(&mut reused, fields);
+            let mut fresh = Encoder::new(Vec::new());
+            stream(&mut fresh, fields);
+            assert_eq!(reused.get_ref(), fresh.get_ref(), "{fields:?}");
+        }
+        // A class met in an earlier stream only, then a new one: indexes start from 0.
+        reused.reset();
+        reused.get_mut().clear();
+        reused.write_object_start("com.example.C", &["z"]);
+        assert_eq!(&reused.get_ref()[..2], b"C\x0d");
+        assert_eq!(reused.get_ref().last(), Some(&0x60));
     }
 }
