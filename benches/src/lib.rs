@@ -1,3 +1,4 @@
 //! Shared fixtures for the workspace benchmarks (filled in as benches are added).
 
 pub mod alloc;
+pub mod report;

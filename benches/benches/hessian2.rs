@@ -1,0 +1,622 @@
+//! `hessian2` (the serde layer, and `Value` where it matters) against `serde_json` and
+//! `rmp-serde` on the same Rust values.
+//!
+//! Groups are `<dataset>/<op>` (`mix/encode`, `mix/decode`, `user/encode`, ...); functions are
+//! implementations: `hessian2`, `serde_json`, `rmp-serde`, and variants of `hessian2`
+//! (`hessian2-to_vec`, `hessian2-reused`, `hessian2-value`, `hessian2-skip`, ...). See
+//! `benches/README.md` for what each measures. Before timing, every decode is checked to give
+//! back the input, and every encode to decode back to it; allocations per operation (and the
+//! encoded size) are counted with the counting allocator and recorded with
+//! `benches::report::record` (stderr, and the file named by `BENCH_ALLOCS`).
+//!
+//! ```sh
+//! cargo bench -p benches --bench hessian2 -- --warm-up-time 1 --measurement-time 3
+//! cargo bench -p benches --bench hessian2 -- 'mix/'
+//! ```
+
+#![allow(non_snake_case)]
+
+use std::fmt::{self, Debug};
+use std::hint::black_box;
+
+use benches::alloc::{count, CountingAlloc};
+use benches::report;
+use bytes::Bytes;
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
+use hessian2::encode::Encoder;
+use hessian2::types::{Date, JavaArray};
+use hessian2::value::{self, Value};
+use hessian2::{Deserializer, Serializer};
+use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize};
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+// ---------------------------------------------------------------------------------------------
+// Data model (the interop/java model classes; fields in hessian-lite's wire order).
+// ---------------------------------------------------------------------------------------------
+
+/// The seed article's struct (`io.github.hessianrs.interop.model.Mix`), in Java's field order.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Mix")]
+struct Mix {
+    D: Option<MixD>,
+    #[serde(with = "hessian2::types::java_array")]
+    CD: Vec<f64>,
+    CA: Date,
+    CC: String,
+    CB: i64,
+    B: String,
+    A: i32,
+}
+
+/// `Mix.D`, a Java `HashMap<String, Object>` holding `"A"` (an int), `"floats"` (a `double[]`)
+/// and `"m"` (a `Mix`): a map on the wire in every format, in Java's `HashMap` order.
+#[derive(Debug, Clone, PartialEq)]
+struct MixD {
+    a: i32,
+    floats: JavaArray<f64>,
+    m: Option<Box<Mix>>,
+}
+
+impl Serialize for MixD {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2 + usize::from(self.m.is_some())))?;
+        map.serialize_entry("A", &self.a)?;
+        map.serialize_entry("floats", &self.floats)?;
+        if let Some(m) = &self.m {
+            map.serialize_entry("m", m)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for MixD {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        enum Key {
+            A,
+            #[serde(rename = "floats")]
+            Floats,
+            #[serde(rename = "m")]
+            M,
+        }
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = MixD;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("the map Mix.D")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<MixD, M::Error> {
+                let (mut a, mut floats, mut m) = (None, None, None);
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::A => a = Some(map.next_value()?),
+                        Key::Floats => floats = Some(map.next_value()?),
+                        Key::M => m = Some(map.next_value()?),
+                    }
+                }
+                Ok(MixD {
+                    a: a.ok_or_else(|| de::Error::missing_field("A"))?,
+                    floats: floats.ok_or_else(|| de::Error::missing_field("floats"))?,
+                    m,
+                })
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// `Mix{A=97, B="hello", CA=Date(1700000000000), CB=1<<40, CC="world", CD=[1,2,3],
+/// D={"A": 97, "floats": CD, "m": <the same Mix without D>}}`.
+fn mix() -> Mix {
+    let inner = Mix {
+        D: None,
+        CD: vec![1.0, 2.0, 3.0],
+        CA: Date(1_700_000_000_000),
+        CC: "world".into(),
+        CB: 1 << 40,
+        B: "hello".into(),
+        A: 97,
+    };
+    Mix {
+        D: Some(MixD {
+            a: 97,
+            floats: JavaArray(inner.CD.clone()),
+            m: Some(Box::new(inner.clone())),
+        }),
+        ..inner
+    }
+}
+
+/// `io.github.hessianrs.interop.model.User`, fields in hessian-lite's order.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.User")]
+struct User {
+    created: Option<Date>,
+    active: bool,
+    email: Option<String>,
+    age: i32,
+    name: Option<String>,
+    id: i64,
+}
+
+/// `User(id=1, name="Alice", age=31, email="alice@example.com", active=true,
+/// created=Date(1700000060000))` (the peers' `user`).
+fn alice() -> User {
+    User {
+        created: Some(Date(1_700_000_060_000)),
+        active: true,
+        email: Some("alice@example.com".into()),
+        age: 31,
+        name: Some("Alice".into()),
+        id: 1,
+    }
+}
+
+fn user(i: i64) -> User {
+    User {
+        created: Some(Date(1_700_000_000_000 + i * 1_000)),
+        active: i % 3 != 0,
+        email: Some(format!("user{i}@example.com")),
+        age: 20 + (i % 50) as i32,
+        name: Some(format!("User {i}")),
+        id: 100_000 + i,
+    }
+}
+
+/// A page of users: the "1 KiB" and "64 KiB" payloads.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename = "io.github.hessianrs.bench.UserPage")]
+struct UserPage {
+    users: Vec<User>,
+    next: Option<String>,
+    total: i64,
+}
+
+fn page(n: usize) -> UserPage {
+    UserPage {
+        users: (0..n as i64).map(user).collect(),
+        next: Some("cursor-0001".into()),
+        total: 1_000_000,
+    }
+}
+
+/// The smallest page whose Hessian encoding is at least `target` bytes.
+fn page_of_size(target: usize) -> UserPage {
+    let size = |n| hessian2::to_vec(&page(n)).unwrap().len();
+    let (s10, s20) = (size(10), size(20));
+    let per = (s20 - s10) as f64 / 10.0;
+    let mut n = (10.0 + (target as f64 - s10 as f64) / per).ceil().max(1.0) as usize;
+    while n > 1 && size(n - 1) >= target {
+        n -= 1;
+    }
+    while size(n) < target {
+        n += 1;
+    }
+    page(n)
+}
+
+/// A 1 MiB (or other size) binary, zero-copy from a `Bytes` input with `hessian2::from_bytes`.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+struct Blob(#[serde(with = "hessian2::types::bytes")] Bytes);
+
+fn blob(len: usize) -> Blob {
+    Blob((0..len).map(|i| (i * 31 % 251) as u8).collect())
+}
+
+/// 100k longs of every size: small ids, timestamps, full 64-bit values.
+fn longs() -> Vec<i64> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..100_000)
+        .map(|_| {
+            // splitmix64
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            (z as i64) >> (z % 64)
+        })
+        .collect()
+}
+
+fn text(unit: &str, bytes: usize) -> String {
+    unit.repeat(bytes.div_ceil(unit.len()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------------
+
+const DATASETS: [&str; 11] = [
+    "mix_self_ref",
+    "mix",
+    "user",
+    "payload_1k",
+    "payload_64k",
+    "string_ascii_1k",
+    "string_cjk_1k",
+    "string_emoji_1k",
+    "binary_4k",
+    "binary_1m",
+    "vec_i64_100k",
+];
+
+/// The positional arguments (criterion's filters, read here as plain substrings, or prefixes
+/// when they start with `^`), as (text, anchored).
+fn filters() -> Vec<(String, bool)> {
+    // Criterion options that take a value.
+    const WITH_VALUE: [&str; 16] = [
+        "--warm-up-time",
+        "--measurement-time",
+        "--sample-size",
+        "--profile-time",
+        "--save-baseline",
+        "--baseline",
+        "--load-baseline",
+        "--nresamples",
+        "--noise-threshold",
+        "--confidence-level",
+        "--significance-level",
+        "--output-format",
+        "--color",
+        "--plotting-backend",
+        "--format",
+        "--logfile",
+    ];
+    let mut out = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if WITH_VALUE.contains(&a.as_str()) {
+            args.next();
+        } else if !a.starts_with('-') {
+            let anchored = a.starts_with('^');
+            out.push((a.trim_start_matches('^').trim_end_matches('$').to_string(), anchored));
+        }
+    }
+    out
+}
+
+/// Whether the setup of `dataset` (encodings, allocation counts) is needed under the
+/// filters: a filter that starts with another dataset's name excludes it.
+fn relevant(dataset: &str) -> bool {
+    let filters = filters();
+    filters.is_empty()
+        || filters.iter().any(|(f, _)| {
+            let names = |d: &str| f == d || f.starts_with(&format!("{d}/")) || d.starts_with(f.as_str());
+            names(dataset) || !DATASETS.iter().any(|d| names(d))
+        })
+}
+
+/// Whether the benchmark `id` (`group/function`) passes the filters.
+fn wanted(id: &str) -> bool {
+    let filters = filters();
+    filters.is_empty()
+        || filters.iter().any(|(f, anchored)| {
+            if *anchored {
+                id.starts_with(f.as_str())
+            } else {
+                id.contains(f.as_str())
+            }
+        })
+}
+
+/// One criterion group with allocation records.
+struct Group<'a> {
+    name: String,
+    g: BenchmarkGroup<'a, WallTime>,
+}
+
+impl<'a> Group<'a> {
+    /// A group; datasets of 64 KiB and more (milliseconds per operation for the slow peers)
+    /// take 30 flat samples instead of criterion's 100 growing ones.
+    fn new(c: &'a mut Criterion, name: &str) -> Self {
+        let mut g = c.benchmark_group(name);
+        if ["payload_64k", "binary_1m", "vec_i64_100k"]
+            .iter()
+            .any(|big| name.starts_with(big))
+        {
+            g.sample_size(30).sampling_mode(SamplingMode::Flat);
+        }
+        Group {
+            name: name.into(),
+            g,
+        }
+    }
+
+    /// Times `f`, after counting the allocations of one call (made after two warm-up calls,
+    /// so that lazily built state is not counted).
+    fn run<R>(&mut self, function: &str, bytes: Option<usize>, mut f: impl FnMut() -> R) {
+        if !wanted(&format!("{}/{function}", self.name)) {
+            return;
+        }
+        black_box(f());
+        black_box(f());
+        let ((), allocs) = count(|| drop(black_box(f())));
+        report::record(&self.name, function, allocs, bytes);
+        self.g.bench_function(function, |b| b.iter(&mut f));
+    }
+
+    /// Checks that `f` decodes `expected`, then times it.
+    fn decode<T: PartialEq + Debug>(
+        &mut self,
+        function: &str,
+        bytes: usize,
+        expected: &T,
+        mut f: impl FnMut() -> T,
+    ) {
+        if !wanted(&format!("{}/{function}", self.name)) {
+            return;
+        }
+        let got = f();
+        assert!(
+            &got == expected,
+            "{}/{function}: the decode differs from the input:\n{got:?}\n{expected:?}",
+            self.name
+        );
+        self.run(function, Some(bytes), f);
+    }
+
+    fn finish(self) {
+        self.g.finish();
+    }
+}
+
+/// The encoding of `value` by each implementation, checked to decode back to `value`.
+struct Encoded {
+    hessian: Vec<u8>,
+    json: Vec<u8>,
+    msgpack: Vec<u8>,
+}
+
+fn encoded<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: &T) -> Encoded {
+    let e = Encoded {
+        hessian: hessian2::to_vec(value).unwrap(),
+        json: serde_json::to_vec(value).unwrap(),
+        msgpack: rmp_serde::to_vec(value).unwrap(),
+    };
+    assert_eq!(&hessian2::from_slice::<T>(&e.hessian).unwrap(), value);
+    assert_eq!(&serde_json::from_slice::<T>(&e.json).unwrap(), value);
+    assert_eq!(&rmp_serde::from_slice::<T>(&e.msgpack).unwrap(), value);
+    e
+}
+
+/// `<dataset>/encode`: each implementation into a reused buffer (and `hessian2-to_vec`, a new
+/// `Vec` per call).
+fn encode_group<T: Serialize>(c: &mut Criterion, dataset: &str, value: &T, e: &Encoded) {
+    let mut g = Group::new(c, &format!("{dataset}/encode"));
+    let mut ser = Serializer::new(Vec::with_capacity(e.hessian.len()));
+    g.run("hessian2", Some(e.hessian.len()), || {
+        ser.reset();
+        ser.get_mut().clear();
+        ser.serialize(black_box(value)).unwrap();
+        ser.get_ref().len()
+    });
+    assert_eq!(ser.get_ref(), &e.hessian);
+    g.run("hessian2-to_vec", Some(e.hessian.len()), || {
+        hessian2::to_vec(black_box(value)).unwrap()
+    });
+    let mut buf = Vec::with_capacity(e.json.len());
+    g.run("serde_json", Some(e.json.len()), || {
+        buf.clear();
+        serde_json::to_writer(&mut buf, black_box(value)).unwrap();
+        buf.len()
+    });
+    let mut buf = Vec::with_capacity(e.msgpack.len());
+    g.run("rmp-serde", Some(e.msgpack.len()), || {
+        buf.clear();
+        rmp_serde::encode::write(&mut buf, black_box(value)).unwrap();
+        buf.len()
+    });
+    g.finish();
+}
+
+/// `<dataset>/decode`: `from_slice` of each implementation, and `hessian2-reused` (one
+/// `Deserializer` reset per message, as Java's `Hessian2Input` is reused).
+fn decode_group<T: DeserializeOwned + PartialEq + Debug>(
+    c: &mut Criterion,
+    dataset: &str,
+    value: &T,
+    e: &Encoded,
+) {
+    let mut g = Group::new(c, &format!("{dataset}/decode"));
+    decode_functions(&mut g, value, e);
+    g.finish();
+}
+
+fn decode_functions<T: DeserializeOwned + PartialEq + Debug>(
+    g: &mut Group,
+    value: &T,
+    e: &Encoded,
+) {
+    let h = &e.hessian[..];
+    g.decode("hessian2", h.len(), value, || {
+        hessian2::from_slice::<T>(black_box(h)).unwrap()
+    });
+    let mut de = Deserializer::from_slice(h);
+    g.decode("hessian2-reused", h.len(), value, || {
+        de.reset(black_box(h));
+        de.next_value::<T>().unwrap()
+    });
+    g.decode("serde_json", e.json.len(), value, || {
+        serde_json::from_slice::<T>(black_box(&e.json)).unwrap()
+    });
+    g.decode("rmp-serde", e.msgpack.len(), value, || {
+        rmp_serde::from_slice::<T>(black_box(&e.msgpack)).unwrap()
+    });
+}
+
+/// Steps over the value without building it.
+fn skip(bytes: &[u8]) -> u64 {
+    let mut de = Deserializer::from_slice(bytes);
+    de.skip_value().unwrap();
+    de.offset()
+}
+
+fn value_of(bytes: &[u8]) -> Value {
+    value::from_slice(bytes).unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Datasets
+// ---------------------------------------------------------------------------------------------
+
+fn bench_mix(c: &mut Criterion) {
+    if relevant("mix") || relevant("mix_self_ref") {
+        bench_mix_typed(c);
+    }
+}
+
+fn bench_mix_typed(c: &mut Criterion) {
+    let v = mix();
+    let e = encoded(&v);
+    encode_group(c, "mix", &v, &e);
+
+    let mut g = Group::new(c, "mix/decode");
+    decode_functions(&mut g, &v, &e);
+    let h = &e.hessian[..];
+    let expected = value_of(h);
+    g.decode("hessian2-value", h.len(), &expected, || {
+        value::from_slice(black_box(h)).unwrap()
+    });
+    g.decode("hessian2-skip", h.len(), &(h.len() as u64), || skip(black_box(h)));
+    g.finish();
+
+    // Java's own bytes of the self-referencing Mix (`D["m"]` is the Mix itself, a `Q`): what
+    // the Go and Java peers measure. Only `Value` can hold a cycle.
+    let java = include_bytes!("../../hessian2/tests/vectors/lite3/mix_self_ref.bin");
+    let java_value = value_of(java);
+    let mut g = Group::new(c, "mix_self_ref/decode");
+    g.decode("hessian2-value", java.len(), &java_value, || {
+        value::from_slice(black_box(java)).unwrap()
+    });
+    g.decode("hessian2-skip", java.len(), &(java.len() as u64), || {
+        skip(black_box(java))
+    });
+    g.finish();
+    let mut g = Group::new(c, "mix_self_ref/encode");
+    assert_eq!(value::to_vec(&java_value), java, "Value re-encodes Java's bytes");
+    // A reused encoder (as Java's peer reuses its Hessian2Output), and a new one per call.
+    let mut enc = Encoder::new(Vec::with_capacity(256));
+    g.run("hessian2-value", Some(java.len()), || {
+        enc.reset();
+        enc.get_mut().clear();
+        black_box(&java_value).encode(&mut enc);
+        enc.get_ref().len()
+    });
+    assert_eq!(enc.get_ref(), java);
+    g.run("hessian2-value-to_vec", Some(java.len()), || {
+        value::to_vec(black_box(&java_value))
+    });
+    g.finish();
+}
+
+fn bench_user(c: &mut Criterion) {
+    if !relevant("user") {
+        return;
+    }
+    let v = alice();
+    let e = encoded(&v);
+    encode_group(c, "user", &v, &e);
+    decode_group(c, "user", &v, &e);
+}
+
+fn bench_payloads(c: &mut Criterion) {
+    for (dataset, target) in [("payload_1k", 1024), ("payload_64k", 64 * 1024)] {
+        if !relevant(dataset) {
+            continue;
+        }
+        let v = page_of_size(target);
+        let e = encoded(&v);
+        eprintln!(
+            "{dataset}: {} users; hessian2 {} bytes, serde_json {}, rmp-serde {}",
+            v.users.len(),
+            e.hessian.len(),
+            e.json.len(),
+            e.msgpack.len()
+        );
+        encode_group(c, dataset, &v, &e);
+        let mut g = Group::new(c, &format!("{dataset}/decode"));
+        decode_functions(&mut g, &v, &e);
+        let h = &e.hessian[..];
+        g.decode("hessian2-skip", h.len(), &(h.len() as u64), || skip(black_box(h)));
+        g.finish();
+    }
+}
+
+fn bench_strings(c: &mut Criterion) {
+    let cases = [
+        ("string_ascii_1k", text("The quick brown fox jumps over the lazy dog. ", 1024)),
+        ("string_cjk_1k", text("汉字かなカナ한글", 1024)),
+        ("string_emoji_1k", text("😀🚀🎉👍", 1024)),
+    ];
+    for (dataset, s) in cases {
+        if !relevant(dataset) {
+            continue;
+        }
+        let e = encoded(&s);
+        encode_group(c, dataset, &s, &e);
+        let mut g = Group::new(c, &format!("{dataset}/decode"));
+        decode_functions(&mut g, &s, &e);
+        // Borrowed `&str` where the wire form allows (no surrogate pairs).
+        if !s.chars().any(|ch| ch as u32 > 0xffff) {
+            let h = &e.hessian[..];
+            g.decode("hessian2-borrowed", h.len(), &s.as_str(), || {
+                hessian2::from_slice::<&str>(black_box(h)).unwrap()
+            });
+            let j = &e.json[..];
+            g.decode("serde_json-borrowed", j.len(), &s.as_str(), || {
+                serde_json::from_slice::<&str>(black_box(j)).unwrap()
+            });
+        }
+        g.finish();
+    }
+}
+
+fn bench_binary(c: &mut Criterion) {
+    // 4093 bytes: the largest binary hessian-lite 3 writes as one chunk (zero-copy); 1 MiB:
+    // 257 chunks (one gather copy into the output `Bytes`).
+    for (dataset, len) in [("binary_4k", 4093), ("binary_1m", 1 << 20)] {
+        if !relevant(dataset) {
+            continue;
+        }
+        let v = blob(len);
+        let e = encoded(&v);
+        encode_group(c, dataset, &v, &e);
+        let mut g = Group::new(c, &format!("{dataset}/decode"));
+        let input = Bytes::from(e.hessian.clone());
+        let inside = input.as_ptr_range();
+        let zero_copy = inside.contains(&hessian2::from_bytes::<Blob>(input.clone()).unwrap().0.as_ptr());
+        eprintln!("{dataset}: hessian2::from_bytes output is a slice of the input: {zero_copy}");
+        g.decode("hessian2-from_bytes", input.len(), &v, || {
+            hessian2::from_bytes::<Blob>(black_box(input.clone())).unwrap()
+        });
+        decode_functions(&mut g, &v, &e);
+        g.finish();
+    }
+}
+
+fn bench_longs(c: &mut Criterion) {
+    if !relevant("vec_i64_100k") {
+        return;
+    }
+    let v = longs();
+    let e = encoded(&v);
+    encode_group(c, "vec_i64_100k", &v, &e);
+    decode_group(c, "vec_i64_100k", &v, &e);
+}
+
+criterion_group!(
+    benches,
+    bench_mix,
+    bench_user,
+    bench_payloads,
+    bench_strings,
+    bench_binary,
+    bench_longs
+);
+criterion_main!(benches);
