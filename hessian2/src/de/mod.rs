@@ -209,6 +209,24 @@ pub struct Deserializer<'de, S: Source<'de>> {
     /// Nesting of replays (decoding a referenced value again): containers met while
     /// replaying are already in `refs`.
     replaying: u32,
+    /// Bytes decoded again for `Q` references so far, and the most this input may cost.
+    /// References to references can double the work per level, so hostile input could ask
+    /// for 2^n values from a few hundred bytes; the budget keeps the work linear in the input.
+    replayed: u64,
+    replay_budget: u64,
+}
+
+/// Replayed bytes allowed per byte of input (and at least [`MIN_REPLAY_BUDGET`]): generous
+/// for real shared data (a 50 KB message may hold ~12 MB of repeated objects), fatal to
+/// exponential reference chains.
+const REPLAY_BUDGET_PER_BYTE: u64 = 256;
+/// The replay budget of small inputs.
+const MIN_REPLAY_BUDGET: u64 = 64 * 1024;
+
+fn replay_budget(input_len: usize) -> u64 {
+    (input_len as u64)
+        .saturating_mul(REPLAY_BUDGET_PER_BYTE)
+        .max(MIN_REPLAY_BUDGET)
 }
 
 impl<'de> Deserializer<'de, &'de [u8]> {
@@ -236,35 +254,34 @@ impl Deserializer<'static, Bytes> {
 impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// Reads `src` from its start.
     pub fn new(src: S) -> Self {
+        let input = src.input_at(0);
+        let replay_budget = replay_budget(input.remaining());
         Deserializer {
-            dec: Decoder::new(src.input_at(0)),
+            dec: Decoder::new(input),
             src,
             refs: Refs::take(),
             replaying: 0,
+            replayed: 0,
+            replay_budget,
         }
     }
 
     /// Sets the nesting limit of lists, maps and objects (default
     /// [`DEFAULT_MAX_DEPTH`](crate::decode::DEFAULT_MAX_DEPTH)).
     pub fn with_max_depth(self, max_depth: usize) -> Self {
-        let Deserializer {
-            src,
-            dec,
-            refs,
-            replaying,
-        } = self;
         Deserializer {
-            src,
-            dec: dec.with_max_depth(max_depth),
-            refs,
-            replaying,
+            dec: self.dec.with_max_depth(max_depth),
+            ..self
         }
     }
 
     /// Starts over on a new input with empty class, type and reference tables, keeping their
     /// memory (and the depth limit).
     pub fn reset(&mut self, src: S) {
-        self.dec.reset(src.input_at(0));
+        let input = src.input_at(0);
+        self.replay_budget = replay_budget(input.remaining());
+        self.replayed = 0;
+        self.dec.reset(input);
         self.src = src;
         self.refs.clear();
         self.replaying = 0;
@@ -358,6 +375,17 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 at,
             ));
         }
+        if self.replayed > self.replay_budget {
+            return Err(Error::new(
+                ErrorKind::Message(format!(
+                    "references expand to more than {} bytes of decoding for a {}-byte input \
+                     (nested shared data; decode it as a hessian2::value::Value)",
+                    self.replay_budget,
+                    self.replay_budget / REPLAY_BUDGET_PER_BYTE
+                )),
+                at,
+            ));
+        }
         let Ok(offset) = usize::try_from(slot.mark.offset) else {
             unreachable!("offsets come from the input")
         };
@@ -367,6 +395,10 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         // While it is decoded again, a reference to it is a cycle.
         self.refs[n as usize].done = false;
         let result = f(self);
+        // The referenced container's own bytes (nested replays counted themselves).
+        self.replayed = self
+            .replayed
+            .saturating_add(self.dec.offset().saturating_sub(slot.mark.offset));
         self.refs[n as usize].done = true;
         self.replaying -= 1;
         self.dec.end_replay(previous);
@@ -628,7 +660,12 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
 
     /// The text of a one-chunk string whose header was read, to `visitor`.
     #[inline]
-    fn string_text<V: Visitor<'de>>(&mut self, len: usize, at: u64, visitor: V) -> Result<V::Value> {
+    fn string_text<V: Visitor<'de>>(
+        &mut self,
+        len: usize,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
         fix(
             match self.dec.read_str(len, true)? {
                 Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
