@@ -275,7 +275,10 @@ fn filters() -> Vec<(String, bool)> {
             args.next();
         } else if !a.starts_with('-') {
             let anchored = a.starts_with('^');
-            out.push((a.trim_start_matches('^').trim_end_matches('$').to_string(), anchored));
+            out.push((
+                a.trim_start_matches('^').trim_end_matches('$').to_string(),
+                anchored,
+            ));
         }
     }
     out
@@ -287,7 +290,8 @@ fn relevant(dataset: &str) -> bool {
     let filters = filters();
     filters.is_empty()
         || filters.iter().any(|(f, _)| {
-            let names = |d: &str| f == d || f.starts_with(&format!("{d}/")) || d.starts_with(f.as_str());
+            let names =
+                |d: &str| f == d || f.starts_with(&format!("{d}/")) || d.starts_with(f.as_str());
             names(dataset) || !DATASETS.iter().any(|d| names(d))
         })
 }
@@ -483,7 +487,9 @@ fn bench_mix_typed(c: &mut Criterion) {
     g.decode("hessian2-value", h.len(), &expected, || {
         value::from_slice(black_box(h)).unwrap()
     });
-    g.decode("hessian2-skip", h.len(), &(h.len() as u64), || skip(black_box(h)));
+    g.decode("hessian2-skip", h.len(), &(h.len() as u64), || {
+        skip(black_box(h))
+    });
     g.finish();
 
     // Java's own bytes of the self-referencing Mix (`D["m"]` is the Mix itself, a `Q`): what
@@ -499,7 +505,11 @@ fn bench_mix_typed(c: &mut Criterion) {
     });
     g.finish();
     let mut g = Group::new(c, "mix_self_ref/encode");
-    assert_eq!(value::to_vec(&java_value), java, "Value re-encodes Java's bytes");
+    assert_eq!(
+        value::to_vec(&java_value),
+        java,
+        "Value re-encodes Java's bytes"
+    );
     // A reused encoder (as Java's peer reuses its Hessian2Output), and a new one per call.
     let mut enc = Encoder::new(Vec::with_capacity(256));
     g.run("hessian2-value", Some(java.len()), || {
@@ -543,14 +553,19 @@ fn bench_payloads(c: &mut Criterion) {
         let mut g = Group::new(c, &format!("{dataset}/decode"));
         decode_functions(&mut g, &v, &e);
         let h = &e.hessian[..];
-        g.decode("hessian2-skip", h.len(), &(h.len() as u64), || skip(black_box(h)));
+        g.decode("hessian2-skip", h.len(), &(h.len() as u64), || {
+            skip(black_box(h))
+        });
         g.finish();
     }
 }
 
 fn bench_strings(c: &mut Criterion) {
     let cases = [
-        ("string_ascii_1k", text("The quick brown fox jumps over the lazy dog. ", 1024)),
+        (
+            "string_ascii_1k",
+            text("The quick brown fox jumps over the lazy dog. ", 1024),
+        ),
         ("string_cjk_1k", text("汉字かなカナ한글", 1024)),
         ("string_emoji_1k", text("😀🚀🎉👍", 1024)),
     ];
@@ -590,7 +605,12 @@ fn bench_binary(c: &mut Criterion) {
         let mut g = Group::new(c, &format!("{dataset}/decode"));
         let input = Bytes::from(e.hessian.clone());
         let inside = input.as_ptr_range();
-        let zero_copy = inside.contains(&hessian2::from_bytes::<Blob>(input.clone()).unwrap().0.as_ptr());
+        let zero_copy = inside.contains(
+            &hessian2::from_bytes::<Blob>(input.clone())
+                .unwrap()
+                .0
+                .as_ptr(),
+        );
         eprintln!("{dataset}: hessian2::from_bytes output is a slice of the input: {zero_copy}");
         g.decode("hessian2-from_bytes", input.len(), &v, || {
             hessian2::from_bytes::<Blob>(black_box(input.clone())).unwrap()

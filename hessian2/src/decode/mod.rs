@@ -544,7 +544,10 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 let (len, header) = match code {
                     0x00..=0x1f => (code as usize, 1),
                     0x30..=0x33 => match chunk.get(1) {
-                        Some(&b1) => (((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize, 2),
+                        Some(&b1) => (
+                            ((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize,
+                            2,
+                        ),
                         None => return false,
                     },
                     _ => match chunk.get(1..3) {
@@ -585,7 +588,10 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             0x00..=0x1f => (code as usize, 1),
             0x30..=0x33 => {
                 let [b1] = self.peek_fixed()?;
-                (((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize, 2)
+                (
+                    ((code - marker::string::SHORT_BASE) as usize) << 8 | b1 as usize,
+                    2,
+                )
             }
             marker::string::FINAL => (u16::from_be_bytes(self.peek_fixed()?) as usize, 3),
             _ => return None,
@@ -1148,14 +1154,34 @@ mod tests {
     fn scalar_skip_agrees_with_the_general_skip() {
         use crate::input::SliceInput;
         let mut enc = crate::encode::Encoder::new(Vec::new());
-        for v in [0, -16, 47, 48, -2048, 2047, 2048, -262_144, 262_143, 262_144, i32::MIN] {
+        for v in [
+            0,
+            -16,
+            47,
+            48,
+            -2048,
+            2047,
+            2048,
+            -262_144,
+            262_143,
+            262_144,
+            i32::MIN,
+        ] {
             enc.write_int(v);
             enc.write_long(v.into());
         }
         for v in [0.0, 1.0, -128.0, 127.0, 300.0, 0.001, 1.5e300] {
             enc.write_double(v);
         }
-        for s in ["", "a", "hello", &"x".repeat(40), &"y".repeat(2000), "中文", "😀"] {
+        for s in [
+            "",
+            "a",
+            "hello",
+            &"x".repeat(40),
+            &"y".repeat(2000),
+            "中文",
+            "😀",
+        ] {
             enc.write_str(s);
         }
         for n in [0, 15, 16, 1023, 1024, 4093] {

@@ -122,8 +122,7 @@ fn prefix_of_units(bytes: &[u8], units: usize) -> Option<usize> {
 pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> {
     let flush = |out: &mut String, from: usize, to: usize| -> Result<(), usize> {
         if from < to {
-            let run =
-                std::str::from_utf8(&bytes[from..to]).map_err(|e| from + e.valid_up_to())?;
+            let run = std::str::from_utf8(&bytes[from..to]).map_err(|e| from + e.valid_up_to())?;
             out.push_str(run);
         }
         Ok(())
@@ -177,10 +176,10 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
         // ASCII text (the usual field values, names and keys): `len` bytes, no counting.
         if d.input.chunk().get(..len).is_some_and(<[u8]>::is_ascii) {
             if let Some(bytes) = d.input.borrow_bytes(len) {
-                return match std::str::from_utf8(bytes) {
-                    Ok(s) => Ok(Reference::Borrowed(s)),
-                    Err(_) => unreachable!("ASCII is UTF-8"),
-                };
+                // SAFETY: `bytes` is the slice just checked to be ASCII, which is UTF-8.
+                return Ok(Reference::Borrowed(unsafe {
+                    std::str::from_utf8_unchecked(bytes)
+                }));
             }
             let t = &mut *d.t;
             t.scratch.clear();
@@ -338,6 +337,34 @@ mod tests {
         let s = "a😀b";
         assert_eq!(scan(s.as_bytes(), 4), Ok((6, 4)));
         assert_eq!(scan(s.as_bytes(), 2), Err(1));
+    }
+
+    /// The one `unsafe` of the decoder: ASCII text borrowed as `str` without a second
+    /// validation. Run under Miri: `cargo +nightly miri test -p hessian2 --lib ascii`.
+    #[test]
+    fn ascii_text_is_borrowed_unvalidated_only_when_ascii() {
+        use crate::decode::{Decoder, Header};
+        use crate::input::SliceInput;
+        let texts = ["", "a", "hello", "x\u{7f}y", "é", "aé", "中文", "a😀"];
+        let mut enc = crate::encode::Encoder::new(Vec::new());
+        for t in texts {
+            enc.write_str(t);
+        }
+        let wire = enc.into_inner();
+        let mut d = Decoder::new(SliceInput::new(&wire));
+        for t in texts {
+            let Header::String { len, last } = d.pull().unwrap() else {
+                panic!("a string")
+            };
+            let s = d.read_str(len, last).unwrap();
+            assert_eq!(&*s, t);
+            assert_eq!(
+                matches!(s, Reference::Borrowed(_)),
+                !t.contains('😀'),
+                "{t}"
+            );
+        }
+        assert!(d.is_empty());
     }
 
     #[test]

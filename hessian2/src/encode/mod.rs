@@ -96,7 +96,9 @@ impl<B: BufMut> Encoder<B> {
         if self.classes.len() > KEPT {
             self.classes.clear();
         } else if self.class_count > 0 {
-            self.classes.values_mut().for_each(|(index, _)| *index = UNDEFINED);
+            self.classes
+                .values_mut()
+                .for_each(|(index, _)| *index = UNDEFINED);
         }
         self.type_count = 0;
         self.class_count = 0;
