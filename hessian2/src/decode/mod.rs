@@ -439,6 +439,24 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 double::ZERO => Header::Double(0.0),
                 double::ONE => Header::Double(1.0),
                 list::END => Header::End,
+                // Containers record where they start (for `Q` references).
+                0x60..=0x6f if ((code - object::DIRECT_BASE) as usize) < self.t.classes.len() => {
+                    self.mark_here();
+                    Header::Object {
+                        class: (code - object::DIRECT_BASE) as usize,
+                    }
+                }
+                map::UNTYPED => {
+                    self.mark_here();
+                    Header::Map { ty: None }
+                }
+                0x78..=0x7f => {
+                    self.mark_here();
+                    Header::List {
+                        ty: None,
+                        len: Some((code - list::DIRECT_UNTYPED) as usize),
+                    }
+                }
                 _ => return self.pull_slow(),
             };
             self.input.advance(1);
@@ -598,6 +616,16 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         };
         self.input.advance(n);
         Some(len)
+    }
+
+    /// Records the current position as the start of the header being returned.
+    #[inline]
+    fn mark_here(&mut self) {
+        self.last = Mark {
+            offset: self.offset(),
+            types: self.t.types.len(),
+            classes: self.t.classes.len(),
+        };
     }
 
     #[inline(never)]
@@ -855,7 +883,14 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             self.t.types.push(name);
             Ok(self.t.types.len() - 1)
         } else {
-            let index = self.read_length("type index")?;
+            // Usually a one-byte int.
+            let index = match code {
+                0x90..=0xbf => {
+                    self.input.advance(1);
+                    (code - int::DIRECT_ZERO) as usize
+                }
+                _ => self.read_length("type index")?,
+            };
             if index < self.t.types.len() {
                 Ok(index)
             } else {
