@@ -82,7 +82,10 @@ impl JavaProvider {
         let mut child = cmd
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(log(&format!("provider-{flavour}-{}", group.unwrap_or("none"))))
+            .stderr(log(&format!(
+                "provider-{flavour}-{}",
+                group.unwrap_or("none")
+            )))
             .spawn()
             .expect("start java");
         let stdout = child.stdout.take().unwrap();
@@ -266,7 +269,10 @@ endpoints = [{{ address = "{}" }}]
         for (i, g) in got.iter().enumerate() {
             if i == target {
                 // the check list makes > 200 calls (concurrent_add alone 200)
-                assert!(*g >= 200, "{args:?}: provider {i} got only {g} calls: {got:?}");
+                assert!(
+                    *g >= 200,
+                    "{args:?}: provider {i} got only {g} calls: {got:?}"
+                );
             } else {
                 assert_eq!(*g, 0, "{args:?}: provider {i} got calls: {got:?}");
             }
@@ -341,7 +347,10 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
         .arg("java.lang.String", "after")
         .build()
         .unwrap();
-    assert_eq!(big.call(8, &hello).await, (Status::Ok, "Hello, after".into()));
+    assert_eq!(
+        big.call(8, &hello).await,
+        (Status::Ok, "Hello, after".into())
+    );
     let mut garbage = Client::connect(proxy.addr()).await;
     garbage
         .send_raw(b"\xda\xbb\xff\xff garbage that is no Dubbo frame at all\r\n\r\n")
@@ -353,7 +362,10 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
     // Now SIGKILL the 2.7 provider in the middle of the load.
     let before_kill = counts(&ps).await;
     ps[1].kill();
-    eprintln!("killed provider 1 after {:?} of load, counts {before_kill:?}", t0.elapsed());
+    eprintln!(
+        "killed provider 1 after {:?} of load, counts {before_kill:?}",
+        t0.elapsed()
+    );
     let (_, lines) = load.await.unwrap().unwrap();
     let summary = lines
         .iter()
@@ -377,7 +389,10 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
     assert!(failed <= CONCURRENCY, "{failed} calls failed: {summary}");
     // The survivor took the rest: at least every call after the kill.
     let c_end = count_of(&ps[0]).await;
-    assert!(c_end > before_kill[0], "survivor got no calls after the kill");
+    assert!(
+        c_end > before_kill[0],
+        "survivor got no calls after the kill"
+    );
     // The misbehaving client's own connection still works after the load, too.
     assert_eq!(big.call(9, &hello).await.0, Status::Ok);
     drop(garbage);

@@ -157,7 +157,13 @@ fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Outcome2 
 fn short(s: &str) -> String {
     s.chars()
         .take(24)
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -336,7 +342,12 @@ async fn run(o: Opts) -> i32 {
             s.hist.value_at_quantile(p)
         }
     };
-    let (p50, p99, p999, max) = (q(0.5), q(0.99), q(0.999), if s.ok == 0 { 0 } else { s.hist.max() });
+    let (p50, p99, p999, max) = (
+        q(0.5),
+        q(0.99),
+        q(0.999),
+        if s.ok == 0 { 0 } else { s.hist.max() },
+    );
     let mode = if o.rate > 0.0 {
         format!("open:{}", o.rate)
     } else {
