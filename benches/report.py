@@ -86,8 +86,7 @@ def read_criterion(run):
 
 def read_allocs(run):
     out = {}
-    path = os.path.join(run, "allocs.tsv")
-    if os.path.exists(path):
+    for path in sorted(glob.glob(os.path.join(run, "allocs*.tsv"))):
         for line in open(path):
             parts = line.rstrip("\n").split("\t")
             if len(parts) >= 3:
@@ -317,12 +316,17 @@ def main():
             row = funcs[f]
             a, size = allocs.get((g, f), (None, None))
             name = f"{g}" + (f" ({p})" if p else "")
+            # A peer's variant (`serde_json-borrowed`) is compared with ours of the same kind.
+            base, base_name = funcs.get(ours) if ours else None, ours
+            if ours and "-" in f and f"{ours}-{f.split('-', 1)[1]}" in funcs and f.split("-", 1)[0] != ours:
+                base_name = f"{ours}-{f.split('-', 1)[1]}"
+                base = funcs[base_name]
             r = "" if f == ours or base is None else f"{fx(ratio(row['mean'], base['mean']))} / {fx(ratio(row['min'], base['min']))}"
             w(f"| {name} | {f} | {ns(row['mean'])} | {ns(row['min'])} | {ns(row['sd'])} | "
               f"{'—' if a is None else a} | {size or '—'} | {r} |")
             if base is not None and f != ours and ours == "hessian2" and not f.startswith("hessian2"):
-                comparisons.append((f"{name}: {f} vs hessian2", ratio(row["mean"], base["mean"]),
-                                    ratio(row["min"], base["min"]), f))
+                comparisons.append((f"{name}: {f} vs {base_name}", ratio(row["mean"], base["mean"]),
+                                    ratio(row["min"], base["min"]), f.split("-borrowed")[0]))
             elif base is not None and f != ours and ours != "hessian2" and f not in OURS:
                 comparisons.append((f"{name}: {f} vs {ours}", ratio(row["mean"], base["mean"]),
                                     ratio(row["min"], base["min"]), "other"))
@@ -424,7 +428,7 @@ def write_svg(path, comparisons, meta):
     hi = 10 ** math.ceil(math.log10(hi))
     label_w, bar_w, row_h, top = 470, 520, 18, 60
     width = label_w + bar_w + 90
-    height = top + row_h * len(rows) + 50
+    height = top + row_h * len(rows) + 62
     x_of = lambda r: label_w + bar_w * (math.log10(r) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
@@ -443,18 +447,18 @@ def write_svg(path, comparisons, meta):
                    f'stroke="{"#000" if abs(decade - 1) < 1e-9 else "#ddd"}"/>')
         out.append(f'<text x="{x:.1f}" y="{top - 9}" text-anchor="middle" fill="#555">{decade:g}x</text>')
         decade *= 10
-    for goal, color in ((5, "#e76f00"), (10, "#00add8")):
+    for k, (goal, color, who) in enumerate(((5, "#e76f00", "vs Java"), (10, "#00add8", "vs Go"))):
         if lo < goal < hi:
             x = x_of(goal)
             out.append(f'<line x1="{x:.1f}" y1="{top - 2}" x2="{x:.1f}" y2="{top + row_h * len(rows)}" '
                        f'stroke="{color}" stroke-dasharray="4,3"/>')
-            out.append(f'<text x="{x + 2:.1f}" y="{top + row_h * len(rows) + 14}" fill="{color}">'
-                       f'goal {goal}x</text>')
+            out.append(f'<text x="{x + 3:.1f}" y="{top + row_h * len(rows) + 12 + 11 * k}" fill="{color}">'
+                       f'Mix goal {goal}x {who}</text>')
     x1 = x_of(1)
     for i, (label, rm, rn, kind) in enumerate(rows):
         y = top + i * row_h
         color = COLORS.get(kind, COLORS["other"])
-        out.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{html.escape(label)}</text>')
+        out.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{html.escape(label.replace("`", ""))}</text>')
         x = x_of(rm)
         out.append(f'<rect x="{min(x, x1):.1f}" y="{y + 3}" width="{abs(x - x1):.1f}" height="{row_h - 6}" '
                    f'fill="{color}" opacity="0.85"/>')
@@ -462,7 +466,7 @@ def write_svg(path, comparisons, meta):
             xn = x_of(rn)
             out.append(f'<line x1="{xn:.1f}" y1="{y + 1}" x2="{xn:.1f}" y2="{y + row_h - 1}" stroke="#000" stroke-width="2"/>')
         out.append(f'<text x="{max(x, x1) + 4:.1f}" y="{y + 13}">{fx(rm)}</text>')
-    y = top + row_h * len(rows) + 32
+    y = top + row_h * len(rows) + 44
     x = 10
     for kind, color in COLORS.items():
         name = PEER_NAMES.get(kind, kind if kind != "other" else "other peers (url crate, naive, ...)")
