@@ -80,6 +80,9 @@ def read_criterion(run):
         group = b.get("group_id") or ""
         function = b.get("function_id") or ""
         param = b.get("value_str") or ""
+        if not function:
+            # `BenchmarkId::from_parameter`: the parameter names the implementation.
+            function, param = param, ""
         out[(group, function, param)] = row
     return out
 
@@ -350,6 +353,19 @@ def main():
         w("```")
         for n in notes[:80]:
             w(n)
+        w("```")
+        w("")
+    # Bench files that are not criterion benches (no `time:` lines): their own report.
+    for log in sorted(glob.glob(os.path.join(run, "bench-*.log"))):
+        text = open(log, errors="replace").read()
+        if "time:" in text or "Running" not in text:
+            continue
+        name = os.path.basename(log)[6:-4]
+        body = text.split("Running", 1)[1].split("\n", 1)[1].rstrip()
+        w(f"## `{name}` (its own report)")
+        w("")
+        w("```")
+        w(body)
         w("```")
         w("")
 
