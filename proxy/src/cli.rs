@@ -41,7 +41,7 @@ pub struct Args {
 pub enum EngineArg {
     /// tokio
     Tokio,
-    /// mio / epoll (issue 6)
+    /// mio, edge-triggered epoll
     Epoll,
 }
 

@@ -29,8 +29,51 @@ pub enum EngineKind {
     /// tokio, one current-thread runtime per worker thread.
     #[default]
     Tokio,
-    /// mio / edge-triggered epoll (issue 6; not built yet: refused by validation).
+    /// mio, edge-triggered epoll, one event loop per worker thread.
     Epoll,
+}
+
+/// `[epoll]`: settings of the epoll engine (ignored by the tokio engine).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpollOptions {
+    /// `epoll.busy_poll`: after a poll that returned events, poll again with a zero timeout;
+    /// block only once a poll returns nothing (Netpoll's `msec = 0 / -1`).
+    #[serde(default = "default_busy_poll")]
+    pub busy_poll: bool,
+    /// `epoll.busy_poll_us`: with `busy_poll`, keep polling with a zero timeout until nothing
+    /// has come for this many microseconds (a spin that spares the wake-up from a blocked
+    /// poll, at the price of a core kept busy); 0: one zero-timeout poll only.
+    #[serde(default)]
+    pub busy_poll_us: u64,
+    /// `epoll.forward_by_reference`: a call or response body at least this long is written
+    /// from the buffer it was read into (`writev` of the rewritten header and the body)
+    /// instead of being copied into the outbox; 0 copies every body.
+    #[serde(default = "default_forward_by_reference")]
+    pub forward_by_reference: usize,
+}
+
+impl EpollOptions {
+    /// The defaults.
+    pub const DEFAULT: EpollOptions = EpollOptions {
+        busy_poll: true,
+        busy_poll_us: 0,
+        forward_by_reference: 16 * 1024,
+    };
+}
+
+impl Default for EpollOptions {
+    fn default() -> Self {
+        EpollOptions::DEFAULT
+    }
+}
+
+fn default_busy_poll() -> bool {
+    EpollOptions::DEFAULT.busy_poll
+}
+
+fn default_forward_by_reference() -> usize {
+    EpollOptions::DEFAULT.forward_by_reference
 }
 
 /// The whole file.
@@ -40,6 +83,9 @@ pub struct Config {
     /// `engine`: which I/O engine runs the core.
     #[serde(default)]
     pub engine: EngineKind,
+    /// `[epoll]`: the epoll engine's settings.
+    #[serde(default)]
+    pub epoll: EpollOptions,
     /// `workers`: event-loop threads; 0 = one per core.
     #[serde(default)]
     pub workers: usize,
@@ -643,14 +689,11 @@ impl Config {
         let mut p: Vec<(String, String)> = Vec::new();
         let mut bad = |key: String, problem: &str| p.push((key, problem.to_owned()));
 
-        if self.engine == EngineKind::Epoll {
-            bad(
-                "engine".into(),
-                "\"epoll\" is not available in this build yet; use \"tokio\"",
-            );
-        }
         if self.workers > 1024 {
             bad("workers".into(), "must be at most 1024");
+        }
+        if self.epoll.busy_poll_us > 1_000_000 {
+            bad("epoll.busy_poll_us".into(), "must be at most 1000000 (1 s)");
         }
         if !self.admin.address.is_empty() {
             match self.admin.address.parse::<SocketAddr>() {

@@ -5,15 +5,18 @@
 //! * [`config`]: the TOML file and its validation.
 //! * [`core`]: the sans-I/O state machines (routing, balancing, health, the request-id
 //!   multiplexer, timeouts), driven by an engine with the current time.
-//! * [`engine`]: the I/O engines that drive the core (tokio now; epoll is issue 6).
+//! * [`engine`]: the I/O engines that drive the core: tokio, and epoll (mio).
+//! * [`buffer`]: the epoll engine's pooled read blocks.
 //! * [`discovery`]: clusters whose endpoints are the providers registered in ZooKeeper.
 //! * [`admin`]: the loopback HTTP endpoint (`/metrics`, `/healthz`, `/config`, downgrade,
 //!   `/metadata`).
 
-#![forbid(unsafe_code)]
+// `unsafe` is denied everywhere but in `buffer::read` (reads into uninitialised capacity).
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod admin;
+pub mod buffer;
 pub mod cli;
 pub mod config;
 pub mod core;

@@ -2,14 +2,16 @@
 //!
 //! One concept per module: [`peek`] reads routing fields from a body, [`route`] matches
 //! them, [`balance`] and [`health`] choose an endpoint, [`inflight`] maps rewritten request
-//! ids back to callers with their timeouts, [`metrics`] counts, [`shared`] holds what all
-//! workers share, and [`worker`] ties them into the state machine an engine drives.
+//! ids back to callers with their timeouts, [`metrics`] counts, [`outbox`] holds what waits
+//! to be written on a connection, [`shared`] holds what all workers share, and [`worker`]
+//! ties them into the state machine an engine drives.
 
 pub mod balance;
 pub mod health;
 pub mod inflight;
 pub mod key;
 pub mod metrics;
+pub mod outbox;
 pub mod peek;
 pub mod route;
 pub mod shared;

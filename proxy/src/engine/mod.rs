@@ -14,6 +14,7 @@ use std::thread::JoinHandle;
 use crate::config::{Config, EngineKind};
 use crate::core::Shared;
 
+pub mod epoll;
 pub mod tokio;
 
 /// Listeners opened from a configuration, in its order.
@@ -45,13 +46,13 @@ pub fn bind(config: &Config) -> io::Result<Bound> {
 /// Running workers.
 pub struct EngineHandle {
     threads: Vec<JoinHandle<()>>,
-    shutdown: ::tokio::sync::watch::Sender<bool>,
+    shutdown: Box<dyn Fn() + Send + Sync>,
 }
 
 impl EngineHandle {
     /// Begins the graceful shutdown: stop accepting, read-only event to callers, drain.
     pub fn shutdown(&self) {
-        let _ = self.shutdown.send(true);
+        (self.shutdown)();
     }
 
     /// Waits for every worker to finish (after [`EngineHandle::shutdown`]).
@@ -74,18 +75,21 @@ pub fn start(
     bound: Bound,
     workers: usize,
 ) -> io::Result<EngineHandle> {
-    let (tx, rx) = ::tokio::sync::watch::channel(false);
-    let threads = match kind {
-        EngineKind::Tokio => tokio::start(shared, bound.listeners, workers, rx)?,
-        EngineKind::Epoll => {
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "the epoll engine is not built yet",
-            ))
+    match kind {
+        EngineKind::Tokio => {
+            let (tx, rx) = ::tokio::sync::watch::channel(false);
+            let threads = tokio::start(shared, bound.listeners, workers, rx)?;
+            Ok(EngineHandle {
+                threads,
+                shutdown: Box::new(move || {
+                    let _ = tx.send(true);
+                }),
+            })
         }
-    };
-    Ok(EngineHandle {
-        threads,
-        shutdown: tx,
-    })
+        EngineKind::Epoll => {
+            let options = shared.snapshot().config.epoll;
+            let (threads, shutdown) = epoll::start(shared, bound.listeners, workers, options)?;
+            Ok(EngineHandle { threads, shutdown })
+        }
+    }
 }

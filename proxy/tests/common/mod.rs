@@ -20,15 +20,20 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{broadcast, mpsc};
 
-/// The engines every end-to-end test runs against (issue 6 adds "epoll").
+/// The engines every end-to-end test runs against: each test is generated once per engine,
+/// in modules `tokio_engine` and `epoll_engine` (`cargo test epoll_engine` runs one).
 #[macro_export]
 macro_rules! for_each_engine {
     ($($name:ident),* $(,)?) => {
-        mod tokio_engine {
+        $crate::for_each_engine!(@engine tokio_engine, "tokio", $($name),*);
+        $crate::for_each_engine!(@engine epoll_engine, "epoll", $($name),*);
+    };
+    (@engine $module:ident, $engine:literal, $($name:ident),*) => {
+        mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    super::$name("tokio").await
+                    super::$name($engine).await
                 }
             )*
         }
@@ -180,7 +185,7 @@ pub struct Seen {
 }
 
 /// A Rust test provider. Every call is answered with the string `"<name>:<method>"`, except:
-/// `sleep(int ms)` answers after `ms`, `hang` never answers.
+/// `sleep(int ms)` answers after `ms`, `hang` never answers, `echo(x)` answers `x`.
 pub struct Upstream {
     pub addr: SocketAddr,
     pub name: String,
@@ -322,6 +327,10 @@ fn handle_frame(name: &str, seen: &Seen, tx: &mpsc::UnboundedSender<Frame>, fram
             .to_frame(id);
             match req.method.as_str() {
                 "hang" => {}
+                "echo" => {
+                    let v = req.args.first().cloned().unwrap_or(Value::Null);
+                    let _ = tx.send(RpcResult::new(Outcome::Value(v)).to_frame(id));
+                }
                 "sleep" => {
                     let ms = match req.args.first() {
                         Some(Value::Int(ms)) => *ms as u64,

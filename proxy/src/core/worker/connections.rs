@@ -14,7 +14,7 @@ impl Worker {
             gen,
             listener: listener as u32,
             codec,
-            out: BytesMut::with_capacity(16 * 1024),
+            out: Outbox::with_capacity(16 * 1024),
             inflight: 0,
             last_frame: now,
             idle_timeout: idle,

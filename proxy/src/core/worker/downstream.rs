@@ -182,13 +182,14 @@ impl Worker {
         }
         let header = Header::new(h.flag(), h.status_byte(), id, h.body_len());
         let ready = u.state == UpState::Ready;
-        push_frame(
+        forward_frame(
             &mut self.effects,
             Conn::Up(up),
             &mut u.out,
             ready,
             &header.to_bytes(),
             frame.body(),
+            self.by_ref,
         );
     }
 

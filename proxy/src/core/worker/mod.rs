@@ -39,6 +39,7 @@ use crate::core::health::{is_failure_status, Health};
 use crate::core::inflight::{InFlight, InFlightTable};
 use crate::core::key::{Conn, Key};
 use crate::core::metrics::Stats;
+use crate::core::outbox::Outbox;
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, Snapshot};
 
@@ -173,7 +174,7 @@ struct Up {
     slot: u32,
     state: UpState,
     codec: FrameCodec,
-    out: BytesMut,
+    out: Outbox,
     inflight: u32,
     last_read: Instant,
     heartbeat_sent: Option<Instant>,
@@ -188,7 +189,7 @@ struct Down {
     gen: u32,
     listener: u32,
     codec: FrameCodec,
-    out: BytesMut,
+    out: Outbox,
     inflight: u32,
     last_frame: Instant,
     idle_timeout: Option<Duration>,
@@ -246,19 +247,40 @@ pub struct Worker {
     /// since (the engine's timer must be re-armed).
     armed: Instant,
     rearm: bool,
+    /// Bodies at least this long are forwarded by reference (`usize::MAX`: never).
+    by_ref: usize,
 }
 
 fn push_frame(
     effects: &mut VecDeque<Effect>,
     conn: Conn,
-    out: &mut BytesMut,
+    out: &mut Outbox,
     flush: bool,
     header: &[u8; 16],
     body: &[u8],
 ) {
     let was_empty = out.is_empty();
-    out.extend_from_slice(header);
-    out.extend_from_slice(body);
+    let buf = out.buf();
+    buf.extend_from_slice(header);
+    buf.extend_from_slice(body);
+    if was_empty && flush {
+        effects.push_back(Effect::Flush(conn));
+    }
+}
+
+/// [`push_frame`] for a frame forwarded: its body may go by reference.
+#[allow(clippy::too_many_arguments)]
+fn forward_frame(
+    effects: &mut VecDeque<Effect>,
+    conn: Conn,
+    out: &mut Outbox,
+    flush: bool,
+    header: &[u8; 16],
+    body: &Bytes,
+    by_ref: usize,
+) {
+    let was_empty = out.is_empty();
+    out.push_frame(header, body, by_ref);
     if was_empty && flush {
         effects.push_back(Effect::Flush(conn));
     }
@@ -296,6 +318,7 @@ impl Worker {
             ids: Vec::new(),
             armed: now,
             rearm: false,
+            by_ref: usize::MAX,
         };
         w.apply_snapshot(snap, now);
         w
@@ -319,8 +342,22 @@ impl Worker {
 
     /// The bytes waiting to be written on a connection (the engine writes from the front and
     /// advances). `None` for a connection that is gone.
+    ///
+    /// This is all there is to write unless the engine asked for
+    /// [forwarding by reference](Worker::set_forward_by_reference) (then see
+    /// [`Worker::outbox_chain`]).
     #[inline]
     pub fn outbox(&mut self, conn: Conn) -> Option<&mut BytesMut> {
+        self.outbox_chain(conn).map(|o| {
+            debug_assert_eq!(o.chunks(), 0, "chunks are only made for engines that asked");
+            o.buf()
+        })
+    }
+
+    /// The whole outbox of a connection: chunks, then the open buffer. `None` for a
+    /// connection that is gone.
+    #[inline]
+    pub fn outbox_chain(&mut self, conn: Conn) -> Option<&mut Outbox> {
         match conn {
             Conn::Down(k) => match self.downs.get_mut(k.idx()) {
                 Some(d) if d.gen == k.gen() => Some(&mut d.out),
@@ -331,6 +368,14 @@ impl Worker {
                 _ => None,
             },
         }
+    }
+
+    /// Forwards the body of a call or a response that is at least `min` bytes long by
+    /// reference: the outbox keeps the `Bytes` the body arrived in instead of copying it
+    /// (see [`Outbox`]). For engines that write the whole [`Worker::outbox_chain`] with
+    /// `writev`; off (`usize::MAX`) by default.
+    pub fn set_forward_by_reference(&mut self, min: usize) {
+        self.by_ref = min;
     }
 
     /// Calls in flight on this worker.

@@ -132,13 +132,14 @@ impl Worker {
             d.inflight = d.inflight.saturating_sub(1);
             if !d.closing {
                 let header = Header::new(h.flag(), status, call.down_id, h.body_len());
-                push_frame(
+                forward_frame(
                     &mut self.effects,
                     Conn::Down(call.down),
                     &mut d.out,
                     true,
                     &header.to_bytes(),
                     frame.body(),
+                    self.by_ref,
                 );
             }
         }

@@ -1,0 +1,608 @@
+//! One event loop: a mio `Poll`, a [`Worker`], its connections, its block pool and its
+//! timer wheel. See the [engine docs](super).
+
+use std::io::{self, IoSlice, Write};
+use std::net::SocketAddr;
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mio::event::Event;
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token};
+use slab::Slab;
+
+use super::wheel::Wheel;
+use super::{Cmd, Options, Remote, WAKER};
+use crate::buffer::read::read_into;
+use crate::buffer::{BlockPool, ReadBuf};
+use crate::core::{Conn, Effect, Key, Shared, Worker};
+
+/// Reads per connection per turn before it waits for the next turn (its edge will not come
+/// again: it goes on the ready list).
+const READS_PER_TURN: usize = 16;
+/// Chunks gathered into one `writev`.
+const MAX_IOV: usize = 64;
+/// After an accept error (EMFILE...), try again after this long.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
+
+/// Listener `i`'s token.
+fn listener_token(i: usize) -> Token {
+    Token(usize::MAX - 1 - i)
+}
+
+enum Timer {
+    /// The core's deadline, armed with this generation (older ones are stale).
+    Core(u64),
+    /// A provider connection still connecting by then has failed.
+    Connect(Key),
+    /// Try accepting again.
+    Accept,
+    /// The drain after SIGTERM took too long: exit anyway.
+    Drain,
+}
+
+struct ConnIo {
+    conn: Conn,
+    stream: TcpStream,
+    /// A provider connection not open yet.
+    connecting: bool,
+    rbuf: ReadBuf,
+    /// A write hit `WouldBlock`: nothing is written until the writable edge.
+    blocked: bool,
+    /// On the dirty list.
+    dirty: bool,
+    /// On the ready list (reads left over from a turn).
+    ready: bool,
+    /// On the list of connections read this turn.
+    read_this_turn: bool,
+    /// Close requested: write what is left, then close.
+    closing: bool,
+}
+
+pub(super) struct Loop {
+    id: usize,
+    poll: Poll,
+    events: Events,
+    /// (token, readable, writable) of the events of this turn.
+    batch: Vec<(Token, bool, bool)>,
+    worker: Worker,
+    conns: Slab<ConnIo>,
+    /// Core key index -> connection token + 1 (0: none), per side.
+    down_tok: Vec<u32>,
+    up_tok: Vec<u32>,
+    pool: BlockPool,
+    wheel: Wheel<Timer>,
+    fired: Vec<Timer>,
+    core_gen: u64,
+    dirty: Vec<usize>,
+    ready: Vec<usize>,
+    ready_next: Vec<usize>,
+    /// Connections read this turn: their blocks go back to the pool after the turn's
+    /// writes, when the bodies forwarded by reference have usually been written and the
+    /// blocks are whole again.
+    read_conns: Vec<usize>,
+    listeners: Vec<TcpListener>,
+    remotes: Arc<[Remote]>,
+    rr: usize,
+    woken: Vec<bool>,
+    rx: Receiver<Cmd>,
+    options: Options,
+    drain_timeout: Duration,
+    now: Instant,
+    shutting_down: bool,
+    exit: bool,
+}
+
+impl Loop {
+    pub(super) fn new(
+        id: usize,
+        shared: Arc<Shared>,
+        poll: Poll,
+        rx: Receiver<Cmd>,
+        remotes: Arc<[Remote]>,
+        listeners: Vec<std::net::TcpListener>,
+        options: Options,
+    ) -> io::Result<Loop> {
+        let now = Instant::now();
+        let mut ls = Vec::with_capacity(listeners.len());
+        for (i, l) in listeners.into_iter().enumerate() {
+            l.set_nonblocking(true)?;
+            let mut l = TcpListener::from_std(l);
+            poll.registry()
+                .register(&mut l, listener_token(i), Interest::READABLE)?;
+            ls.push(l);
+        }
+        let n = remotes.len();
+        let drain_timeout =
+            Duration::from_millis(shared.snapshot().config.shutdown.drain_timeout_ms);
+        let mut l = Loop {
+            id,
+            poll,
+            events: Events::with_capacity(1024),
+            batch: Vec::with_capacity(1024),
+            worker: {
+                let mut w = Worker::new(id, shared, now);
+                if options.forward_by_reference > 0 {
+                    w.set_forward_by_reference(options.forward_by_reference);
+                }
+                w
+            },
+            conns: Slab::with_capacity(64),
+            down_tok: Vec::new(),
+            up_tok: Vec::new(),
+            pool: BlockPool::new(),
+            wheel: Wheel::new(now),
+            fired: Vec::new(),
+            core_gen: 0,
+            dirty: Vec::with_capacity(256),
+            ready: Vec::new(),
+            ready_next: Vec::new(),
+            read_conns: Vec::with_capacity(256),
+            listeners: ls,
+            remotes,
+            rr: 0,
+            woken: vec![false; n],
+            rx,
+            options,
+            drain_timeout,
+            now,
+            shutting_down: false,
+            exit: false,
+        };
+        l.drain_effects();
+        l.arm_core();
+        Ok(l)
+    }
+
+    pub(super) fn run(&mut self) {
+        // Busy poll: after a poll that returned events, the next one does not wait; with a
+        // window, polls do not wait until nothing has come for that long.
+        let window = Duration::from_micros(self.options.busy_poll_us);
+        let mut busy = false;
+        let mut last_event = Instant::now();
+        while !self.exit {
+            let timeout = if !self.ready.is_empty()
+                || (self.options.busy_poll
+                    && (busy || self.now.saturating_duration_since(last_event) < window))
+            {
+                Some(Duration::ZERO)
+            } else {
+                self.wheel.timeout(Instant::now())
+            };
+            if let Err(e) = self.poll.poll(&mut self.events, timeout) {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    tracing::error!("worker {}: poll: {e}", self.id);
+                    return;
+                }
+            }
+            busy = !self.events.is_empty();
+            self.now = Instant::now();
+            if busy {
+                last_event = self.now;
+            }
+            self.batch.clear();
+            self.batch.extend(self.events.iter().map(|e: &Event| {
+                (
+                    e.token(),
+                    e.is_readable() || e.is_read_closed() || e.is_error(),
+                    e.is_writable() || e.is_write_closed() || e.is_error(),
+                )
+            }));
+            for i in 0..self.batch.len() {
+                let (token, readable, writable) = self.batch[i];
+                self.event(token, readable, writable);
+            }
+            // Connections with reads left over from the last turn.
+            if !self.ready.is_empty() {
+                std::mem::swap(&mut self.ready, &mut self.ready_next);
+                for i in 0..self.ready_next.len() {
+                    let t = self.ready_next[i];
+                    if let Some(c) = self.conns.get_mut(t) {
+                        c.ready = false;
+                        self.read(t);
+                    }
+                }
+                self.ready_next.clear();
+            }
+            self.timers();
+            self.flush_dirty();
+            for t in self.read_conns.drain(..) {
+                if let Some(c) = self.conns.get_mut(t) {
+                    c.read_this_turn = false;
+                    c.rbuf.release_if_empty(&mut self.pool);
+                }
+            }
+            if self.worker.take_rearm() {
+                self.arm_core();
+            }
+            if self.shutting_down && self.worker.is_drained() {
+                // Callers are gone; what is left to write to providers (nothing is in
+                // flight) does not matter.
+                self.exit = true;
+            }
+        }
+    }
+
+    fn event(&mut self, token: Token, readable: bool, writable: bool) {
+        if token == WAKER {
+            self.commands();
+            return;
+        }
+        if token.0 > usize::MAX - 1 - self.listeners.len() {
+            self.accept(usize::MAX - 1 - token.0);
+            return;
+        }
+        let t = token.0;
+        let Some(c) = self.conns.get_mut(t) else {
+            return;
+        };
+        if c.connecting && (!(readable || writable) || !self.connected(t)) {
+            return;
+        }
+        let c = &mut self.conns[t];
+        if writable && c.blocked {
+            c.blocked = false;
+            self.mark_dirty(t);
+        }
+        if readable {
+            self.read(t);
+        }
+    }
+
+    fn commands(&mut self) {
+        loop {
+            match self.rx.try_recv() {
+                Ok(Cmd::Accepted { listener, stream }) => self.add_down(listener, stream),
+                Ok(Cmd::Shutdown) => self.shutdown(),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
+            }
+        }
+    }
+
+    fn shutdown(&mut self) {
+        if self.shutting_down {
+            return;
+        }
+        self.shutting_down = true;
+        for mut l in self.listeners.drain(..) {
+            let _ = self.poll.registry().deregister(&mut l);
+        }
+        let drain = self.drain_timeout;
+        self.wheel.insert(self.now + drain, Timer::Drain);
+        self.worker.begin_shutdown(self.now);
+        self.drain_effects();
+        self.arm_core();
+    }
+
+    fn accept(&mut self, li: usize) {
+        loop {
+            let Some(l) = self.listeners.get(li) else {
+                return;
+            };
+            match l.accept() {
+                Ok((stream, _)) => {
+                    let _ = stream.set_nodelay(true);
+                    let target = self.rr % self.remotes.len();
+                    self.rr = self.rr.wrapping_add(1);
+                    if target == self.id {
+                        self.add_down(li, stream);
+                    } else if self.remotes[target]
+                        .tx
+                        .send(Cmd::Accepted {
+                            listener: li,
+                            stream,
+                        })
+                        .is_ok()
+                    {
+                        self.woken[target] = true;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    // EMFILE and friends: the edge will not come again for the connections
+                    // already queued, so look again a little later.
+                    tracing::warn!("accept: {e}");
+                    self.wheel.insert(self.now + ACCEPT_RETRY, Timer::Accept);
+                    break;
+                }
+            }
+        }
+        for (i, w) in self.woken.iter_mut().enumerate() {
+            if std::mem::take(w) {
+                let _ = self.remotes[i].waker.wake();
+            }
+        }
+    }
+
+    fn add_down(&mut self, listener: usize, mut stream: TcpStream) {
+        let entry = self.conns.vacant_entry();
+        let t = entry.key();
+        if let Err(e) = self.poll.registry().register(
+            &mut stream,
+            Token(t),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            tracing::warn!("register: {e}");
+            return;
+        }
+        let key = self.worker.open_downstream(listener, self.now);
+        entry.insert(ConnIo::new(Conn::Down(key), stream, false));
+        set_tok(&mut self.down_tok, key, t);
+        // Bytes that arrived before the registration are reported by it (epoll_ctl(ADD)
+        // looks at the socket's readiness), so nothing is read here.
+        self.drain_effects();
+    }
+
+    fn connect(&mut self, up: Key, addr: SocketAddr, timeout: Duration) {
+        let mut stream = match TcpStream::connect(addr) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::debug!("connect {addr}: {e}");
+                self.worker.closed(Conn::Up(up), self.now);
+                return;
+            }
+        };
+        let entry = self.conns.vacant_entry();
+        let t = entry.key();
+        if let Err(e) = self.poll.registry().register(
+            &mut stream,
+            Token(t),
+            Interest::READABLE | Interest::WRITABLE,
+        ) {
+            tracing::debug!("connect {addr}: register: {e}");
+            self.worker.closed(Conn::Up(up), self.now);
+            return;
+        }
+        entry.insert(ConnIo::new(Conn::Up(up), stream, true));
+        set_tok(&mut self.up_tok, up, t);
+        self.wheel.insert(self.now + timeout, Timer::Connect(up));
+    }
+
+    /// A connecting socket had an event: true once it is open (false: still connecting, or
+    /// failed and gone).
+    fn connected(&mut self, t: usize) -> bool {
+        let c = &mut self.conns[t];
+        let failed = match c.stream.take_error() {
+            Ok(Some(e)) | Err(e) => Some(e),
+            Ok(None) => match c.stream.peer_addr() {
+                Ok(_) => None,
+                Err(e) if e.kind() == io::ErrorKind::NotConnected => return false,
+                Err(e) => Some(e),
+            },
+        };
+        if let Some(e) = failed {
+            tracing::debug!("connect: {e}");
+            self.gone(t);
+            return false;
+        }
+        c.connecting = false;
+        let _ = c.stream.set_nodelay(true);
+        if let Conn::Up(k) = c.conn {
+            self.worker.upstream_connected(k, self.now);
+        }
+        self.drain_effects();
+        true
+    }
+
+    /// Reads until `WouldBlock` (or the turn's share), handing each read to the core.
+    fn read(&mut self, t: usize) {
+        for _ in 0..READS_PER_TURN {
+            let Some(c) = self.conns.get_mut(t) else {
+                return;
+            };
+            if c.closing || c.connecting {
+                return;
+            }
+            let buf = c.rbuf.block(&mut self.pool);
+            let room = buf.capacity() - buf.len();
+            match read_into(&c.stream, buf, usize::MAX) {
+                Ok(0) => {
+                    self.gone(t);
+                    return;
+                }
+                Ok(n) => {
+                    c.rbuf.note_read(n, room);
+                    let buf = c.rbuf.bytes().expect("a block is held");
+                    match c.conn {
+                        Conn::Down(k) => self.worker.downstream_data(k, buf, self.now),
+                        Conn::Up(k) => self.worker.upstream_data(k, buf, self.now),
+                    }
+                    if !c.read_this_turn {
+                        c.read_this_turn = true;
+                        self.read_conns.push(t);
+                    }
+                    self.drain_effects();
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.gone(t);
+                    return;
+                }
+            }
+        }
+        // Not drained yet: finish on the next turn.
+        if let Some(c) = self.conns.get_mut(t) {
+            if !c.ready {
+                c.ready = true;
+                self.ready.push(t);
+            }
+        }
+    }
+
+    fn token(&self, conn: Conn) -> Option<usize> {
+        let (map, k) = match conn {
+            Conn::Down(k) => (&self.down_tok, k),
+            Conn::Up(k) => (&self.up_tok, k),
+        };
+        let t = (*map.get(k.idx())? as usize).checked_sub(1)?;
+        self.conns.get(t).filter(|c| c.conn == conn).map(|_| t)
+    }
+
+    fn mark_dirty(&mut self, t: usize) {
+        let c = &mut self.conns[t];
+        if !c.dirty {
+            c.dirty = true;
+            self.dirty.push(t);
+        }
+    }
+
+    fn drain_effects(&mut self) {
+        while let Some(effect) = self.worker.poll_effect() {
+            match effect {
+                Effect::Flush(conn) => {
+                    if let Some(t) = self.token(conn) {
+                        self.mark_dirty(t);
+                    }
+                }
+                Effect::Close(conn) => match self.token(conn) {
+                    // Still connecting: nothing to write first.
+                    Some(t) if self.conns[t].connecting => self.gone(t),
+                    Some(t) => {
+                        self.conns[t].closing = true;
+                        self.mark_dirty(t);
+                    }
+                    None => self.worker.closed(conn, self.now),
+                },
+                Effect::Connect { up, addr, timeout } => self.connect(up, addr, timeout),
+            }
+        }
+    }
+
+    /// Writes every dirty connection (connections closed on the way may make more dirty).
+    fn flush_dirty(&mut self) {
+        while let Some(t) = self.dirty.pop() {
+            if let Some(c) = self.conns.get_mut(t) {
+                c.dirty = false;
+                self.write(t);
+            }
+        }
+    }
+
+    /// Writes the outbox (chunks and open buffer, one `writev`) until it is empty or
+    /// `WouldBlock`.
+    fn write(&mut self, t: usize) {
+        loop {
+            let c = &mut self.conns[t];
+            if c.connecting || c.blocked {
+                return;
+            }
+            let Some(out) = self.worker.outbox_chain(c.conn) else {
+                self.gone(t);
+                return;
+            };
+            let mut iov = [IoSlice::new(&[]); MAX_IOV];
+            let n = out.gather(&mut iov);
+            if n == 0 {
+                if c.closing {
+                    self.gone(t);
+                }
+                return;
+            }
+            match c.stream.write_vectored(&iov[..n]) {
+                Ok(0) => {
+                    self.gone(t);
+                    return;
+                }
+                Ok(w) => out.advance(w),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    // The backlog leaves the open buffer without a copy: the core's next
+                    // frames go into fresh room, and all goes out in one `writev` on the
+                    // writable edge.
+                    out.seal();
+                    c.blocked = true;
+                    return;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(_) => {
+                    self.gone(t);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The connection is finished: deregistered, closed, reported to the core.
+    fn gone(&mut self, t: usize) {
+        let Some(mut c) = self.conns.try_remove(t) else {
+            return;
+        };
+        let _ = self.poll.registry().deregister(&mut c.stream);
+        c.rbuf.release(&mut self.pool);
+        let (map, k) = match c.conn {
+            Conn::Down(k) => (&mut self.down_tok, k),
+            Conn::Up(k) => (&mut self.up_tok, k),
+        };
+        if let Some(slot) = map.get_mut(k.idx()) {
+            *slot = 0;
+        }
+        let conn = c.conn;
+        drop(c);
+        self.worker.closed(conn, self.now);
+        self.drain_effects();
+    }
+
+    fn timers(&mut self) {
+        if self.wheel.timeout(self.now) != Some(Duration::ZERO) {
+            return;
+        }
+        let mut fired = std::mem::take(&mut self.fired);
+        self.wheel.expire(self.now, &mut fired);
+        for timer in fired.drain(..) {
+            match timer {
+                Timer::Core(g) if g == self.core_gen => {
+                    self.worker.tick(self.now);
+                    self.drain_effects();
+                    self.arm_core();
+                }
+                Timer::Core(_) => {}
+                Timer::Connect(k) => {
+                    if let Some(t) = self.token(Conn::Up(k)) {
+                        if self.conns[t].connecting {
+                            tracing::debug!("connect: timed out");
+                            self.gone(t);
+                        }
+                    }
+                }
+                Timer::Accept => {
+                    for li in 0..self.listeners.len() {
+                        self.accept(li);
+                    }
+                }
+                Timer::Drain => self.exit = true,
+            }
+        }
+        self.fired = fired;
+    }
+
+    fn arm_core(&mut self) {
+        let d = self.worker.next_deadline();
+        self.core_gen += 1;
+        self.wheel.insert(d, Timer::Core(self.core_gen));
+    }
+}
+
+impl ConnIo {
+    fn new(conn: Conn, stream: TcpStream, connecting: bool) -> ConnIo {
+        ConnIo {
+            conn,
+            stream,
+            connecting,
+            rbuf: ReadBuf::new(),
+            blocked: false,
+            dirty: false,
+            ready: false,
+            read_this_turn: false,
+            closing: false,
+        }
+    }
+}
+
+fn set_tok(map: &mut Vec<u32>, k: Key, t: usize) {
+    if map.len() <= k.idx() {
+        map.resize(k.idx() + 1, 0);
+    }
+    map[k.idx()] = t as u32 + 1;
+}

@@ -1,0 +1,132 @@
+//! The epoll engine: mio, edge-triggered, one event loop per worker thread, each owning one
+//! [`Worker`](crate::core::Worker) (thread per core, no work stealing: a connection is
+//! registered with one loop for its whole life, and the core needs no locks).
+//!
+//! * **Accepting.** Worker 0's loop owns the listeners; it accepts until `WouldBlock` and
+//!   hands each connection to the workers in turn (its own included) over a channel, then
+//!   wakes the receiving loop with its [`mio::Waker`]. Dubbo connections are few and
+//!   long-lived (a consumer multiplexes all its calls over one), so what matters is an even
+//!   spread over the loops, which round robin gives exactly, while `SO_REUSEPORT` hashes the
+//!   4-tuple and leaves a loop with none of a handful of connections now and then; the
+//!   cost, one channel send and one wake per accepted connection, is paid at connect time
+//!   only.
+//! * **Reading.** Edge-triggered: on a readable event the connection is read until
+//!   `WouldBlock`, as mio requires, into a block lent by the loop's
+//!   [`BlockPool`](crate::buffer::BlockPool) (see [`crate::buffer`] for why a block and not
+//!   a chain), and each read is handed to the core at once. A connection that still has
+//!   data after 16 reads is put on a ready list and finished on the next turn (the edge will
+//!   not come again), so one busy caller cannot starve the others.
+//! * **Writing.** Effects only mark a connection dirty; after every event of a turn was
+//!   handled, each dirty connection is written once, so the calls of many callers read in
+//!   one turn leave in one system call per provider connection. A write that does not go
+//!   through whole moves what is left of the outbox into the connection's queue of chunks
+//!   (an O(1) `split`, no copy; the core's outbox is free again and does not grow into a
+//!   copy of the backlog); on the next writable edge the queue and the outbox go out
+//!   together with one `writev`.
+//! * **Timers.** A [`Wheel`](wheel::Wheel) per loop with 1 ms slots holds the core's next
+//!   deadline ([`Worker::next_deadline`](crate::core::Worker::next_deadline), re-armed when
+//!   [`Worker::take_rearm`](crate::core::Worker::take_rearm) says so), connect timeouts and
+//!   the drain limit; the poll timeout is the time to the wheel's earliest timer.
+//! * **Waker.** Other threads reach a loop through its channel and [`mio::Waker`]: accepted
+//!   connections, and SIGTERM's shutdown. A reload (SIGHUP, `/metadata`) needs no message:
+//!   the core compares the shared generation on every batch of frames and every tick
+//!   (100 ms at most when idle).
+//! * **Busy poll** (`[epoll] busy_poll`, on by default): after a poll that returned events,
+//!   the next poll has a zero timeout; only a poll that returned nothing lets the next one
+//!   block until the earliest timer (Netpoll's `msec = 0 / -1`). `busy_poll_us` widens
+//!   that into a spin: polls keep a zero timeout until nothing has come for that long (off
+//!   by default: it keeps a core busy, which only pays where waking a blocked thread is
+//!   dear, as on a VM whose idle vCPUs halt).
+
+use std::io;
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use mio::{Poll, Token, Waker};
+
+use crate::core::Shared;
+
+mod event_loop;
+pub mod wheel;
+
+pub use crate::config::EpollOptions as Options;
+
+/// The waker's token (connections use their slab index).
+const WAKER: Token = Token(usize::MAX);
+
+/// What other threads ask of a loop.
+enum Cmd {
+    /// A connection accepted by worker 0, for this loop.
+    Accepted {
+        listener: usize,
+        stream: mio::net::TcpStream,
+    },
+    /// SIGTERM: stop accepting, drain, exit.
+    Shutdown,
+}
+
+/// A way into a loop from another thread.
+struct Remote {
+    tx: mpsc::Sender<Cmd>,
+    waker: Waker,
+}
+
+impl Remote {
+    fn send(&self, cmd: Cmd) {
+        if self.tx.send(cmd).is_ok() {
+            let _ = self.waker.wake();
+        }
+    }
+}
+
+/// Starts the worker threads; the returned function begins the graceful shutdown.
+#[allow(clippy::type_complexity)]
+pub fn start(
+    shared: Arc<Shared>,
+    listeners: Vec<std::net::TcpListener>,
+    workers: usize,
+    options: Options,
+) -> io::Result<(Vec<JoinHandle<()>>, Box<dyn Fn() + Send + Sync>)> {
+    let workers = workers.max(1);
+    let mut polls = Vec::with_capacity(workers);
+    let mut remotes = Vec::with_capacity(workers);
+    let mut inboxes = Vec::with_capacity(workers);
+    for _ in 0..workers {
+        let poll = Poll::new()?;
+        let waker = Waker::new(poll.registry(), WAKER)?;
+        let (tx, rx) = mpsc::channel();
+        polls.push(poll);
+        remotes.push(Remote { tx, waker });
+        inboxes.push(rx);
+    }
+    let remotes: Arc<[Remote]> = remotes.into();
+    let mut listeners = Some(listeners);
+
+    let mut threads = Vec::with_capacity(workers);
+    for (id, (poll, rx)) in polls.into_iter().zip(inboxes).enumerate() {
+        let shared = shared.clone();
+        let remotes = remotes.clone();
+        // Worker 0 accepts for all.
+        let socks = if id == 0 {
+            listeners.take().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let t = std::thread::Builder::new()
+            .name(format!("dubbo-proxy-epoll-{id}"))
+            .spawn(move || {
+                match event_loop::Loop::new(id, shared, poll, rx, remotes, socks, options) {
+                    Ok(mut l) => l.run(),
+                    Err(e) => tracing::error!("worker {id}: cannot start its event loop: {e}"),
+                }
+            })?;
+        threads.push(t);
+    }
+    let shutdown = move || {
+        for r in remotes.iter() {
+            r.send(Cmd::Shutdown);
+        }
+    };
+    Ok((threads, Box::new(shutdown)))
+}
