@@ -7,10 +7,10 @@
 //! Closed loop: every client connection keeps one call of the payload's size in flight.
 //! For each payload (1 KiB, 64 KiB) and connection count (1, 64, 512), the targets take
 //! turns, round after round (so drift on a shared machine hits all of them), each round for
-//! a bounded time: `direct`, `tokio`, `epoll` (default `[epoll]` settings: busy-poll as
-//! Netpoll does it, large bodies forwarded by reference), `epoll-nobusy` (`busy_poll =
-//! false`), `epoll-spin50` (`busy_poll_us = 50`) and `epoll-copy` (`forward_by_reference =
-//! 0`: every body copied).
+//! a bounded time: `direct`, `tokio`, `epoll` (default `[epoll]` settings: no busy-poll,
+//! large bodies forwarded by reference), `epoll-busy` (`busy_poll = true`, Netpoll's
+//! `msec = 0 / -1`), `epoll-spin50` (`busy_poll_us = 50` as well: a 50 us spin) and
+//! `epoll-copy` (`forward_by_reference = 0`: every body copied).
 //!
 //! Columns: calls/s over all rounds and the slowest-fastest round, latency percentiles,
 //! ratios to the tokio engine and to direct calls, and the CPU time the proxy's worker
@@ -23,7 +23,7 @@
 //! Environment: `PROXY_LOAD_MS` (per round, default 500), `PROXY_LOAD_ROUNDS` (default 3),
 //! `PROXY_LOAD_CONNS` (default `1,64,512`), `PROXY_LOAD_PAYLOADS` (bytes, default
 //! `1024,65536`), `PROXY_LOAD_TARGETS` (default
-//! `direct,tokio,epoll,epoll-nobusy,epoll-spin50,epoll-copy`),
+//! `direct,tokio,epoll,epoll-busy,epoll-spin50,epoll-copy`),
 //! `PROXY_LOAD_WORKERS` (proxy worker threads, default 1).
 //!
 //! 512 connections need about 1,100 descriptors in this one process (client and server
@@ -76,11 +76,11 @@ const TARGETS: [(&str, Target); 6] = [
     ("tokio", Target::Proxy(EngineKind::Tokio, EPOLL_DEFAULT)),
     ("epoll", Target::Proxy(EngineKind::Epoll, EPOLL_DEFAULT)),
     (
-        "epoll-nobusy",
+        "epoll-busy",
         Target::Proxy(
             EngineKind::Epoll,
             EpollOptions {
-                busy_poll: false,
+                busy_poll: true,
                 ..EPOLL_DEFAULT
             },
         ),
@@ -138,7 +138,7 @@ fn main() {
         .collect();
     let targets: Vec<Target> = env_list(
         "PROXY_LOAD_TARGETS",
-        "direct,tokio,epoll,epoll-nobusy,epoll-spin50,epoll-copy",
+        "direct,tokio,epoll,epoll-busy,epoll-spin50,epoll-copy",
     )
     .iter()
     .map(|s| Target::parse(s))

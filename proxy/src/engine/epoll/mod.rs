@@ -31,12 +31,14 @@
 //!   connections, and SIGTERM's shutdown. A reload (SIGHUP, `/metadata`) needs no message:
 //!   the core compares the shared generation on every batch of frames and every tick
 //!   (100 ms at most when idle).
-//! * **Busy poll** (`[epoll] busy_poll`, on by default): after a poll that returned events,
-//!   the next poll has a zero timeout; only a poll that returned nothing lets the next one
-//!   block until the earliest timer (Netpoll's `msec = 0 / -1`). `busy_poll_us` widens
-//!   that into a spin: polls keep a zero timeout until nothing has come for that long (off
-//!   by default: it keeps a core busy, which only pays where waking a blocked thread is
-//!   dear, as on a VM whose idle vCPUs halt).
+//! * **Busy poll** (`[epoll] busy_poll`): after a poll that returned events, the next poll
+//!   has a zero timeout; only a poll that returned nothing lets the next one block until
+//!   the earliest timer (Netpoll's `msec = 0 / -1`). Off by default: `proxy_load` measures
+//!   no gain from it, and it costs a system call each time the loop goes idle.
+//!   `busy_poll_us` widens it into a spin: polls keep a zero timeout until nothing has come
+//!   for that long. Also off by default: it keeps a core busy, which pays only where waking
+//!   a blocked thread is dear (a VM whose idle vCPUs halt: there it halves the latency of a
+//!   lone caller) and where a core can be spared.
 
 use std::io;
 use std::sync::mpsc;
