@@ -317,7 +317,8 @@ def main():
         order = sorted(funcs, key=lambda f: (f != ours, not f.startswith(ours or "\0"), f))
         for f in order:
             row = funcs[f]
-            a, size = allocs.get((g, f), (None, None))
+            # A parameterized function (`BenchmarkId::new(f, p)`) is recorded as `f/p`.
+            a, size = allocs.get((g, f"{f}/{p}" if p else f), (None, None))
             name = f"{g}" + (f" ({p})" if p else "")
             # A peer's variant (`serde_json-borrowed`) is compared with ours of the same kind.
             base, base_name = funcs.get(ours) if ours else None, ours

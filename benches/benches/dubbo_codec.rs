@@ -5,8 +5,9 @@
 //!
 //! Groups: `dubbo_header/decode`, `dubbo_arg_count/<descriptor>` (`dubbo-codec`,
 //! `naive-split`), `dubbo_route/<body>` (`peek-cache`, `peek`, `full-decode`),
-//! `dubbo_request_encode/<body>` (`value`, `typed`). Allocations per operation are printed to
-//! stderr before the timings.
+//! `dubbo_request_encode/<body>` (`value`, `typed`). Allocations per operation are counted
+//! before the timings and recorded with `benches::report` (function `<implementation>/<input>`,
+//! as criterion names a `BenchmarkId::new`).
 //!
 //! ```sh
 //! cargo bench -p benches --bench dubbo_codec -- --warm-up-time 1 --measurement-time 3
@@ -15,6 +16,7 @@
 use std::hint::black_box;
 
 use benches::alloc::{count, CountingAlloc};
+use benches::report;
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use dubbo_codec::metadata::MetadataCache;
@@ -71,6 +73,26 @@ struct OrderQuery {
     user_id: i64,
 }
 
+fn order_query() -> OrderQuery {
+    OrderQuery {
+        status: Some("PAID".into()),
+        page: 1,
+        size: 20,
+        user_id: 1_234_567,
+    }
+}
+
+/// A request with a typed (serde) argument, built and encoded: the body's length.
+fn encode_typed(q: &OrderQuery) -> usize {
+    with_java_attachments(
+        Request::builder(SERVICE, "listOrdersByUser").arg("com.example.order.api.OrderQuery", q),
+    )
+    .build()
+    .unwrap()
+    .to_bytes()
+    .len()
+}
+
 fn order_query_value() -> Value {
     Value::Object(Object::new(
         "com.example.order.api.OrderQuery",
@@ -117,20 +139,54 @@ fn requests() -> Vec<(&'static str, Request)> {
     vec![("string_arg", small), ("pojo_map_args", pojo)]
 }
 
-fn report_allocations(bodies: &[(&str, Bytes)], cache: &MetadataCache) {
+fn report_allocations(reqs: &[(&str, Request)], bodies: &[(&str, Bytes)], cache: &MetadataCache) {
+    let mut wire = Vec::new();
+    reqs[0].1.to_frame(1, true).encode(&mut wire).unwrap();
+    let (_, n) = count(|| black_box(Header::parse(black_box(&wire[..])).unwrap().unwrap()));
+    report::record("dubbo_header", "decode", n, None);
+    let h = Frame::heartbeat_request(7).header().with_body_len(300);
+    let (_, n) = count(|| black_box(black_box(h).to_bytes()));
+    report::record("dubbo_header", "encode", n, None);
+    for (name, req) in reqs {
+        let (len, n) = count(|| black_box(req).to_bytes().len());
+        report::record(
+            "dubbo_request_encode",
+            &format!("value/{name}"),
+            n,
+            Some(len),
+        );
+    }
+    let q = order_query();
+    let (len, n) = count(|| encode_typed(black_box(&q)));
+    report::record("dubbo_request_encode", "typed/pojo_map_args", n, Some(len));
     for (name, body) in bodies {
         let (_, a) = count(|| black_box(peek(body).unwrap().group.is_some()));
         let (_, c) = count(|| black_box(peek_with_cache(body, cache).unwrap().group.is_some()));
         let (_, f) = count(|| black_box(Request::decode(body).unwrap().args.len()));
-        eprintln!(
-            "allocations per op, {name} ({} bytes): peek-cache {c}, peek {a}, full-decode {f}",
-            body.len()
-        );
+        for (function, n) in [("peek-cache", c), ("peek", a), ("full-decode", f)] {
+            report::record(
+                "dubbo_route",
+                &format!("{function}/{name}"),
+                n,
+                Some(body.len()),
+            );
+        }
     }
     for (name, d) in DESCRIPTORS {
         let (_, ours) = count(|| black_box(arg_count(d).unwrap()));
         let (_, naive) = count(|| black_box(naive_arg_count(d)));
-        eprintln!("allocations per op, arg count {name}: dubbo-codec {ours}, naive-split {naive}");
+        report::record(
+            "dubbo_arg_count",
+            &format!("dubbo-codec/{name}"),
+            ours,
+            None,
+        );
+        report::record(
+            "dubbo_arg_count",
+            &format!("naive-split/{name}"),
+            naive,
+            None,
+        );
     }
 }
 
@@ -142,7 +198,7 @@ fn bench(c: &mut Criterion) {
     for (_, d) in DESCRIPTORS {
         assert_eq!(arg_count(d).unwrap(), naive_arg_count(d));
     }
-    report_allocations(&bodies, &cache);
+    report_allocations(&reqs, &bodies, &cache);
 
     let mut wire = Vec::new();
     reqs[0].1.to_frame(1, true).encode(&mut wire).unwrap();
@@ -198,22 +254,8 @@ fn bench(c: &mut Criterion) {
         });
     }
     g.bench_function(BenchmarkId::new("typed", "pojo_map_args"), |b| {
-        let q = OrderQuery {
-            status: Some("PAID".into()),
-            page: 1,
-            size: 20,
-            user_id: 1_234_567,
-        };
-        b.iter(|| {
-            with_java_attachments(
-                Request::builder(SERVICE, "listOrdersByUser")
-                    .arg("com.example.order.api.OrderQuery", black_box(&q)),
-            )
-            .build()
-            .unwrap()
-            .to_bytes()
-            .len()
-        })
+        let q = order_query();
+        b.iter(|| encode_typed(black_box(&q)))
     });
     g.finish();
 }

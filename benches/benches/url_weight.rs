@@ -4,7 +4,8 @@
 //!
 //! Groups are named `url_<operation>/<dataset>`, each with the functions `registry-urlweight`
 //! and `url-crate`. Before the criterion timings, allocations per operation and a load-robust
-//! ratio table (minimum of interleaved runs) are printed to stderr.
+//! ratio table (minimum of interleaved runs) are printed to stderr; the allocation counts also go
+//! to `benches::report` (under the criterion group and function names) for `benches/RESULTS.md`.
 //!
 //! ```sh
 //! cargo bench -p benches --bench url_weight -- --warm-up-time 1 --measurement-time 3
@@ -15,6 +16,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use benches::alloc::{count, CountingAlloc};
+use benches::report;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 #[global_allocator]
@@ -198,11 +200,11 @@ fn report_allocations() {
                 })
                 .1
             };
-            eprintln!(
-                "{op:<10} {dataset:<10} {:>20} {:>10}",
-                run(mine),
-                run(theirs)
-            );
+            let (a, b) = (run(mine), run(theirs));
+            eprintln!("{op:<10} {dataset:<10} {a:>20} {b:>10}");
+            let group = format!("url_{op}/{dataset}");
+            report::record(&group, "registry-urlweight", a, None);
+            report::record(&group, "url-crate", b, None);
         }
     }
     let unchanged = [
