@@ -63,12 +63,6 @@ fn class_named_like_primitive(desc: &str, name: &str) -> bool {
         && PRIMITIVE_NAMES.contains(&name.trim_end_matches("[]"))
 }
 
-/// Was true while `name_to_desc` checked class names in the plain spelling (`a.B[]`) more
-/// strictly than in the `[L...;` one; both now apply the JVM's rule
-/// (`both_spellings_of_an_array_type_accept_the_same_class_names` in
-/// dubbo-codec/tests/fuzz_regressions.rs).
-const KNOWN_ARRAY_SPELLING_LENIENCY: bool = false;
-
 fuzz_target!(|data: &[u8]| {
     let count = arg_count(data);
     assert_eq!(
@@ -115,10 +109,9 @@ fuzz_target!(|data: &[u8]| {
                         assert_eq!(again, desc, "name_to_desc({text:?}), back via {name:?}");
                     }
                 }
-                // Fixed (dubbo-codec/tests/fuzz_regressions.rs): the `[L...;` spelling did not
-                // check class names as the plain one did.
-                Err(DescriptorError::InvalidTypeName { .. })
-                    if KNOWN_ARRAY_SPELLING_LENIENCY && text.starts_with('[') => {}
+                // Once found here: the `[L...;` spelling did not check class names as the
+                // plain one did (both_spellings_of_an_array_type_accept_the_same_class_names in
+                // dubbo-codec/tests/fuzz_regressions.rs).
                 Err(e) => panic!("name_to_desc({text:?}) = {desc:?}, but {name:?} gives {e:?}"),
             }
         }
