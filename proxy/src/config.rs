@@ -100,6 +100,9 @@ pub struct Config {
     /// `[shutdown]`
     #[serde(default)]
     pub shutdown: Shutdown,
+    /// `[limits]`: backpressure on every connection's outbox.
+    #[serde(default)]
+    pub limits: Limits,
     /// `[[listeners]]`
     #[serde(default)]
     pub listeners: Vec<Listener>,
@@ -171,6 +174,42 @@ impl Default for Shutdown {
     }
 }
 
+/// `[limits]`: how much may wait to be written on one connection (caller or provider) before
+/// the proxy pushes back. See [`crate::core::flow`].
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// `limits.outbox_high_watermark`: bytes waiting on a connection above which it is
+    /// "backed up": a caller connection's requests stop being read (it is not reading its
+    /// answers); a provider connection gets new calls only when no other connection or
+    /// endpoint of the cluster can take them.
+    #[serde(default = "default_outbox_high")]
+    pub outbox_high_watermark: usize,
+    /// `limits.outbox_low_watermark`: a backed-up connection is released once what waits on
+    /// it has been written down to this many bytes.
+    #[serde(default = "default_outbox_low")]
+    pub outbox_low_watermark: usize,
+    /// `limits.outbox_hard_cap`: a caller connection whose answers pile up past this many
+    /// bytes (its requests already paused: only the answers to its calls in flight can add
+    /// to it) is closed, what waits on it dropped; a provider connection past it takes no
+    /// calls at all (with no other connection, callers get
+    /// SERVER_THREADPOOL_EXHAUSTED_ERROR). Must be at least the high watermark plus every
+    /// cluster's `max_payload`, so one answer to a caller below the high watermark never
+    /// trips it.
+    #[serde(default = "default_outbox_cap")]
+    pub outbox_hard_cap: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            outbox_high_watermark: default_outbox_high(),
+            outbox_low_watermark: default_outbox_low(),
+            outbox_hard_cap: default_outbox_cap(),
+        }
+    }
+}
+
 /// `[[listeners]]`: an address downstream callers connect to.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -188,6 +227,15 @@ pub struct Listener {
     /// closed (Java's server closes idle channels after 3 heartbeats, 180 s); 0 = never.
     #[serde(default = "default_idle_timeout")]
     pub idle_timeout_ms: u64,
+    /// `listeners[i].max_connections`: open caller connections on this listener (all
+    /// workers together); one more is accepted and closed at once (and counted).
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
+    /// `listeners[i].max_inflight`: calls in flight on one caller connection at which its
+    /// requests stop being read (TCP pushes back on the caller); reading resumes when a
+    /// quarter of them have been answered.
+    #[serde(default = "default_max_inflight")]
+    pub max_inflight: u32,
 }
 
 /// `[[routes]]`: which calls go to which cluster.
@@ -369,9 +417,21 @@ pub struct HealthCheck {
     #[serde(default = "default_hc_interval")]
     pub interval_ms: u64,
     /// `clusters.NAME.health_check.timeout_ms`: a heartbeat unanswered for this long means
-    /// the connection is dead: it is closed and counts as a failure of the endpoint.
+    /// the connection is dead: it is closed and counts as a failure of the endpoint. Also
+    /// the time a probe waits for its answer.
     #[serde(default = "default_hc_timeout")]
     pub timeout_ms: u64,
+    /// `clusters.NAME.health_check.probe_interval_ms`: an ejected endpoint is probed this
+    /// often (a heartbeat on one of its connections, or on a fresh one if it has none open),
+    /// and comes back only through probes: after `healthy_threshold` answered in a row,
+    /// whatever its ejection time; while they fail it stays out. 0 = no probes: an ejected
+    /// endpoint comes back when its ejection time is up.
+    #[serde(default = "default_probe_interval")]
+    pub probe_interval_ms: u64,
+    /// `clusters.NAME.health_check.healthy_threshold`: probes answered in a row that bring
+    /// an ejected endpoint back.
+    #[serde(default = "default_healthy_threshold")]
+    pub healthy_threshold: u32,
 }
 
 impl Default for HealthCheck {
@@ -379,6 +439,8 @@ impl Default for HealthCheck {
         HealthCheck {
             interval_ms: default_hc_interval(),
             timeout_ms: default_hc_timeout(),
+            probe_interval_ms: default_probe_interval(),
+            healthy_threshold: default_healthy_threshold(),
         }
     }
 }
@@ -465,6 +527,27 @@ fn default_hc_interval() -> u64 {
 }
 fn default_hc_timeout() -> u64 {
     5_000
+}
+fn default_probe_interval() -> u64 {
+    1_000
+}
+fn default_healthy_threshold() -> u32 {
+    2
+}
+fn default_max_connections() -> usize {
+    10_000
+}
+fn default_max_inflight() -> u32 {
+    4_096
+}
+fn default_outbox_high() -> usize {
+    1024 * 1024
+}
+fn default_outbox_low() -> usize {
+    256 * 1024
+}
+fn default_outbox_cap() -> usize {
+    16 * 1024 * 1024
 }
 
 /// Everything wrong with a configuration, one `key: problem` per entry.
@@ -643,6 +726,8 @@ impl Config {
                 address: address.to_owned(),
                 max_payload: default_max_payload(),
                 idle_timeout_ms: default_idle_timeout(),
+                max_connections: default_max_connections(),
+                max_inflight: default_max_inflight(),
             }),
         }
     }
@@ -733,6 +818,12 @@ impl Config {
             }
             if l.max_payload == 0 {
                 bad(key("max_payload"), "must be > 0");
+            }
+            if l.max_connections == 0 {
+                bad(key("max_connections"), "must be > 0");
+            }
+            if l.max_inflight == 0 {
+                bad(key("max_inflight"), "must be > 0");
             }
         }
 
@@ -829,9 +920,39 @@ impl Config {
             if c.outlier.consecutive_failures > 0 && c.outlier.base_ejection_ms == 0 {
                 bad(key("outlier.base_ejection_ms"), "must be > 0");
             }
-            if c.health_check.interval_ms > 0 && c.health_check.timeout_ms == 0 {
+            let hc = &c.health_check;
+            if (hc.interval_ms > 0 || hc.probe_interval_ms > 0) && hc.timeout_ms == 0 {
                 bad(key("health_check.timeout_ms"), "must be > 0");
             }
+            if hc.probe_interval_ms > 0 && hc.healthy_threshold == 0 {
+                bad(key("health_check.healthy_threshold"), "must be > 0");
+            }
+        }
+
+        let lim = &self.limits;
+        if lim.outbox_high_watermark == 0 {
+            bad("limits.outbox_high_watermark".into(), "must be > 0");
+        }
+        if lim.outbox_low_watermark >= lim.outbox_high_watermark {
+            bad(
+                "limits.outbox_low_watermark".into(),
+                "must be below limits.outbox_high_watermark",
+            );
+        }
+        let largest = self
+            .clusters
+            .values()
+            .map(|c| c.max_payload as usize)
+            .max()
+            .unwrap_or(0);
+        if lim.outbox_hard_cap < lim.outbox_high_watermark.saturating_add(largest + 16) {
+            bad(
+                "limits.outbox_hard_cap".into(),
+                &format!(
+                    "must be at least limits.outbox_high_watermark + the largest clusters.*.max_payload + 16 ({}), so that one answer never trips it",
+                    lim.outbox_high_watermark.saturating_add(largest + 16)
+                ),
+            );
         }
 
         for (i, m) in self.metadata.iter().enumerate() {
@@ -958,6 +1079,36 @@ mod tests {
         ] {
             assert!(e.contains(&format!("clusters.d.{k}:")), "{k}: {e}");
         }
+    }
+
+    #[test]
+    fn limits_are_checked() {
+        let c = Config::default_config();
+        assert_eq!(c.listeners[0].max_connections, 10_000);
+        assert_eq!(c.listeners[0].max_inflight, 4_096);
+        assert_eq!(c.limits, Limits::default());
+        assert_eq!(c.clusters["default"].health_check.probe_interval_ms, 1_000);
+        let text = format!(
+            "{DEFAULT_TOML}\n[limits]\noutbox_high_watermark = 1000\noutbox_low_watermark = 1000\noutbox_hard_cap = 2000\n"
+        )
+        .replace("name = \"main\"", "name = \"main\"\nmax_connections = 0\nmax_inflight = 0");
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        for k in [
+            "limits.outbox_low_watermark: must be below",
+            "limits.outbox_hard_cap: must be at least",
+            "listeners[0].max_connections: must be > 0",
+            "listeners[0].max_inflight: must be > 0",
+        ] {
+            assert!(e.contains(k), "{k}: {e}");
+        }
+        let text = format!(
+            "{DEFAULT_TOML}\n[clusters.default.health_check]\nprobe_interval_ms = 100\nhealthy_threshold = 0\n"
+        );
+        let e = Config::from_toml(&text).unwrap_err().to_string();
+        assert!(
+            e.contains("health_check.healthy_threshold: must be > 0"),
+            "{e}"
+        );
     }
 
     #[test]

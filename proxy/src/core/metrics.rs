@@ -105,12 +105,51 @@ impl Stats {
     }
 }
 
+/// Connections of one listener.
+#[derive(Debug, Default)]
+pub struct ListenerStats {
+    /// The listener's name.
+    pub name: String,
+    /// Open caller connections (all workers): what `max_connections` limits.
+    pub open: AtomicI64,
+    /// Connections accepted and closed at once for `max_connections`.
+    pub rejected: AtomicU64,
+}
+
+/// Health of one endpoint of a cluster, over all workers (each worker ejects and probes on
+/// its own).
+#[derive(Debug, Default)]
+pub struct EndpointHealth {
+    /// Workers that have the endpoint ejected now.
+    pub ejected: AtomicI64,
+    /// Ejections so far.
+    pub ejections: AtomicU64,
+    /// Probes of the ejected endpoint answered.
+    pub probes_ok: AtomicU64,
+    /// Probes of the ejected endpoint that failed (no answer in time, no connection).
+    pub probes_failed: AtomicU64,
+}
+
 /// All metrics of a proxy process, shared by the workers and the admin endpoint.
 pub struct Registry {
     workers: usize,
     routes: Mutex<BTreeMap<String, Arc<Stats>>>,
     clusters: Mutex<BTreeMap<String, Arc<Stats>>>,
     endpoints: Mutex<BTreeMap<(String, String), Arc<AtomicI64>>>,
+    health: Mutex<BTreeMap<(String, String), Arc<EndpointHealth>>>,
+    /// Per listener, in configuration order (see [`Registry::with_listeners`]).
+    pub listeners: Box<[ListenerStats]>,
+    /// Caller connections whose reads are paused now (backed-up outbox or `max_inflight`).
+    pub paused_connections: AtomicI64,
+    /// Times a caller connection's reads were paused.
+    pub read_pauses: AtomicU64,
+    /// Caller connections closed for letting their answers pile up past the hard cap.
+    pub overflow_closed: AtomicU64,
+    /// The most bytes seen waiting on one connection's outbox (since start).
+    pub outbox_high_water: AtomicU64,
+    /// Calls answered SERVER_THREADPOOL_EXHAUSTED_ERROR because every provider connection
+    /// that could take them was backed up.
+    pub upstream_backed_up: AtomicU64,
     /// Open downstream (caller) connections.
     pub downstream_connections: AtomicI64,
     /// Downstream connections accepted so far.
@@ -136,6 +175,13 @@ impl Registry {
             routes: Mutex::new(BTreeMap::new()),
             clusters: Mutex::new(BTreeMap::new()),
             endpoints: Mutex::new(BTreeMap::new()),
+            health: Mutex::new(BTreeMap::new()),
+            listeners: Box::new([]),
+            paused_connections: AtomicI64::new(0),
+            read_pauses: AtomicU64::new(0),
+            overflow_closed: AtomicU64::new(0),
+            outbox_high_water: AtomicU64::new(0),
+            upstream_backed_up: AtomicU64::new(0),
             downstream_connections: AtomicI64::new(0),
             downstream_accepted: AtomicU64::new(0),
             heartbeats_answered: AtomicU64::new(0),
@@ -143,6 +189,32 @@ impl Registry {
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
         }
+    }
+
+    /// With a [`ListenerStats`] per listener name.
+    pub fn with_listeners(mut self, names: &[String]) -> Registry {
+        self.listeners = names
+            .iter()
+            .map(|n| ListenerStats {
+                name: n.clone(),
+                ..ListenerStats::default()
+            })
+            .collect();
+        self
+    }
+
+    /// The health counters of an endpoint of a cluster.
+    pub fn endpoint_health(&self, cluster: &str, address: &str) -> Arc<EndpointHealth> {
+        let mut m = self.health.lock().unwrap_or_else(|e| e.into_inner());
+        m.entry((cluster.to_owned(), address.to_owned()))
+            .or_default()
+            .clone()
+    }
+
+    /// Notes that an outbox holds `len` bytes (called only when a worker sees more than it
+    /// saw before).
+    pub fn outbox_seen(&self, len: usize) {
+        self.outbox_high_water.fetch_max(len as u64, Relaxed);
     }
 
     fn get(&self, map: &Mutex<BTreeMap<String, Arc<Stats>>>, name: &str) -> Arc<Stats> {
@@ -189,6 +261,49 @@ impl Registry {
         );
         for (name, help, v) in [
             (
+                "dubbo_proxy_paused_connections",
+                "Caller connections whose requests are not being read now (answers backed up, or max_inflight).",
+                self.paused_connections.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_outbox_bytes_high_water",
+                "The most bytes seen waiting to be written on one connection since start.",
+                self.outbox_high_water.load(Relaxed) as i64,
+            ),
+        ] {
+            g(&mut out, name, help, "gauge");
+            let _ = writeln!(out, "{name} {v}");
+        }
+        g(
+            &mut out,
+            "dubbo_proxy_listener_connections",
+            "Open caller connections, per listener (what max_connections limits).",
+            "gauge",
+        );
+        for l in self.listeners.iter() {
+            let _ = writeln!(
+                out,
+                "dubbo_proxy_listener_connections{{listener=\"{}\"}} {}",
+                escape(&l.name),
+                l.open.load(Relaxed)
+            );
+        }
+        g(
+            &mut out,
+            "dubbo_proxy_downstream_rejected_total",
+            "Caller connections accepted and closed at once: the listener's max_connections were open.",
+            "counter",
+        );
+        for l in self.listeners.iter() {
+            let _ = writeln!(
+                out,
+                "dubbo_proxy_downstream_rejected_total{{listener=\"{}\"}} {}",
+                escape(&l.name),
+                l.rejected.load(Relaxed)
+            );
+        }
+        for (name, help, v) in [
+            (
                 "dubbo_proxy_downstream_accepted_total",
                 "Caller connections accepted.",
                 self.downstream_accepted.load(Relaxed),
@@ -202,6 +317,21 @@ impl Registry {
                 "dubbo_proxy_protocol_errors_total",
                 "Caller connections closed for bytes that are not Dubbo frames.",
                 self.protocol_errors.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_read_pauses_total",
+                "Times a caller connection's requests stopped being read.",
+                self.read_pauses.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_downstream_overflow_closed_total",
+                "Caller connections closed for letting their answers pile up past limits.outbox_hard_cap.",
+                self.overflow_closed.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_upstream_backed_up_total",
+                "Calls answered SERVER_THREADPOOL_EXHAUSTED_ERROR: every provider connection that could take them was backed up.",
+                self.upstream_backed_up.load(Relaxed),
             ),
             (
                 "dubbo_proxy_config_reloads_total",
@@ -248,6 +378,57 @@ impl Registry {
                 escape(&a),
                 v.load(Relaxed)
             );
+        }
+        let health = self
+            .health
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        type Series = (
+            &'static str,
+            &'static str,
+            &'static str,
+            fn(&EndpointHealth) -> u64,
+        );
+        let series: [Series; 4] = [
+            (
+                "dubbo_proxy_endpoint_ejected",
+                "",
+                "gauge Workers that have the endpoint ejected now (outlier detection), per cluster and endpoint.",
+                |h| h.ejected.load(Relaxed).max(0) as u64,
+            ),
+            (
+                "dubbo_proxy_endpoint_ejections_total",
+                "",
+                "counter Ejections, per cluster and endpoint.",
+                |h| h.ejections.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_endpoint_probes_total",
+                ",result=\"ok\"",
+                "counter Active health probes of ejected endpoints, per cluster, endpoint and result.",
+                |h| h.probes_ok.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_endpoint_probes_total",
+                ",result=\"failed\"",
+                "",
+                |h| h.probes_failed.load(Relaxed),
+            ),
+        ];
+        for (name, label, kind_help, value) in series {
+            if let Some((kind, help)) = kind_help.split_once(' ') {
+                g(&mut out, name, help, kind);
+            }
+            for ((c, a), h) in &health {
+                let _ = writeln!(
+                    out,
+                    "{name}{{cluster=\"{}\",endpoint=\"{}\"{label}}} {}",
+                    escape(c),
+                    escape(a),
+                    value(h)
+                );
+            }
         }
         out
     }

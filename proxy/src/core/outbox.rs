@@ -21,6 +21,8 @@ use bytes::{Buf, Bytes, BytesMut};
 #[derive(Debug, Default)]
 pub struct Outbox {
     chunks: VecDeque<Bytes>,
+    /// Bytes in `chunks` (so that [`Outbox::len`] is O(1)).
+    chunked: usize,
     buf: BytesMut,
 }
 
@@ -29,6 +31,7 @@ impl Outbox {
     pub fn with_capacity(n: usize) -> Outbox {
         Outbox {
             chunks: VecDeque::new(),
+            chunked: 0,
             buf: BytesMut::with_capacity(n),
         }
     }
@@ -40,8 +43,16 @@ impl Outbox {
     }
 
     /// Bytes waiting.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.buf.len() + self.chunks.iter().map(Bytes::len).sum::<usize>()
+        self.buf.len() + self.chunked
+    }
+
+    /// Drops everything waiting (the connection is being closed for not reading it).
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.chunked = 0;
+        self.buf.clear();
     }
 
     /// The open buffer: all there is unless chunks were made.
@@ -62,6 +73,7 @@ impl Outbox {
         self.buf.extend_from_slice(header);
         if body.len() >= by_ref {
             self.seal();
+            self.chunked += body.len();
             self.chunks.push_back(body.clone());
         } else {
             self.buf.extend_from_slice(body);
@@ -72,6 +84,7 @@ impl Outbox {
     /// into fresh room instead of growing a buffer that still holds a backlog.
     pub fn seal(&mut self) {
         if !self.buf.is_empty() {
+            self.chunked += self.buf.len();
             self.chunks.push_back(self.buf.split().freeze());
         }
     }
@@ -99,10 +112,12 @@ impl Outbox {
             match self.chunks.front_mut() {
                 Some(c) if n >= c.len() => {
                     n -= c.len();
+                    self.chunked -= c.len();
                     self.chunks.pop_front();
                 }
                 Some(c) => {
                     c.advance(n);
+                    self.chunked -= n;
                     return;
                 }
                 None => {
@@ -151,8 +166,16 @@ mod tests {
         assert_eq!(wire(&o), want[3..]);
         o.advance(21 + 16);
         assert_eq!(wire(&o), want[40..]);
+        assert_eq!(o.len(), want.len() - 40);
         o.advance(want.len() - 40);
         assert!(o.is_empty());
+        assert_eq!(o.len(), 0);
+        o.push_frame(&h, &big, 8);
+        o.seal();
+        assert_eq!(o.len(), 26);
+        o.clear();
+        assert!(o.is_empty());
+        assert_eq!(o.gather(&mut [IoSlice::new(&[]); 2]), 0);
     }
 
     #[test]

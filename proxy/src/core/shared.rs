@@ -80,7 +80,7 @@ impl Shared {
     /// Shared state for a validated configuration and `workers` workers.
     pub fn new(config: Config, workers: usize) -> Arc<Shared> {
         let listeners: Vec<String> = config.listeners.iter().map(|l| l.name.clone()).collect();
-        let metrics = Registry::new(workers);
+        let metrics = Registry::new(workers).with_listeners(&listeners);
         let routes = RouteTable::compile(&config, &listeners, &metrics);
         let (cache, metadata) = build_cache(&config, &[]);
         Arc::new(Shared {

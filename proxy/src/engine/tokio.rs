@@ -10,6 +10,12 @@
 //! go to a provider in one `write`); only what the socket does not take is left to the
 //! connection's writer task, which waits for writability. The timer task sleeps until the
 //! worker's next deadline.
+//!
+//! Backpressure: [`Effect::PauseRead`] parks the connection's reader task (it stops polling
+//! the socket, so the kernel's buffers fill and TCP pushes back on the caller) until
+//! [`Effect::ResumeRead`] wakes it; it then hands the core the bytes it had read but the core
+//! had not taken yet, and goes on reading. Every write is reported with
+//! [`Worker::written`], which is what releases a paused connection.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -40,6 +46,9 @@ struct ConnIo {
     closing: Cell<bool>,
     /// `Worker::closed` was reported: every task of this connection stops.
     finished: Cell<bool>,
+    /// Reads paused by the core.
+    paused: Cell<bool>,
+    resume: Notify,
     reader: RefCell<Option<AbortHandle>>,
 }
 
@@ -51,6 +60,8 @@ struct Local {
     dirty: RefCell<Vec<Conn>>,
     flush_scheduled: Cell<bool>,
     flusher: Notify,
+    /// A write released a connection: effects wait to be applied.
+    effects_pending: Cell<bool>,
 }
 
 /// Starts the worker threads.
@@ -103,6 +114,7 @@ async fn run_worker(
         dirty: RefCell::new(Vec::with_capacity(256)),
         flush_scheduled: Cell::new(false),
         flusher: Notify::new(),
+        effects_pending: Cell::new(false),
     });
     drive(&local);
     tokio::task::spawn_local(flusher(local.clone()));
@@ -141,11 +153,13 @@ async fn accept_loop(local: Rc<Local>, listener_index: usize, listener: TcpListe
                 continue;
             }
         };
-        let _ = stream.set_nodelay(true);
         let key = local
             .worker
             .borrow_mut()
-            .open_downstream(listener_index, Instant::now());
+            .try_open_downstream(listener_index, Instant::now());
+        // Over the listener's max_connections: closed at once (dropped).
+        let Some(key) = key else { continue };
+        let _ = stream.set_nodelay(true);
         register(&local, Conn::Down(key), stream);
         drive(&local);
     }
@@ -157,6 +171,8 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
         wake_writer: Notify::new(),
         closing: Cell::new(false),
         finished: Cell::new(false),
+        paused: Cell::new(false),
+        resume: Notify::new(),
         reader: RefCell::new(None),
     });
     local.io.borrow_mut().insert(conn, io.clone());
@@ -186,6 +202,16 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         if io.finished.get() {
             return;
         }
+        if io.paused.get() {
+            while io.paused.get() {
+                io.resume.notified().await;
+            }
+            // What was read before the pause and not taken by the core yet.
+            if !buf.is_empty() {
+                feed(&local, conn, &mut buf);
+                continue;
+            }
+        }
         if buf.capacity() - buf.len() < READ_CHUNK / 4 {
             buf.reserve(READ_CHUNK);
         }
@@ -194,17 +220,7 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         }
         match io.stream.try_read_buf(&mut buf) {
             Ok(0) => break,
-            Ok(_) => {
-                let now = Instant::now();
-                {
-                    let mut w = local.worker.borrow_mut();
-                    match conn {
-                        Conn::Down(k) => w.downstream_data(k, &mut buf, now),
-                        Conn::Up(k) => w.upstream_data(k, &mut buf, now),
-                    }
-                }
-                drive(&local);
-            }
+            Ok(_) => feed(&local, conn, &mut buf),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,
@@ -213,6 +229,19 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     // The reader's own abort handle is of no use now.
     io.reader.borrow_mut().take();
     finish(&local, conn, &io);
+}
+
+/// Hands the core what was read, and applies the effects.
+fn feed(local: &Rc<Local>, conn: Conn, buf: &mut BytesMut) {
+    let now = Instant::now();
+    {
+        let mut w = local.worker.borrow_mut();
+        match conn {
+            Conn::Down(k) => w.downstream_data(k, buf, now),
+            Conn::Up(k) => w.upstream_data(k, buf, now),
+        }
+    }
+    drive(local);
 }
 
 enum Wrote {
@@ -234,6 +263,9 @@ fn write_some(local: &Local, conn: Conn, io: &ConnIo) -> Wrote {
     match io.stream.try_write(out) {
         Ok(n) => {
             out.advance(n);
+            if w.written(conn) {
+                local.effects_pending.set(true);
+            }
             Wrote::Progress
         }
         Err(e) if e.kind() == io::ErrorKind::WouldBlock => Wrote::Blocked,
@@ -247,11 +279,18 @@ async fn writer(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         if io.finished.get() {
             return;
         }
-        match write_some(&local, conn, &io) {
+        let wrote = write_some(&local, conn, &io);
+        if local.effects_pending.take() {
+            drive(&local);
+        }
+        match wrote {
             Wrote::Progress => continue,
             Wrote::Blocked => {
-                if io.stream.writable().await.is_err() {
-                    break;
+                // Also woken by a close: a caller closed for not reading has its outbox
+                // dropped, and is closed without waiting for the socket to take writes.
+                tokio::select! {
+                    r = io.stream.writable() => if r.is_err() { break },
+                    _ = io.wake_writer.notified() => {}
                 }
             }
             Wrote::Failed => break,
@@ -324,6 +363,17 @@ fn drive(local: &Rc<Local>) {
             Effect::Connect { up, addr, timeout } => {
                 tokio::task::spawn_local(connect(local.clone(), up, addr, timeout));
             }
+            Effect::PauseRead(conn) => {
+                if let Some(io) = local.io.borrow().get(&conn) {
+                    io.paused.set(true);
+                }
+            }
+            Effect::ResumeRead(conn) => {
+                if let Some(io) = local.io.borrow().get(&conn) {
+                    io.paused.set(false);
+                    io.resume.notify_one();
+                }
+            }
         }
     }
     if local.worker.borrow_mut().take_rearm() {
@@ -343,7 +393,11 @@ async fn flusher(local: Rc<Local>) {
             // Write now, from this task; leave what the socket does not take to the
             // connection's writer.
             loop {
-                match write_some(&local, conn, &io) {
+                let wrote = write_some(&local, conn, &io);
+                if local.effects_pending.take() {
+                    drive(&local);
+                }
+                match wrote {
                     Wrote::Progress => continue,
                     Wrote::Empty => break,
                     Wrote::Blocked | Wrote::Failed => {

@@ -4,10 +4,43 @@
 use super::*;
 
 impl Worker {
-    /// A caller connected to listener `listener` (index in the configuration).
+    /// A caller connected to listener `listener` (index in the configuration), if the
+    /// listener's `max_connections` allow one more; `None`: close it at once (it is counted as
+    /// rejected).
+    pub fn try_open_downstream(&mut self, listener: usize, now: Instant) -> Option<Key> {
+        let l = listener.min(self.snap.config.listeners.len() - 1);
+        let max = self.snap.config.listeners[l].max_connections;
+        if let Some(ls) = self.shared.metrics.listeners.get(l) {
+            // Counted first, so that workers accepting at once cannot both take the last
+            // place.
+            if ls.open.fetch_add(1, Relaxed) >= max as i64 {
+                ls.open.fetch_sub(1, Relaxed);
+                ls.rejected.fetch_add(1, Relaxed);
+                tracing::warn!(
+                    listener = %ls.name,
+                    max_connections = max,
+                    "connection refused: the listener has max_connections open"
+                );
+                return None;
+            }
+        }
+        Some(self.insert_down(listener, now))
+    }
+
+    /// A caller connected to listener `listener` (index in the configuration), whatever
+    /// its `max_connections` (engines call [`Worker::try_open_downstream`]).
     pub fn open_downstream(&mut self, listener: usize, now: Instant) -> Key {
+        let l = listener.min(self.snap.config.listeners.len() - 1);
+        if let Some(ls) = self.shared.metrics.listeners.get(l) {
+            ls.open.fetch_add(1, Relaxed);
+        }
+        self.insert_down(listener, now)
+    }
+
+    fn insert_down(&mut self, listener: usize, now: Instant) -> Key {
         let l = &self.snap.config.listeners[listener.min(self.snap.config.listeners.len() - 1)];
         let codec = FrameCodec::with_max_payload(l.max_payload);
+        let max_inflight = l.max_inflight;
         let idle = (l.idle_timeout_ms > 0).then(|| Duration::from_millis(l.idle_timeout_ms));
         let gen = self.next_gen();
         let idx = self.downs.insert(Down {
@@ -19,6 +52,9 @@ impl Worker {
             last_frame: now,
             idle_timeout: idle,
             closing: false,
+            backed_up: false,
+            pause: Pause::default(),
+            max_inflight,
         });
         self.shared
             .metrics
@@ -33,6 +69,40 @@ impl Worker {
             self.send_read_only(key);
         }
         key
+    }
+
+    /// A caller is gone: its calls in flight leave the id map now (their answers, if any
+    /// come, are dropped as unknown) instead of waiting for their timeouts.
+    fn drop_calls_of(&mut self, down: Key) {
+        let mut ids = std::mem::take(&mut self.ids);
+        self.inflight.ids_where(&mut ids, |c| c.down == down);
+        for &id in &ids {
+            let Some(call) = self.inflight.remove(id) else {
+                continue;
+            };
+            let Some(u) = self
+                .ups
+                .get_mut(call.up.idx())
+                .filter(|u| u.gen == call.up.gen())
+            else {
+                continue;
+            };
+            u.inflight = u.inflight.saturating_sub(1);
+            let (ci, ei) = (u.cluster as usize, u.endpoint as usize);
+            if u.cluster == ORPHAN {
+                if u.inflight == 0 {
+                    self.orphan(call.up);
+                }
+            } else if let Some(ep) = self
+                .clusters
+                .get_mut(ci)
+                .and_then(|c| c.endpoints.get_mut(ei))
+            {
+                ep.active = ep.active.saturating_sub(1);
+            }
+        }
+        ids.clear();
+        self.ids = ids;
     }
 
     /// A provider connection opened.
@@ -51,6 +121,7 @@ impl Worker {
             self.effects.push_back(Effect::Flush(Conn::Up(up)));
         }
         let (ci, ei, si) = (u.cluster as usize, u.endpoint as usize, u.slot as usize);
+        self.probe_connected(ci, ei, up, now);
         if let Some(c) = self.clusters.get_mut(ci) {
             let base = Duration::from_millis(c.spec.reconnect_base_ms);
             if let Some(s) = c.endpoints.get_mut(ei).and_then(|e| e.slots.get_mut(si)) {
@@ -65,12 +136,20 @@ impl Worker {
     pub fn closed(&mut self, conn: Conn, now: Instant) {
         match conn {
             Conn::Down(k) => {
-                if self.downs.get(k.idx()).is_some_and(|d| d.gen == k.gen()) {
-                    self.downs.remove(k.idx());
-                    self.shared
-                        .metrics
-                        .downstream_connections
-                        .fetch_sub(1, Relaxed);
+                if self.downs.get(k.idx()).is_none_or(|d| d.gen != k.gen()) {
+                    return;
+                }
+                let d = self.downs.remove(k.idx());
+                let m = &self.shared.metrics;
+                m.downstream_connections.fetch_sub(1, Relaxed);
+                if let Some(ls) = m.listeners.get(d.listener as usize) {
+                    ls.open.fetch_sub(1, Relaxed);
+                }
+                if d.pause.is_paused() {
+                    m.paused_connections.fetch_sub(1, Relaxed);
+                }
+                if d.inflight > 0 {
+                    self.drop_calls_of(k);
                 }
             }
             Conn::Up(k) => {
@@ -78,6 +157,9 @@ impl Worker {
                     return;
                 }
                 let u = self.ups.remove(k.idx());
+                if u.cluster != ORPHAN {
+                    self.probe_lost(u.cluster as usize, u.endpoint as usize, k, now);
+                }
                 if u.connected {
                     u.gauge.fetch_sub(1, Relaxed);
                 }

@@ -20,6 +20,10 @@ impl Worker {
                 buf.clear();
                 return;
             }
+            if d.pause.is_paused() {
+                // Reads are paused: the rest waits in the engine's buffer until they resume.
+                return;
+            }
             match d.codec.decode_frame(buf) {
                 Ok(Some(frame)) => {
                     d.last_frame = now;
@@ -86,6 +90,7 @@ impl Worker {
                         &resp.to_bytes(),
                         frame.body(),
                     );
+                    self.down_pushed(down);
                 }
                 self.shared
                     .metrics
@@ -140,8 +145,9 @@ impl Worker {
 
         let Some((ei, up)) = self.pick(cluster, now) else {
             if two_way {
-                self.reply(down, h.request_id(), Reason::NoUpstream);
-                let st = Reason::NoUpstream.status().as_u8();
+                let reason = self.no_pick_reason(cluster);
+                self.reply(down, h.request_id(), reason);
+                let st = reason.status().as_u8();
                 self.route_stats[route_stats as usize].1.response(
                     self.id,
                     st,
@@ -170,7 +176,11 @@ impl Worker {
             if now + timeout < self.armed {
                 self.rearm = true;
             }
-            self.downs[down.idx()].inflight += 1;
+            let d = &mut self.downs[down.idx()];
+            d.inflight += 1;
+            if d.inflight >= d.max_inflight {
+                self.set_pause(down, Pause::INFLIGHT, true);
+            }
             self.clusters[cluster].endpoints[ei].active += 1;
             id
         } else {
@@ -191,6 +201,7 @@ impl Worker {
             frame.body(),
             self.by_ref,
         );
+        self.up_pushed(up);
     }
 
     /// Answers a call with a status and one of the pre-encoded messages.
@@ -213,6 +224,7 @@ impl Worker {
             &header.to_bytes(),
             body,
         );
+        self.down_pushed(down);
     }
 
     /// A call ends without a provider's answer (timeout, lost or failed connection).
@@ -246,13 +258,7 @@ impl Worker {
         if let Some((_, s)) = self.route_stats.get(call.route as usize) {
             s.response(self.id, status, latency, true);
         }
-        if let Some(d) = self
-            .downs
-            .get_mut(call.down.idx())
-            .filter(|d| d.gen == call.down.gen())
-        {
-            d.inflight = d.inflight.saturating_sub(1);
-        }
+        self.down_call_done(call.down);
         self.reply(call.down, call.down_id, reason);
     }
 }

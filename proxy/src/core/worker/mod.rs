@@ -11,9 +11,16 @@
 //! ```text
 //!  engine ──bytes──▶ downstream_data ─▶ frames ─▶ route ─▶ pick endpoint ─▶ id rewrite ─▶ up outbox
 //!  engine ──bytes──▶ upstream_data   ─▶ frames ─▶ id map ─▶ id restore ─────────────────▶ down outbox
-//!  engine ──now───▶ tick             ─▶ timeouts, heartbeats, reconnects, idle and drain
-//!  engine ◀─────── poll_effect       ◀─ Connect / Flush / Close
+//!  engine ──now───▶ tick             ─▶ timeouts, heartbeats, probes, reconnects, idle, drain
+//!  engine ──wrote─▶ written          ─▶ watermarks: backed-up connections released
+//!  engine ◀─────── poll_effect       ◀─ Connect / Flush / Close / PauseRead / ResumeRead
 //! ```
+//!
+//! Backpressure ([`flow`](crate::core::flow)): a caller whose answers pile up (it is not
+//! reading them) or with `max_inflight` calls in flight has its reads paused
+//! ([`Effect::PauseRead`]) until it catches up, and is closed if its answers pile up past the
+//! hard cap; a provider connection whose requests pile up takes new calls only when no other
+//! can, and none past the hard cap.
 //!
 //! Per call, in steady state: the frame header is parsed in place, the body is peeked only as
 //! far as the routes need, the frame is copied once into the chosen connection's outbox with
@@ -35,17 +42,22 @@ use slab::Slab;
 
 use crate::config;
 use crate::core::balance::Balancer;
+use crate::core::flow::{inflight_resume_at, Change, Pause, Watermarks};
 use crate::core::health::{is_failure_status, Health};
 use crate::core::inflight::{InFlight, InFlightTable};
 use crate::core::key::{Conn, Key};
-use crate::core::metrics::Stats;
+use crate::core::metrics::{EndpointHealth, Stats};
 use crate::core::outbox::Outbox;
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, Snapshot};
 
+mod backpressure;
 mod connections;
 mod downstream;
 mod pool;
+mod probes;
+#[cfg(test)]
+mod tests;
 mod timers;
 mod upstream;
 
@@ -65,8 +77,18 @@ pub enum Effect {
     /// The connection's outbox ([`Worker::outbox`]) went from empty to not empty: write it.
     Flush(Conn),
     /// Write what is left in the outbox, close the connection, then report
-    /// [`Worker::closed`].
+    /// [`Worker::closed`]. The outbox may be empty already while the socket still does not
+    /// take writes (a caller closed for not reading its answers): then close at once.
     Close(Conn),
+    /// Stop reading the connection: leave its bytes in the socket, so that TCP pushes back
+    /// on the peer. Bytes already read and not yet taken by the core stay in the engine's
+    /// buffer. Only caller connections are paused.
+    PauseRead(Conn),
+    /// Read the connection again: first hand the core the bytes left in the engine's buffer
+    /// (it stopped taking frames when it paused), then read the socket. An edge-triggered
+    /// engine must read until `WouldBlock` now: the bytes that arrived while it was paused
+    /// raised their edge already, and no new one may come.
+    ResumeRead(Conn),
 }
 
 /// How often timers other than call timeouts are looked at.
@@ -97,10 +119,13 @@ pub enum Reason {
     BadBody,
     /// The provider's response is over the cluster's `max_payload`: BAD_RESPONSE.
     OversizeResponse,
+    /// Every connection that could take the call is backed up past the hard cap (its
+    /// provider is not reading): SERVER_THREADPOOL_EXHAUSTED_ERROR.
+    BackedUp,
 }
 
 impl Reason {
-    const ALL: [Reason; 8] = [
+    const ALL: [Reason; 9] = [
         Reason::NoRoute,
         Reason::NoUpstream,
         Reason::ConnectFailed,
@@ -109,6 +134,7 @@ impl Reason {
         Reason::Oversize,
         Reason::BadBody,
         Reason::OversizeResponse,
+        Reason::BackedUp,
     ];
 
     /// The status sent to the caller.
@@ -128,6 +154,18 @@ impl Reason {
     /// A provider connection lost with calls in flight: CHANNEL_INACTIVE (35), what Java's
     /// own client gives its pending calls in `DefaultFuture.closeChannel` ("Channel ... is
     /// inactive. Directly return the unFinished request").
+    ///
+    /// Every connection to the call's providers backed up (the providers are not reading
+    /// what the proxy writes): SERVER_THREADPOOL_EXHAUSTED_ERROR (100), what a Java provider
+    /// answers when it cannot take a call now: its dispatcher's thread pool rejects the task
+    /// and `AllChannelHandler.received` catches the `RejectedExecutionException` and answers
+    /// with `Response.SERVER_THREADPOOL_EXHAUSTED_ERROR` ("Server side(...) thread pool is
+    /// exhausted", `WrappedChannelHandler.sendFeedback`, apache/dubbo 2.7,
+    /// dubbo-remoting-api/.../transport/dispatcher/).
+    /// It says what SERVICE_ERROR does not: the provider is there but overloaded *now*, the
+    /// call was not run, and trying again later or on another provider is right (a Java
+    /// consumer's failover cluster retries it, as it does any `RemotingException`). The
+    /// proxy's own answers never count against the provider's health.
     pub const fn status(self) -> Status {
         match self {
             Reason::NoRoute => Status::ServiceNotFound,
@@ -136,6 +174,7 @@ impl Reason {
             Reason::Timeout => Status::ServerTimeout,
             Reason::Oversize | Reason::BadBody => Status::BadRequest,
             Reason::OversizeResponse => Status::BadResponse,
+            Reason::BackedUp => Status::ServerThreadpoolExhaustedError,
         }
     }
 
@@ -153,6 +192,9 @@ impl Reason {
             Reason::BadBody => "dubbo-proxy: cannot read the request body",
             Reason::OversizeResponse => {
                 "dubbo-proxy: response body exceeds the cluster's max_payload"
+            }
+            Reason::BackedUp => {
+                "dubbo-proxy: the providers of this call are not reading their requests (every connection is backed up); try again later"
             }
         }
     }
@@ -183,6 +225,9 @@ struct Up {
     connected: bool,
     /// Already counted as a failure of its endpoint (heartbeat timeout).
     blamed: bool,
+    /// Its outbox went over the high watermark and has not come down to the low one: no
+    /// new calls.
+    backed_up: bool,
 }
 
 struct Down {
@@ -194,6 +239,11 @@ struct Down {
     last_frame: Instant,
     idle_timeout: Option<Duration>,
     closing: bool,
+    /// Its outbox went over the high watermark and has not come down to the low one.
+    backed_up: bool,
+    /// Why its reads are paused (if they are).
+    pause: Pause,
+    max_inflight: u32,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -203,6 +253,16 @@ struct Slot {
     backoff: Duration,
 }
 
+/// A probe of a held-ejected endpoint, under way.
+#[derive(Debug, Clone, Copy)]
+struct Probe {
+    /// The connection it goes on.
+    up: Key,
+    /// The heartbeat's request id; 0 until the connection is open and it is sent.
+    id: u64,
+    started: Instant,
+}
+
 struct EndpointState {
     addr: SocketAddr,
     slots: Vec<Slot>,
@@ -210,6 +270,11 @@ struct EndpointState {
     health: Health,
     active: u32,
     gauge: Arc<AtomicI64>,
+    hstats: Arc<EndpointHealth>,
+    /// Counted in `hstats.ejected`.
+    gauged: bool,
+    probe: Option<Probe>,
+    next_probe: Instant,
 }
 
 struct ClusterState {
@@ -249,6 +314,10 @@ pub struct Worker {
     rearm: bool,
     /// Bodies at least this long are forwarded by reference (`usize::MAX`: never).
     by_ref: usize,
+    /// `[limits]` of the snapshot.
+    marks: Watermarks,
+    /// The longest outbox this worker has reported to the high-water metric.
+    seen_outbox: usize,
 }
 
 fn push_frame(
@@ -319,6 +388,8 @@ impl Worker {
             armed: now,
             rearm: false,
             by_ref: usize::MAX,
+            marks: Watermarks::from_limits(&snap.config.limits),
+            seen_outbox: 0,
         };
         w.apply_snapshot(snap, now);
         w

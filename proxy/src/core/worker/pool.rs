@@ -71,6 +71,10 @@ impl Worker {
                     health: Health::default(),
                     active: 0,
                     gauge: self.shared.metrics.endpoint(name, &e.address),
+                    hstats: self.shared.metrics.endpoint_health(name, &e.address),
+                    gauged: false,
+                    probe: None,
+                    next_probe: now,
                 });
                 while ep.slots.len() > spec.connections {
                     if let Some(k) = ep.slots.pop().and_then(|s| s.up) {
@@ -88,6 +92,7 @@ impl Worker {
                 endpoints.push(ep);
             }
             for ep in prev_eps.into_iter().flatten() {
+                ep.ungauge();
                 for s in ep.slots {
                     if let Some(k) = s.up {
                         self.orphan(k);
@@ -105,6 +110,7 @@ impl Worker {
         }
         for c in old {
             for ep in c.endpoints {
+                ep.ungauge();
                 for s in ep.slots {
                     if let Some(k) = s.up {
                         self.orphan(k);
@@ -128,6 +134,7 @@ impl Worker {
                 }
             }
         }
+        self.marks = Watermarks::from_limits(&snap.config.limits);
         self.snap = snap;
         self.connect_due(now);
     }
@@ -180,6 +187,7 @@ impl Worker {
             gauge: ep.gauge.clone(),
             connected: false,
             blamed: false,
+            backed_up: false,
         });
         let key = Key::new(idx, gen);
         let addr = ep.addr;
@@ -195,8 +203,23 @@ impl Worker {
     }
 
     /// Chooses an endpoint of cluster `ci` and one of its connections.
+    ///
+    /// Ejected endpoints are skipped unless every endpoint is ejected (then ejection would
+    /// only turn calls into errors: route as if none were, like Envoy's panic mode). Prefer
+    /// endpoints with an open connection; at start (or after every connection dropped) queue
+    /// on one that is connecting rather than fail the call. A backed-up connection (its
+    /// provider is not reading as fast as calls come) is taken only when no other can take
+    /// the call, and never once past the hard cap: then there is no connection, and the
+    /// caller is told the provider cannot take it now.
     pub(super) fn pick(&mut self, ci: usize, now: Instant) -> Option<(usize, Key)> {
+        const PASSES: [(UpState, bool); 4] = [
+            (UpState::Ready, true),
+            (UpState::Connecting, true),
+            (UpState::Ready, false),
+            (UpState::Connecting, false),
+        ];
         let ups = &self.ups;
+        let cap = self.marks.cap;
         let c = &mut self.clusters[ci];
         let n = c.endpoints.len();
         let ejected = c
@@ -204,47 +227,44 @@ impl Worker {
             .iter()
             .filter(|e| e.health.ejected_at(now))
             .count();
-        let has = |e: &EndpointState, state: UpState| {
-            e.slots
-                .iter()
-                .any(|s| s.up.is_some_and(|k| ups[k.idx()].state == state))
-        };
         let ClusterState {
             lb,
             weights,
             endpoints,
             ..
         } = c;
-        // Ejected endpoints are skipped unless every endpoint is ejected (then ejection
-        // would only turn calls into errors: route as if none were, like Envoy's panic mode).
-        // Prefer endpoints with an open connection; at start (or after every connection
-        // dropped) queue on one that is connecting rather than fail the call.
-        let mut state = UpState::Ready;
-        let mut chosen = lb.pick(
-            weights,
-            |i| {
-                (ejected == n || !endpoints[i].health.ejected_at(now))
-                    && has(&endpoints[i], UpState::Ready)
-            },
-            |i| endpoints[i].active,
-        );
-        if chosen.is_none() {
-            state = UpState::Connecting;
-            chosen = lb.pick(
+        for (state, strict) in PASSES {
+            let takes = |k: Key| {
+                let u = &ups[k.idx()];
+                u.state == state
+                    && if strict {
+                        !u.backed_up
+                    } else {
+                        u.out.len() <= cap
+                    }
+            };
+            let chosen = lb.pick(
                 weights,
-                |i| !endpoints[i].health.ejected_at(now) && has(&endpoints[i], UpState::Connecting),
+                |i| {
+                    let e = &endpoints[i];
+                    let allowed = match state {
+                        UpState::Ready => ejected == n || !e.health.ejected_at(now),
+                        _ => !e.health.ejected_at(now),
+                    };
+                    allowed && e.slots.iter().any(|s| s.up.is_some_and(takes))
+                },
                 |i| endpoints[i].active,
             );
-        }
-        let ei = chosen?;
-        let ep = &mut endpoints[ei];
-        let m = ep.slots.len();
-        for k in 0..m {
-            let si = (ep.rr + k) % m;
-            if let Some(key) = ep.slots[si].up {
-                if ups[key.idx()].state == state {
-                    ep.rr = (si + 1) % m;
-                    return Some((ei, key));
+            let Some(ei) = chosen else { continue };
+            let ep = &mut endpoints[ei];
+            let m = ep.slots.len();
+            for k in 0..m {
+                let si = (ep.rr + k) % m;
+                if let Some(key) = ep.slots[si].up {
+                    if takes(key) {
+                        ep.rr = (si + 1) % m;
+                        return Some((ei, key));
+                    }
                 }
             }
         }
@@ -262,9 +282,15 @@ impl Worker {
             .filter(|e| e.health.ejected_at(now))
             .count();
         let may = (ejected + 1) * 100 <= c.spec.outlier.max_ejection_percent as usize * n;
+        let hc = &c.spec.health_check;
+        let probes = hc.probe_interval_ms > 0;
         if let Some(ep) = c.endpoints.get_mut(ei) {
-            if ep.health.failure(now, &c.spec.outlier, may) {
-                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, "endpoint ejected after consecutive failures");
+            if ep.health.failure(now, &c.spec.outlier, may, probes) {
+                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, probes, "endpoint ejected after consecutive failures");
+                ep.hstats.ejections.fetch_add(1, Relaxed);
+                ep.regauge(now);
+                ep.probe = None;
+                ep.next_probe = now + Duration::from_millis(hc.probe_interval_ms);
             }
         }
     }

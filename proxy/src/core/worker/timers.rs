@@ -1,5 +1,5 @@
-//! Time: call timeouts, the proxy's own heartbeats, reconnects, idle callers, and the drain
-//! after SIGTERM.
+//! Time: call timeouts, the proxy's own heartbeats, probes, reconnects, idle callers, and the
+//! drain after SIGTERM.
 
 use super::*;
 
@@ -90,6 +90,7 @@ impl Worker {
         }
         dead.clear();
         self.ids = dead;
+        self.probes(now);
 
         // Idle callers (every second), and the drain after the read-only event.
         if self.draining || self.housekeeping_round % 10 == 0 {

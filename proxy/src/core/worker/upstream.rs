@@ -83,7 +83,11 @@ impl Worker {
                     _ => {}
                 }
             }
-            // An event response answers our heartbeat: `last_read` was updated already.
+            // An event response answers our heartbeat (`last_read` was updated already), or
+            // a probe.
+            if h.is_response() {
+                self.probe_answered(up, h.request_id(), now);
+            }
             return;
         }
         if h.is_request() {
@@ -124,24 +128,23 @@ impl Worker {
         if !self.shared.downgraded() && self.snap.config.log.access_log {
             tracing::info!(target: "dubbo_proxy::access", route = %route_name, status, latency_us = latency.as_micros() as u64, caller_id = call.down_id);
         }
+        self.down_call_done(call.down);
         if let Some(d) = self
             .downs
             .get_mut(call.down.idx())
-            .filter(|d| d.gen == call.down.gen())
+            .filter(|d| d.gen == call.down.gen() && !d.closing)
         {
-            d.inflight = d.inflight.saturating_sub(1);
-            if !d.closing {
-                let header = Header::new(h.flag(), status, call.down_id, h.body_len());
-                forward_frame(
-                    &mut self.effects,
-                    Conn::Down(call.down),
-                    &mut d.out,
-                    true,
-                    &header.to_bytes(),
-                    frame.body(),
-                    self.by_ref,
-                );
-            }
+            let header = Header::new(h.flag(), status, call.down_id, h.body_len());
+            forward_frame(
+                &mut self.effects,
+                Conn::Down(call.down),
+                &mut d.out,
+                true,
+                &header.to_bytes(),
+                frame.body(),
+                self.by_ref,
+            );
+            self.down_pushed(call.down);
         }
     }
 }

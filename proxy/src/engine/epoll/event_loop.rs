@@ -58,6 +58,10 @@ struct ConnIo {
     read_this_turn: bool,
     /// Close requested: write what is left, then close.
     closing: bool,
+    /// Reads paused by the core: readable edges are not acted on.
+    paused: bool,
+    /// Resumed: the bytes left in `rbuf` go to the core before the next read.
+    refeed: bool,
 }
 
 pub(super) struct Loop {
@@ -317,6 +321,10 @@ impl Loop {
     }
 
     fn add_down(&mut self, listener: usize, mut stream: TcpStream) {
+        // Over the listener's max_connections: closed at once (dropped).
+        let Some(key) = self.worker.try_open_downstream(listener, self.now) else {
+            return;
+        };
         let entry = self.conns.vacant_entry();
         let t = entry.key();
         if let Err(e) = self.poll.registry().register(
@@ -325,9 +333,10 @@ impl Loop {
             Interest::READABLE | Interest::WRITABLE,
         ) {
             tracing::warn!("register: {e}");
+            self.worker.closed(Conn::Down(key), self.now);
+            self.drain_effects();
             return;
         }
-        let key = self.worker.open_downstream(listener, self.now);
         entry.insert(ConnIo::new(Conn::Down(key), stream, false));
         set_tok(&mut self.down_tok, key, t);
         // Bytes that arrived before the registration are reported by it (epoll_ctl(ADD)
@@ -387,12 +396,33 @@ impl Loop {
     }
 
     /// Reads until `WouldBlock` (or the turn's share), handing each read to the core.
+    ///
+    /// A paused connection is not read: its readable edge is dropped, which is why
+    /// [`Effect::ResumeRead`] puts it on the ready list: the bytes that came while it was
+    /// paused raise no new edge, so it is read until `WouldBlock` on the next turn whatever
+    /// the poll reports (the classic edge-triggered stall otherwise).
     fn read(&mut self, t: usize) {
+        if let Some(c) = self.conns.get_mut(t) {
+            if c.refeed && !c.paused {
+                c.refeed = false;
+                // What was read before the pause and not taken by the core yet.
+                if let (Conn::Down(k), Some(buf)) = (c.conn, c.rbuf.bytes()) {
+                    if !buf.is_empty() {
+                        self.worker.downstream_data(k, buf, self.now);
+                        if !c.read_this_turn {
+                            c.read_this_turn = true;
+                            self.read_conns.push(t);
+                        }
+                        self.drain_effects();
+                    }
+                }
+            }
+        }
         for _ in 0..READS_PER_TURN {
             let Some(c) = self.conns.get_mut(t) else {
                 return;
             };
-            if c.closing || c.connecting {
+            if c.closing || c.connecting || c.paused {
                 return;
             }
             let buf = c.rbuf.block(&mut self.pool);
@@ -467,6 +497,24 @@ impl Loop {
                     None => self.worker.closed(conn, self.now),
                 },
                 Effect::Connect { up, addr, timeout } => self.connect(up, addr, timeout),
+                Effect::PauseRead(conn) => {
+                    if let Some(t) = self.token(conn) {
+                        self.conns[t].paused = true;
+                    }
+                }
+                Effect::ResumeRead(conn) => {
+                    if let Some(t) = self.token(conn) {
+                        let c = &mut self.conns[t];
+                        c.paused = false;
+                        c.refeed = true;
+                        // No new edge may come for what arrived while paused: read it on
+                        // the next turn (the ready list makes that poll not wait).
+                        if !c.ready {
+                            c.ready = true;
+                            self.ready.push(t);
+                        }
+                    }
+                }
             }
         }
     }
@@ -485,14 +533,24 @@ impl Loop {
     /// `WouldBlock`.
     fn write(&mut self, t: usize) {
         loop {
-            let c = &mut self.conns[t];
-            if c.connecting || c.blocked {
+            let Some(c) = self.conns.get_mut(t) else {
+                return;
+            };
+            if c.connecting {
                 return;
             }
             let Some(out) = self.worker.outbox_chain(c.conn) else {
                 self.gone(t);
                 return;
             };
+            if c.blocked {
+                // A caller closed for not reading its answers has its outbox dropped: it is
+                // closed without waiting for the socket to take writes.
+                if c.closing && out.is_empty() {
+                    self.gone(t);
+                }
+                return;
+            }
             let mut iov = [IoSlice::new(&[]); MAX_IOV];
             let n = out.gather(&mut iov);
             if n == 0 {
@@ -506,7 +564,13 @@ impl Loop {
                     self.gone(t);
                     return;
                 }
-                Ok(w) => out.advance(w),
+                Ok(w) => {
+                    out.advance(w);
+                    let conn = c.conn;
+                    if self.worker.written(conn) {
+                        self.drain_effects();
+                    }
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     // The backlog leaves the open buffer without a copy: the core's next
                     // frames go into fresh room, and all goes out in one `writev` on the
@@ -596,6 +660,8 @@ impl ConnIo {
             ready: false,
             read_this_turn: false,
             closing: false,
+            paused: false,
+            refeed: false,
         }
     }
 }

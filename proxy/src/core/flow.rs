@@ -1,0 +1,199 @@
+//! Backpressure: the watermark state machine of one outbox, and the reasons a caller
+//! connection's reads are paused.
+//!
+//! An outbox (bytes waiting to be written on a connection) that grows past the **high**
+//! watermark is *backed up*; it stays so until writes bring it down to the **low** watermark
+//! (hysteresis: a connection hovering around one threshold does not flip at every frame).
+//! What the worker does about it depends on the side:
+//!
+//! * a caller's outbox backed up: that caller is not reading its answers, so its requests
+//!   stop being read ([`Pause::OUTBOX`]); only the answers to its calls already in flight can
+//!   still add to it, and past the **hard cap** the connection is closed (what waits on it
+//!   is dropped, its calls leave the id map). Provider connections are never paused for
+//!   one caller: they are multiplexed across many.
+//! * a provider connection's outbox backed up: the provider is not reading as fast as calls
+//!   come, so the connection takes new calls only when no other connection or endpoint of
+//!   the cluster can (a burst to a provider that is merely behind still goes through), and
+//!   none at all past the hard cap: with no connection left the caller gets
+//!   SERVER_THREADPOOL_EXHAUSTED_ERROR.
+//!
+//! A caller connection with too many calls in flight is paused too ([`Pause::INFLIGHT`]),
+//! and released when a quarter of them have been answered.
+
+use crate::config::Limits;
+
+/// The three thresholds, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Watermarks {
+    /// Backed up above this.
+    pub high: usize,
+    /// Released at or below this.
+    pub low: usize,
+    /// A caller connection is closed above this.
+    pub cap: usize,
+}
+
+/// What a change of an outbox's length means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// Nothing new.
+    Same,
+    /// It just went over the high watermark.
+    BackedUp,
+    /// It just came down to the low watermark.
+    Released,
+    /// It is over the hard cap.
+    Overflow,
+}
+
+impl Watermarks {
+    /// From the configuration.
+    pub fn from_limits(l: &Limits) -> Watermarks {
+        Watermarks {
+            high: l.outbox_high_watermark,
+            low: l.outbox_low_watermark,
+            cap: l.outbox_hard_cap,
+        }
+    }
+
+    /// Bytes were added: the outbox is now `len` long. `backed_up` is its state, updated.
+    #[inline]
+    pub fn pushed(&self, backed_up: &mut bool, len: usize) -> Change {
+        if len > self.cap {
+            *backed_up = true;
+            Change::Overflow
+        } else if len > self.high && !*backed_up {
+            *backed_up = true;
+            Change::BackedUp
+        } else {
+            Change::Same
+        }
+    }
+
+    /// Bytes were written: the outbox is now `len` long.
+    #[inline]
+    pub fn written(&self, backed_up: &mut bool, len: usize) -> Change {
+        if *backed_up && len <= self.low {
+            *backed_up = false;
+            Change::Released
+        } else {
+            Change::Same
+        }
+    }
+}
+
+/// Why a caller connection's reads are paused: a set of reasons; reads resume when none is
+/// left.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pause(u8);
+
+impl Pause {
+    /// Its outbox is backed up.
+    pub const OUTBOX: u8 = 1;
+    /// It has `max_inflight` calls in flight.
+    pub const INFLIGHT: u8 = 2;
+
+    /// True while any reason holds.
+    #[inline]
+    pub fn is_paused(self) -> bool {
+        self.0 != 0
+    }
+
+    /// True while `reason` holds.
+    #[inline]
+    pub fn has(self, reason: u8) -> bool {
+        self.0 & reason != 0
+    }
+
+    /// Sets or clears `reason`; `Some(true)` when reads must now stop, `Some(false)` when
+    /// they may resume, `None` when that does not change.
+    #[inline]
+    pub fn set(&mut self, reason: u8, on: bool) -> Option<bool> {
+        let was = self.is_paused();
+        if on {
+            self.0 |= reason;
+        } else {
+            self.0 &= !reason;
+        }
+        match (was, self.is_paused()) {
+            (false, true) => Some(true),
+            (true, false) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// In-flight count at which a connection paused for [`Pause::INFLIGHT`] resumes: three
+/// quarters of the limit (so that a caller at its limit is not paused and resumed on every
+/// answer: each resume costs an edge-triggered engine a read).
+#[inline]
+pub fn inflight_resume_at(max: u32) -> u32 {
+    max - max / 4 - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const W: Watermarks = Watermarks {
+        high: 100,
+        low: 25,
+        cap: 1000,
+    };
+
+    #[test]
+    fn hysteresis_between_the_watermarks() {
+        let mut b = false;
+        assert_eq!(
+            W.pushed(&mut b, 100),
+            Change::Same,
+            "at high is not over it"
+        );
+        assert!(!b);
+        assert_eq!(W.pushed(&mut b, 101), Change::BackedUp);
+        assert!(b);
+        // Once: more bytes do not report it again.
+        assert_eq!(W.pushed(&mut b, 500), Change::Same);
+        // Writes between the watermarks keep it backed up.
+        assert_eq!(W.written(&mut b, 99), Change::Same);
+        assert_eq!(W.written(&mut b, 26), Change::Same);
+        assert!(b);
+        // Growing again between the watermarks reports nothing.
+        assert_eq!(W.pushed(&mut b, 90), Change::Same);
+        assert_eq!(W.written(&mut b, 25), Change::Released);
+        assert!(!b);
+        assert_eq!(W.written(&mut b, 0), Change::Same, "released once");
+        // And it can back up again.
+        assert_eq!(W.pushed(&mut b, 101), Change::BackedUp);
+    }
+
+    #[test]
+    fn over_the_cap_is_an_overflow_every_time() {
+        let mut b = false;
+        assert_eq!(W.pushed(&mut b, 1001), Change::Overflow);
+        assert!(b);
+        assert_eq!(W.pushed(&mut b, 1000), Change::Same);
+        assert_eq!(W.pushed(&mut b, 2000), Change::Overflow);
+    }
+
+    #[test]
+    fn pause_reasons_combine() {
+        let mut p = Pause::default();
+        assert!(!p.is_paused());
+        assert_eq!(p.set(Pause::OUTBOX, true), Some(true));
+        assert_eq!(p.set(Pause::INFLIGHT, true), None, "already paused");
+        assert_eq!(p.set(Pause::OUTBOX, false), None, "still in flight");
+        assert!(p.has(Pause::INFLIGHT) && !p.has(Pause::OUTBOX));
+        assert_eq!(p.set(Pause::OUTBOX, false), None, "clearing twice");
+        assert_eq!(p.set(Pause::INFLIGHT, false), Some(false));
+        assert!(!p.is_paused());
+        assert_eq!(p.set(Pause::INFLIGHT, false), None);
+    }
+
+    #[test]
+    fn inflight_resume_threshold() {
+        assert_eq!(inflight_resume_at(4096), 3071);
+        assert_eq!(inflight_resume_at(4), 2);
+        assert_eq!(inflight_resume_at(1), 0);
+    }
+}

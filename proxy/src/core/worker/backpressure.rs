@@ -1,0 +1,158 @@
+//! Backpressure: outboxes measured against the watermarks after every frame added and every
+//! write, caller reads paused and resumed, callers that do not read closed. See
+//! [`flow`](crate::core::flow).
+
+use super::*;
+
+impl Worker {
+    /// The engine wrote from a connection's outbox (and advanced it). Releases a connection
+    /// that was backed up once its outbox is down to the low watermark: a caller's reads
+    /// resume ([`Effect::ResumeRead`]), a provider connection takes calls again. Returns
+    /// true when there are effects to apply. Cheap when nothing was backed up: engines call
+    /// it after every write.
+    #[inline]
+    pub fn written(&mut self, conn: Conn) -> bool {
+        match conn {
+            Conn::Down(k) => {
+                let marks = self.marks;
+                let Some(d) = self.live_down(k) else {
+                    return false;
+                };
+                if !d.backed_up {
+                    return false;
+                }
+                if marks.written(&mut d.backed_up, d.out.len()) == Change::Released {
+                    self.set_pause(k, Pause::OUTBOX, false);
+                }
+            }
+            Conn::Up(k) => {
+                let Some(u) = self.ups.get_mut(k.idx()).filter(|u| u.gen == k.gen()) else {
+                    return false;
+                };
+                if u.backed_up
+                    && self.marks.written(&mut u.backed_up, u.out.len()) == Change::Released
+                {
+                    tracing::debug!("provider connection caught up: it takes calls again");
+                }
+            }
+        }
+        !self.effects.is_empty()
+    }
+
+    /// Frames were added to a caller's outbox (`down` is live).
+    #[inline]
+    pub(super) fn down_pushed(&mut self, down: Key) {
+        let len = self.downs[down.idx()].out.len();
+        self.note_outbox(len);
+        let d = &mut self.downs[down.idx()];
+        match self.marks.pushed(&mut d.backed_up, len) {
+            Change::Same | Change::Released => {}
+            Change::BackedUp => self.set_pause(down, Pause::OUTBOX, true),
+            Change::Overflow => self.overflow(down),
+        }
+    }
+
+    /// Frames were added to a provider connection's outbox (`up` is live).
+    #[inline]
+    pub(super) fn up_pushed(&mut self, up: Key) {
+        let len = self.ups[up.idx()].out.len();
+        self.note_outbox(len);
+        let u = &mut self.ups[up.idx()];
+        if let Change::BackedUp | Change::Overflow = self.marks.pushed(&mut u.backed_up, len) {
+            tracing::debug!(
+                bytes = len,
+                "provider connection backed up (the provider is not reading): no new calls on it"
+            );
+        }
+    }
+
+    #[inline]
+    fn live_down(&mut self, k: Key) -> Option<&mut Down> {
+        self.downs.get_mut(k.idx()).filter(|d| d.gen == k.gen())
+    }
+
+    /// The outbox high-water metric, updated only when this worker sees a new maximum (no
+    /// shared write in steady state).
+    #[inline]
+    fn note_outbox(&mut self, len: usize) {
+        if len > self.seen_outbox {
+            self.seen_outbox = len;
+            self.shared.metrics.outbox_seen(len);
+        }
+    }
+
+    /// Sets or clears a reason for pausing a caller's reads; tells the engine when reads stop
+    /// or resume.
+    pub(super) fn set_pause(&mut self, down: Key, reason: u8, on: bool) {
+        let change = match self.live_down(down) {
+            Some(d) => d.pause.set(reason, on),
+            None => return,
+        };
+        let m = &self.shared.metrics;
+        match change {
+            Some(true) => {
+                m.paused_connections.fetch_add(1, Relaxed);
+                m.read_pauses.fetch_add(1, Relaxed);
+                self.effects.push_back(Effect::PauseRead(Conn::Down(down)));
+            }
+            Some(false) => {
+                m.paused_connections.fetch_sub(1, Relaxed);
+                self.effects.push_back(Effect::ResumeRead(Conn::Down(down)));
+            }
+            None => {}
+        }
+    }
+
+    /// One call of a caller ended (answered, timed out, failed): a caller paused for
+    /// `max_inflight` resumes once a quarter of its calls are answered.
+    #[inline]
+    pub(super) fn down_call_done(&mut self, down: Key) {
+        let Some(d) = self.live_down(down) else {
+            return;
+        };
+        d.inflight = d.inflight.saturating_sub(1);
+        if d.pause.has(Pause::INFLIGHT) && d.inflight <= inflight_resume_at(d.max_inflight) {
+            self.set_pause(down, Pause::INFLIGHT, false);
+        }
+    }
+
+    /// A caller's answers piled up past the hard cap: it is closed, what waits for it
+    /// dropped (its calls leave the id map when the engine reports it closed).
+    #[cold]
+    fn overflow(&mut self, down: Key) {
+        let d = &mut self.downs[down.idx()];
+        if d.closing {
+            return;
+        }
+        tracing::warn!(
+            bytes = d.out.len(),
+            inflight = d.inflight,
+            "caller does not read its answers: past limits.outbox_hard_cap, closing it"
+        );
+        d.out.clear();
+        self.shared.metrics.overflow_closed.fetch_add(1, Relaxed);
+        self.close_down(down);
+    }
+
+    /// Why no connection of cluster `ci` could take a call: BackedUp when some connection
+    /// that could have taken it is past the hard cap, else NoUpstream.
+    #[cold]
+    pub(super) fn no_pick_reason(&self, ci: usize) -> Reason {
+        let c = &self.clusters[ci];
+        let backed_up = c.endpoints.iter().any(|e| {
+            e.slots.iter().any(|s| {
+                s.up.is_some_and(|k| {
+                    let u = &self.ups[k.idx()];
+                    u.out.len() > self.marks.cap
+                        && matches!(u.state, UpState::Ready | UpState::Connecting)
+                })
+            })
+        });
+        if backed_up {
+            self.shared.metrics.upstream_backed_up.fetch_add(1, Relaxed);
+            Reason::BackedUp
+        } else {
+            Reason::NoUpstream
+        }
+    }
+}
