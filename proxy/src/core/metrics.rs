@@ -128,6 +128,8 @@ pub struct EndpointHealth {
     pub probes_ok: AtomicU64,
     /// Probes of the ejected endpoint that failed (no answer in time, no connection).
     pub probes_failed: AtomicU64,
+    /// Its connections backed up now (the provider is not reading what the proxy writes).
+    pub backed_up: AtomicI64,
 }
 
 /// All metrics of a proxy process, shared by the workers and the admin endpoint.
@@ -147,6 +149,8 @@ pub struct Registry {
     pub overflow_closed: AtomicU64,
     /// The most bytes seen waiting on one connection's outbox (since start).
     pub outbox_high_water: AtomicU64,
+    /// Provider connections backed up now (their provider is not reading).
+    pub upstream_backed_up_connections: AtomicI64,
     /// Calls answered SERVER_THREADPOOL_EXHAUSTED_ERROR because every provider connection
     /// that could take them was backed up.
     pub upstream_backed_up: AtomicU64,
@@ -182,6 +186,7 @@ impl Registry {
             overflow_closed: AtomicU64::new(0),
             outbox_high_water: AtomicU64::new(0),
             upstream_backed_up: AtomicU64::new(0),
+            upstream_backed_up_connections: AtomicI64::new(0),
             downstream_connections: AtomicI64::new(0),
             downstream_accepted: AtomicU64::new(0),
             heartbeats_answered: AtomicU64::new(0),
@@ -264,6 +269,11 @@ impl Registry {
                 "dubbo_proxy_paused_connections",
                 "Caller connections whose requests are not being read now (answers backed up, or max_inflight).",
                 self.paused_connections.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_upstream_backed_up_connections",
+                "Provider connections backed up now (more than limits.outbox_high_watermark waiting: the provider is not reading).",
+                self.upstream_backed_up_connections.load(Relaxed),
             ),
             (
                 "dubbo_proxy_outbox_bytes_high_water",
@@ -390,7 +400,13 @@ impl Registry {
             &'static str,
             fn(&EndpointHealth) -> u64,
         );
-        let series: [Series; 4] = [
+        let series: [Series; 5] = [
+            (
+                "dubbo_proxy_endpoint_backed_up_connections",
+                "",
+                "gauge Provider connections backed up now (more than limits.outbox_high_watermark waiting), per cluster and endpoint.",
+                |h| h.backed_up.load(Relaxed).max(0) as u64,
+            ),
             (
                 "dubbo_proxy_endpoint_ejected",
                 "",

@@ -220,7 +220,14 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         }
         match io.stream.try_read_buf(&mut buf) {
             Ok(0) => break,
-            Ok(_) => feed(&local, conn, &mut buf),
+            Ok(_) => {
+                feed(&local, conn, &mut buf);
+                // An outbox went over the high watermark: let the flusher write it before
+                // reading more (it was woken already, so it runs first).
+                if local.worker.borrow_mut().take_pressure() {
+                    tokio::task::yield_now().await;
+                }
+            }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => break,

@@ -141,6 +141,16 @@ impl Proxy {
     pub fn admin(&self, method: &str, path: &str) -> (u16, String) {
         http(self.admin.expect("admin address"), method, path, "")
     }
+
+    /// The value of one series of `/metrics`: its name with its labels as rendered
+    /// (`dubbo_proxy_read_pauses_total`, `dubbo_proxy_endpoint_ejected{cluster="x",...}`);
+    /// 0 when absent.
+    pub fn metric(&self, series: &str) -> f64 {
+        let (_, text) = self.admin("GET", "/metrics");
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or(0.0)
+    }
 }
 
 fn unsafe_kill(pid: i32, sig: i32) -> i32 {

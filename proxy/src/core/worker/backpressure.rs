@@ -32,11 +32,26 @@ impl Worker {
                 if u.backed_up
                     && self.marks.written(&mut u.backed_up, u.out.len()) == Change::Released
                 {
+                    u.hstats.backed_up.fetch_sub(1, Relaxed);
+                    self.shared
+                        .metrics
+                        .upstream_backed_up_connections
+                        .fetch_sub(1, Relaxed);
                     tracing::debug!("provider connection caught up: it takes calls again");
                 }
             }
         }
         !self.effects.is_empty()
+    }
+
+    /// True (once) when frames were added to an outbox over the high watermark since the
+    /// last call. The engine should write what waits before it reads more: a burst read in
+    /// one go must not look like a peer that does not read (a connection is judged by what
+    /// it has not taken once the engine tried to write, not by what one turn of reads piled
+    /// up). Never true in steady state, where outboxes stay below the watermark.
+    #[inline]
+    pub fn take_pressure(&mut self) -> bool {
+        std::mem::take(&mut self.pressure)
     }
 
     /// Frames were added to a caller's outbox (`down` is live).
@@ -45,7 +60,9 @@ impl Worker {
         let len = self.downs[down.idx()].out.len();
         self.note_outbox(len);
         let d = &mut self.downs[down.idx()];
-        match self.marks.pushed(&mut d.backed_up, len) {
+        let change = self.marks.pushed(&mut d.backed_up, len);
+        self.pressure |= d.backed_up;
+        match change {
             Change::Same | Change::Released => {}
             Change::BackedUp => self.set_pause(down, Pause::OUTBOX, true),
             Change::Overflow => self.overflow(down),
@@ -58,10 +75,19 @@ impl Worker {
         let len = self.ups[up.idx()].out.len();
         self.note_outbox(len);
         let u = &mut self.ups[up.idx()];
-        if let Change::BackedUp | Change::Overflow = self.marks.pushed(&mut u.backed_up, len) {
+        let was = u.backed_up;
+        self.marks.pushed(&mut u.backed_up, len);
+        // A backed-up outbox that grew: the engine writes before it reads more.
+        self.pressure |= u.backed_up;
+        if u.backed_up && !was {
+            u.hstats.backed_up.fetch_add(1, Relaxed);
+            self.shared
+                .metrics
+                .upstream_backed_up_connections
+                .fetch_add(1, Relaxed);
             tracing::debug!(
                 bytes = len,
-                "provider connection backed up (the provider is not reading): no new calls on it"
+                "provider connection backed up (the provider is not reading): calls go elsewhere"
             );
         }
     }

@@ -157,6 +157,13 @@ impl Worker {
                     return;
                 }
                 let u = self.ups.remove(k.idx());
+                if u.backed_up {
+                    u.hstats.backed_up.fetch_sub(1, Relaxed);
+                    self.shared
+                        .metrics
+                        .upstream_backed_up_connections
+                        .fetch_sub(1, Relaxed);
+                }
                 if u.cluster != ORPHAN {
                     self.probe_lost(u.cluster as usize, u.endpoint as usize, k, now);
                 }

@@ -222,6 +222,7 @@ struct Up {
     heartbeat_sent: Option<Instant>,
     stats: Arc<Stats>,
     gauge: Arc<AtomicI64>,
+    hstats: Arc<EndpointHealth>,
     connected: bool,
     /// Already counted as a failure of its endpoint (heartbeat timeout).
     blamed: bool,
@@ -318,6 +319,9 @@ pub struct Worker {
     marks: Watermarks,
     /// The longest outbox this worker has reported to the high-water metric.
     seen_outbox: usize,
+    /// An outbox went over the high watermark since [`Worker::take_pressure`] was last
+    /// asked.
+    pressure: bool,
 }
 
 fn push_frame(
@@ -390,6 +394,7 @@ impl Worker {
             by_ref: usize::MAX,
             marks: Watermarks::from_limits(&snap.config.limits),
             seen_outbox: 0,
+            pressure: false,
         };
         w.apply_snapshot(snap, now);
         w

@@ -185,6 +185,7 @@ impl Worker {
             heartbeat_sent: None,
             stats: c.stats.clone(),
             gauge: ep.gauge.clone(),
+            hstats: ep.hstats.clone(),
             connected: false,
             blamed: false,
             backed_up: false,
@@ -209,15 +210,11 @@ impl Worker {
     /// endpoints with an open connection; at start (or after every connection dropped) queue
     /// on one that is connecting rather than fail the call. A backed-up connection (its
     /// provider is not reading as fast as calls come) is taken only when no other can take
-    /// the call, and never once past the hard cap: then there is no connection, and the
-    /// caller is told the provider cannot take it now.
+    /// the call (then the one with the least waiting, whatever the balancer says), and
+    /// never once past the hard cap: then there is no connection, and the caller is told
+    /// the provider cannot take it now.
     pub(super) fn pick(&mut self, ci: usize, now: Instant) -> Option<(usize, Key)> {
-        const PASSES: [(UpState, bool); 4] = [
-            (UpState::Ready, true),
-            (UpState::Connecting, true),
-            (UpState::Ready, false),
-            (UpState::Connecting, false),
-        ];
+        const PASSES: [UpState; 2] = [UpState::Ready, UpState::Connecting];
         let ups = &self.ups;
         let cap = self.marks.cap;
         let c = &mut self.clusters[ci];
@@ -233,15 +230,10 @@ impl Worker {
             endpoints,
             ..
         } = c;
-        for (state, strict) in PASSES {
+        for state in PASSES {
             let takes = |k: Key| {
                 let u = &ups[k.idx()];
-                u.state == state
-                    && if strict {
-                        !u.backed_up
-                    } else {
-                        u.out.len() <= cap
-                    }
+                u.state == state && !u.backed_up
             };
             let chosen = lb.pick(
                 weights,
@@ -268,7 +260,24 @@ impl Worker {
                 }
             }
         }
-        None
+        // Every connection is backed up: the one with the least waiting, under the cap.
+        let mut best: Option<(usize, usize, Key)> = None;
+        for (ei, e) in endpoints.iter().enumerate() {
+            if ejected < n && e.health.ejected_at(now) {
+                continue;
+            }
+            for k in e.slots.iter().filter_map(|s| s.up) {
+                let u = &ups[k.idx()];
+                let len = u.out.len();
+                if matches!(u.state, UpState::Ready | UpState::Connecting)
+                    && len <= cap
+                    && best.is_none_or(|(l, _, _)| len < l)
+                {
+                    best = Some((len, ei, k));
+                }
+            }
+        }
+        best.map(|(_, ei, k)| (ei, k))
     }
 
     pub(super) fn endpoint_failure(&mut self, ci: usize, ei: usize, now: Instant) {

@@ -444,6 +444,10 @@ impl Loop {
                         self.read_conns.push(t);
                     }
                     self.drain_effects();
+                    // An outbox went over the high watermark: write before reading more.
+                    if self.worker.take_pressure() {
+                        self.flush_dirty();
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

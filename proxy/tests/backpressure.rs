@@ -1,0 +1,367 @@
+//! Overload, end to end, against every engine (`for_each_engine!`): callers that do not read
+//! their answers, providers that do not read their calls, the connection limit, and ejected
+//! endpoints brought back by active probes.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use dubbo_codec::{FrameCodec, Request, Status};
+use tokio::io::AsyncWriteExt;
+
+for_each_engine!(
+    a_caller_that_never_reads_is_paused_and_memory_stays_bounded,
+    connection_limit_per_listener,
+    a_provider_that_stops_reading_is_routed_around,
+    an_ejected_endpoint_comes_back_through_active_probes,
+);
+
+/// Small watermarks so that a few MiB show what unbounded buffering would do.
+const LIMITS: &str = "[limits]\noutbox_high_watermark = 65536\noutbox_low_watermark = 16384\noutbox_hard_cap = 524288\n";
+const CAP: f64 = 524_288.0;
+
+fn echo(payload: &str) -> Request {
+    Request::builder(SVC, "echo")
+        .version("1.0.0")
+        .arg("java.lang.String", &payload)
+        .build()
+        .unwrap()
+}
+
+fn encoded(req: &Request, id: u64) -> Vec<u8> {
+    let mut buf = bytes::BytesMut::new();
+    FrameCodec::with_max_payload(u32::MAX)
+        .encode_frame(&req.to_frame(id, true), &mut buf)
+        .unwrap();
+    buf.to_vec()
+}
+
+/// A caller floods the proxy with 16 KiB calls (32 MiB in all) and never reads an answer.
+/// Without backpressure the proxy would hold what the socket does not take: tens of MiB.
+/// With it, the caller's reads are paused once its answers back up (or it has
+/// `max_inflight` calls out), so no outbox ever holds more than the hard cap, while another
+/// caller's calls on the same provider connection keep getting their own answers.
+async fn a_caller_that_never_reads_is_paused_and_memory_stays_bounded(engine: &str) {
+    let a = Upstream::start("a").await;
+    let conf = config(
+        1,
+        &format!(
+            "max_inflight = 16\n{LIMITS}[[routes]]\ncluster = \"a\"\n[clusters.a]\nmax_payload = 262144\nendpoints = [{{ address = \"{}\" }}]\n",
+            a.addr
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+
+    // The flood: written from its own task (its writes block once the proxy stops
+    // reading); the socket's read half is kept and never read.
+    let flood = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let (rd, mut wr) = flood.into_split();
+    let frame = encoded(&echo(&"f".repeat(16 * 1024)), 0);
+    let flood_task = tokio::spawn(async move {
+        for _ in 0..2048 {
+            if wr.write_all(&frame).await.is_err() {
+                return;
+            }
+        }
+    });
+
+    // Paused (its answers backed up): it stays paused, since it never reads.
+    assert!(
+        eventually(|| p.metric("dubbo_proxy_paused_connections") == 1.0).await,
+        "the flooding caller was never paused"
+    );
+    assert!(p.metric("dubbo_proxy_read_pauses_total") >= 1.0);
+
+    // Another caller is served meanwhile, each answer to its own call.
+    let mut cl = Client::connect(p.addr()).await;
+    for i in 0..40u64 {
+        let payload = format!("{i}:{}", "g".repeat(100 + i as usize * 37));
+        assert_eq!(cl.call(i, &echo(&payload)).await, (Status::Ok, payload));
+    }
+    // Still paused, and the flood is stuck on a full socket, not finished.
+    assert_eq!(p.metric("dubbo_proxy_paused_connections"), 1.0);
+    assert!(!flood_task.is_finished(), "the flood went through whole");
+    let high = p.metric("dubbo_proxy_outbox_bytes_high_water");
+    assert!(high > 0.0, "the gauge is there");
+    assert!(
+        high <= CAP,
+        "an outbox held {high} bytes, more than the hard cap ({CAP})"
+    );
+    flood_task.abort();
+    drop(rd);
+}
+
+async fn connection_limit_per_listener(engine: &str) {
+    let a = Upstream::start("a").await;
+    let conf = config(2, &format!(
+        "max_connections = 2\n[[routes]]\ncluster = \"a\"\n[clusters.a]\nendpoints = [{{ address = \"{}\" }}]\n",
+        a.addr
+    ));
+    let p = Proxy::start(engine, &conf);
+    let mut c1 = Client::connect(p.addr()).await;
+    let mut c2 = Client::connect(p.addr()).await;
+    assert_eq!(c1.call(1, &call("x")).await.0, Status::Ok);
+    assert_eq!(c2.call(1, &call("x")).await.0, Status::Ok);
+    // The third is accepted and closed at once.
+    let c3 = Client::connect(p.addr()).await;
+    let closed = c3.closed.clone();
+    assert!(
+        eventually(|| *closed.lock().unwrap()).await,
+        "a third connection was kept open"
+    );
+    assert_eq!(
+        p.metric("dubbo_proxy_downstream_rejected_total{listener=\"main\"}"),
+        1.0
+    );
+    // The others were not disturbed.
+    assert_eq!(c1.call(2, &call("x")).await.0, Status::Ok);
+    // One leaves: there is room again.
+    drop(c2);
+    assert!(
+        eventually(|| p.metric("dubbo_proxy_listener_connections{listener=\"main\"}") == 1.0).await
+    );
+    let mut c4 = Client::connect(p.addr()).await;
+    assert_eq!(c4.call(1, &call("x")).await.0, Status::Ok);
+    assert_eq!(
+        p.metric("dubbo_proxy_downstream_rejected_total{listener=\"main\"}"),
+        1.0
+    );
+}
+
+/// A call of `method` with a 32 KiB argument (answered with a short string).
+fn big(method: &str) -> Request {
+    Request::builder(SVC, method)
+        .arg("java.lang.String", &"s".repeat(32 * 1024))
+        .build()
+        .unwrap()
+}
+
+/// A provider that accepts connections and never reads them; the sockets are kept open.
+fn stalled_provider() -> (SocketAddr, Arc<Mutex<Vec<std::net::TcpStream>>>) {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let held = Arc::new(Mutex::new(Vec::new()));
+    let h = held.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming() {
+            match s {
+                Ok(s) => h.lock().unwrap().push(s),
+                Err(_) => return,
+            }
+        }
+    });
+    (addr, held)
+}
+
+/// A provider stops reading. Its connection backs up: calls go to the other endpoint of
+/// the cluster; in a cluster with no other endpoint, calls pile up to the hard cap and then
+/// get SERVER_THREADPOOL_EXHAUSTED_ERROR at once. No outbox grows past the cap.
+async fn a_provider_that_stops_reading_is_routed_around(engine: &str) {
+    let good = Upstream::start("good").await;
+    let (stalled, _held) = stalled_provider();
+    let conf = config(
+        1,
+        &format!(
+            r#"{LIMITS}
+[[routes]]
+method = "alone"
+cluster = "alone"
+timeout_ms = 1000
+[[routes]]
+cluster = "x"
+timeout_ms = 1000
+[clusters.x]
+max_payload = 262144
+endpoints = [{{ address = "{stalled}" }}, {{ address = "{good}" }}]
+[clusters.x.outlier]
+consecutive_failures = 0
+[clusters.alone]
+max_payload = 262144
+endpoints = [{{ address = "{stalled}" }}]
+[clusters.alone.outlier]
+consecutive_failures = 0
+"#,
+            good = good.addr
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    assert!(
+        eventually(|| good
+            .seen
+            .connections
+            .load(std::sync::atomic::Ordering::SeqCst)
+            > 0)
+        .await
+    );
+    let mut cl = Client::connect(p.addr()).await;
+    // Until the stalled connection backs up, every other call goes to it (round robin);
+    // the kernel's socket buffers take a few MiB first.
+    let mut sent = Vec::new();
+    let mut id = 0u64;
+    let stalled_x = format!(
+        "dubbo_proxy_endpoint_backed_up_connections{{cluster=\"x\",endpoint=\"{stalled}\"}}"
+    );
+    while p.metric(&stalled_x) < 1.0 {
+        assert!(id < 4000, "the stalled connection never backed up");
+        for _ in 0..20 {
+            cl.send_call(id, &big("big")).await;
+            sent.push(id);
+            id += 1;
+        }
+    }
+    // Once the good provider has caught up with the burst (its connection not backed up)
+    // while the stalled one is still backed up, every call goes to the good one. (The kernel
+    // does take a stalled connection's bytes now and then, so it may be released later.)
+    let good_x = format!(
+        "dubbo_proxy_endpoint_backed_up_connections{{cluster=\"x\",endpoint=\"{}\"}}",
+        good.addr
+    );
+    assert!(
+        eventually(|| p.metric(&good_x) == 0.0 && p.metric(&stalled_x) == 1.0).await,
+        "the stalled connection did not stay backed up"
+    );
+    for i in 0..20u64 {
+        cl.send_call(100_000 + i, &call("sayHello")).await;
+    }
+    for i in 0..20u64 {
+        assert_eq!(
+            outcome(&cl.response(100_000 + i).await),
+            (Status::Ok, "good:sayHello".into())
+        );
+    }
+    // Every call sent before is answered to its own id: by the good provider, or with a
+    // timeout for those stuck on the stalled one.
+    let mut timeouts = 0;
+    for id in &sent {
+        match outcome(&cl.response(*id).await) {
+            (Status::Ok, got) => assert_eq!(got, "good:big", "call {id}"),
+            (Status::ServerTimeout, _) => timeouts += 1,
+            other => panic!("call {id}: {other:?}"),
+        }
+    }
+    assert!(timeouts > 0, "no call went to the stalled provider");
+
+    // The cluster whose only endpoint is stalled: calls pile up to the cap, then are
+    // refused at once.
+    let mut id = 300_000u64;
+    while p.metric("dubbo_proxy_upstream_backed_up_total") < 1.0 {
+        assert!(
+            id < 304_000,
+            "calls to the stalled provider were never refused"
+        );
+        for _ in 0..20 {
+            cl.send_call(id, &big("alone")).await;
+            id += 1;
+        }
+    }
+    // From now on calls are refused (one may still slip in when the socket takes a few
+    // bytes: a connection takes calls up to the cap, not beyond).
+    for i in 0..10 {
+        cl.send_call(id + i, &big("alone")).await;
+    }
+    let mut refused = 0;
+    for i in 0..10 {
+        match outcome(&cl.response(id + i).await) {
+            (Status::ServerThreadpoolExhaustedError, msg) => {
+                assert!(msg.contains("not reading"), "{msg}");
+                refused += 1;
+            }
+            (Status::ServerTimeout, _) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(refused >= 8, "only {refused} of 10 calls refused");
+    // And the other cluster still works.
+    assert_eq!(
+        cl.call(400_000, &call("sayHello")).await,
+        (Status::Ok, "good:sayHello".into())
+    );
+    let high = p.metric("dubbo_proxy_outbox_bytes_high_water");
+    assert!(
+        high <= CAP + 40_000.0,
+        "an outbox held {high} bytes, past the hard cap ({CAP}) and one call"
+    );
+}
+
+/// An endpoint ejected (its connection dropped with a call in flight) and dead stays out
+/// while its probes fail, whatever its ejection time; once it is back, probes bring it back
+/// into the rotation long before its ejection time (10 minutes here) is up.
+async fn an_ejected_endpoint_comes_back_through_active_probes(engine: &str) {
+    let a = Upstream::start("a").await;
+    let b = Upstream::start("b").await;
+    let a_addr = a.addr;
+    let conf = config(
+        1,
+        &format!(
+            r#"
+[[routes]]
+cluster = "x"
+timeout_ms = 20000
+[clusters.x]
+reconnect_base_ms = 100
+reconnect_max_ms = 200
+endpoints = [{{ address = "{a_addr}" }}, {{ address = "{}" }}]
+[clusters.x.outlier]
+consecutive_failures = 1
+base_ejection_ms = 600000
+[clusters.x.health_check]
+probe_interval_ms = 200
+healthy_threshold = 2
+timeout_ms = 500
+"#,
+            b.addr
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let ejected = format!("dubbo_proxy_endpoint_ejected{{cluster=\"x\",endpoint=\"{a_addr}\"}}");
+    let probes = |r: &str| {
+        format!("dubbo_proxy_endpoint_probes_total{{cluster=\"x\",endpoint=\"{a_addr}\",result=\"{r}\"}}")
+    };
+    let up = |addr: SocketAddr| {
+        format!("dubbo_proxy_upstream_connections{{cluster=\"x\",endpoint=\"{addr}\"}}")
+    };
+    assert!(eventually(|| p.metric(&up(a_addr)) == 1.0 && p.metric(&up(b.addr)) == 1.0).await);
+    let mut cl = Client::connect(p.addr()).await;
+    // One call in flight on each; then `a` dies with its call in flight: ejected.
+    cl.send_call(1, &sleep_call(10_000)).await;
+    cl.send_call(2, &sleep_call(10_000)).await;
+    assert!(eventually(|| a.calls() == 1 && b.calls() == 1).await);
+    a.kill();
+    drop(a);
+    assert_eq!(outcome(&cl.response(1).await).0, Status::ChannelInactive);
+    assert!(
+        eventually(|| p.metric(&ejected) == 1.0).await,
+        "not ejected"
+    );
+    for i in 0..6u64 {
+        assert_eq!(
+            cl.call(10 + i, &call("sayHello")).await,
+            (Status::Ok, "b:sayHello".into())
+        );
+    }
+    // Dead: its probes fail and it stays out.
+    assert!(eventually(|| p.metric(&probes("failed")) >= 2.0).await);
+    assert_eq!(p.metric(&ejected), 1.0);
+    assert_eq!(p.metric(&probes("ok")), 0.0);
+
+    // Back on the same address: two probes answered bring it back.
+    let a = Upstream::start_on(&a_addr.to_string(), "a").await;
+    assert!(
+        eventually(|| p.metric(&ejected) == 0.0).await,
+        "the probes did not bring it back"
+    );
+    assert!(p.metric(&probes("ok")) >= 2.0);
+    let mut from_a = 0;
+    for i in 0..6u64 {
+        let (st, who) = cl.call(100 + i, &call("sayHello")).await;
+        assert_eq!(st, Status::Ok);
+        from_a += (who == "a:sayHello") as u32;
+    }
+    assert!(
+        from_a >= 2,
+        "{from_a} of 6 calls went to the endpoint back in"
+    );
+    assert!(a.calls() >= 2);
+}
