@@ -9,10 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use dubbo_codec::{FrameCodec, Request, Status};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 for_each_engine!(
     a_caller_that_never_reads_is_paused_and_memory_stays_bounded,
+    a_slow_reader_is_resumed_and_gets_every_answer,
     connection_limit_per_listener,
     a_provider_that_stops_reading_is_routed_around,
     an_ejected_endpoint_comes_back_through_active_probes,
@@ -91,6 +92,62 @@ async fn a_caller_that_never_reads_is_paused_and_memory_stays_bounded(engine: &s
     );
     flood_task.abort();
     drop(rd);
+}
+
+/// A caller sends 300 calls at once and reads nothing until the proxy has paused it, then
+/// reads everything. Every call is answered, to its own id with its own payload: reads
+/// resume when its answers drain (and at every quarter of `max_inflight`), and the calls
+/// still waiting in the socket are read although no new byte arrives to signal them (the
+/// edge-triggered engine must read on resume by itself).
+async fn a_slow_reader_is_resumed_and_gets_every_answer(engine: &str) {
+    let a = Upstream::start("a").await;
+    let conf = config(
+        1,
+        &format!(
+            "max_inflight = 16\n{LIMITS}[[routes]]\ncluster = \"a\"\n[clusters.a]\nmax_payload = 262144\nendpoints = [{{ address = \"{}\" }}]\n",
+            a.addr
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let (mut rd, mut wr) = s.into_split();
+    const N: u64 = 300;
+    let payload = |i: u64| format!("{i}:{}", "p".repeat(8 * 1024 + i as usize));
+    let writer = tokio::spawn(async move {
+        let mut all = Vec::new();
+        for i in 0..N {
+            all.extend_from_slice(&encoded(&echo(&payload(i)), i));
+        }
+        wr.write_all(&all).await.unwrap();
+        wr
+    });
+    assert!(
+        eventually(|| p.metric("dubbo_proxy_paused_connections") == 1.0).await,
+        "never paused"
+    );
+    let mut codec = FrameCodec::with_max_payload(u32::MAX);
+    let mut buf = bytes::BytesMut::new();
+    let mut seen = vec![false; N as usize];
+    let mut got = 0;
+    while got < N {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(5), rd.read_buf(&mut buf))
+            .await
+            .unwrap_or_else(|_| panic!("stalled after {got} answers"))
+            .unwrap();
+        assert!(n > 0, "closed after {got} answers");
+        while let Some(f) = codec.decode_frame(&mut buf).unwrap() {
+            let id = f.request_id();
+            assert_eq!(outcome(&f), (Status::Ok, payload(id)), "call {id}");
+            assert!(
+                !std::mem::replace(&mut seen[id as usize], true),
+                "{id} twice"
+            );
+            got += 1;
+        }
+    }
+    let _wr = writer.await.unwrap();
+    assert_eq!(p.metric("dubbo_proxy_paused_connections"), 0.0);
+    assert!(p.metric("dubbo_proxy_read_pauses_total") >= 1.0);
 }
 
 async fn connection_limit_per_listener(engine: &str) {
