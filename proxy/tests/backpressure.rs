@@ -14,6 +14,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 for_each_engine!(
     a_caller_that_never_reads_is_paused_and_memory_stays_bounded,
     a_slow_reader_is_resumed_and_gets_every_answer,
+    a_caller_whose_answers_pass_the_hard_cap_is_closed,
     connection_limit_per_listener,
     a_provider_that_stops_reading_is_routed_around,
     an_ejected_endpoint_comes_back_through_active_probes,
@@ -150,6 +151,55 @@ async fn a_slow_reader_is_resumed_and_gets_every_answer(engine: &str) {
     assert!(p.metric("dubbo_proxy_read_pauses_total") >= 1.0);
 }
 
+/// With many calls in flight (the default `max_inflight`), the answers to a caller that does
+/// not read pile up past the hard cap even though its requests are paused: it is closed,
+/// at once (its socket would never take what was waiting), and its calls leave the id map.
+async fn a_caller_whose_answers_pass_the_hard_cap_is_closed(engine: &str) {
+    // Answers come 64 at a time, 1 MiB together: far more than the cap once reads pause.
+    let a = batching_provider(64).await;
+    let conf = config(
+        1,
+        &format!(
+            "{LIMITS}[[routes]]\ncluster = \"a\"\n[clusters.a]\nmax_payload = 262144\nendpoints = [{{ address = \"{a}\" }}]\n"
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let flood = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let (rd, mut wr) = flood.into_split();
+    let frame = encoded(&echo(&"f".repeat(16 * 1024)), 0);
+    let flood_task = tokio::spawn(async move {
+        for _ in 0..2048 {
+            if wr.write_all(&frame).await.is_err() {
+                return;
+            }
+        }
+    });
+    assert!(
+        eventually(|| p.metric("dubbo_proxy_downstream_overflow_closed_total") == 1.0).await,
+        "never closed for its answers"
+    );
+    // Reported closed by the engine (not left waiting for a socket that takes nothing).
+    assert!(
+        eventually(
+            || p.metric("dubbo_proxy_listener_connections{listener=\"main\"}") == 0.0
+                && p.metric("dubbo_proxy_paused_connections") == 0.0
+        )
+        .await,
+        "the connection was not closed"
+    );
+    // The proxy serves on.
+    let mut cl = Client::connect(p.addr()).await;
+    for i in 0..64 {
+        cl.send_call(i, &call("x")).await;
+    }
+    for i in 0..64 {
+        assert_eq!(outcome(&cl.response(i).await).0, Status::Ok);
+    }
+    assert!(p.metric("dubbo_proxy_outbox_bytes_high_water") <= CAP + 20_000.0);
+    flood_task.abort();
+    drop(rd);
+}
+
 async fn connection_limit_per_listener(engine: &str) {
     let a = Upstream::start("a").await;
     let conf = config(2, &format!(
@@ -185,6 +235,52 @@ async fn connection_limit_per_listener(engine: &str) {
         p.metric("dubbo_proxy_downstream_rejected_total{listener=\"main\"}"),
         1.0
     );
+}
+
+/// A provider that answers calls `batch` at a time (each with a 16 KiB string), once it has
+/// `batch` of them; heartbeats at once.
+async fn batching_provider(batch: usize) -> SocketAddr {
+    use dubbo_codec::response::{Outcome, RpcResult};
+    use dubbo_codec::{Frame, FrameKind};
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((s, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let (mut rd, mut wr) = s.into_split();
+                let mut codec = FrameCodec::with_max_payload(u32::MAX);
+                let mut buf = bytes::BytesMut::new();
+                let mut ids = Vec::new();
+                let answer = hessian2::value::Value::String("b".repeat(16 * 1024));
+                loop {
+                    match rd.read_buf(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(_) => {}
+                    }
+                    let mut out = bytes::BytesMut::new();
+                    while let Some(f) = codec.decode_frame(&mut buf).unwrap() {
+                        match f.kind() {
+                            FrameKind::Request => ids.push(f.request_id()),
+                            FrameKind::EventRequest(_) => codec
+                                .encode_frame(&Frame::heartbeat_response(f.request_id()), &mut out)
+                                .unwrap(),
+                            _ => {}
+                        }
+                    }
+                    if ids.len() >= batch {
+                        for id in ids.drain(..) {
+                            let r = RpcResult::new(Outcome::Value(answer.clone())).to_frame(id);
+                            codec.encode_frame(&r, &mut out).unwrap();
+                        }
+                    }
+                    if !out.is_empty() && wr.write_all(&out).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    addr
 }
 
 /// A call of `method` with a 32 KiB argument (answered with a short string).
