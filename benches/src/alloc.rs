@@ -1,7 +1,7 @@
-//! A global allocator that counts allocations, to report allocations per operation next to the
-//! timings.
+//! The counting global allocator of the benches: [`dubbo_test_support::alloc`], which the
+//! tests share, re-exported so that a bench writes `use benches::alloc::{count, CountingAlloc}`.
 //!
-//! Install it in a bench (or test) binary and wrap the operation in [`count`]:
+//! Install it in a bench binary and wrap the operation in [`count`]:
 //!
 //! ```ignore
 //! use benches::alloc::{count, CountingAlloc};
@@ -13,71 +13,10 @@
 //! assert_eq!(allocations, 1);
 //! ```
 //!
-//! Counts are kept per thread, so other threads (a test harness running tests in parallel, a
-//! benchmark framework's helpers) do not disturb a measurement. `alloc`, `alloc_zeroed` and
-//! `realloc` each count as one allocation; `dealloc` is not counted. Without `CountingAlloc`
-//! installed as the global allocator, every count is 0.
+//! Counts are kept per thread, so a benchmark framework's helpers do not disturb a
+//! measurement. Without `CountingAlloc` installed as the global allocator, every count is 0.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
-thread_local! {
-    // A `const`-initialized `Cell` has no destructor and never allocates, so the allocator may
-    // use it.
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// [`System`], counting the allocations each thread makes. Install with `#[global_allocator]`.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct CountingAlloc;
-
-#[inline]
-fn bump() {
-    // `try_with`: during thread teardown the slot may be gone; such allocations go uncounted.
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged, so `System`'s
-// guarantees hold; the only addition is a thread-local counter that never allocates.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: forwarded unchanged; the caller upholds `GlobalAlloc::alloc`'s contract.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        // SAFETY: as above.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        // SAFETY: as above; `ptr` was allocated by `System` through this wrapper.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
-/// How many allocations the current thread has made so far (0 unless [`CountingAlloc`] is the
-/// global allocator).
-#[inline]
-pub fn allocations() -> u64 {
-    ALLOCATIONS.try_with(Cell::get).unwrap_or(0)
-}
-
-/// Runs `f` and returns its result with the number of allocations it made on this thread.
-#[inline]
-pub fn count<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    let before = allocations();
-    let result = f();
-    (result, allocations() - before)
-}
+pub use dubbo_test_support::alloc::{allocations, count, CountingAlloc};
 
 #[cfg(test)]
 mod tests {
@@ -87,20 +26,6 @@ mod tests {
 
     #[global_allocator]
     static GLOBAL: CountingAlloc = CountingAlloc;
-
-    #[test]
-    fn counts_allocations_and_reallocations() {
-        let (v, n) = count(|| {
-            let mut v: Vec<u8> = Vec::with_capacity(1);
-            v.extend_from_slice(black_box(&[1, 2, 3, 4, 5][..]));
-            v
-        });
-        assert_eq!(n, 2, "one allocation, one growth");
-        let (_, n) = count(|| drop(v));
-        assert_eq!(n, 0);
-        let (_, n) = count(|| black_box(1 + 1));
-        assert_eq!(n, 0);
-    }
 
     /// The crate's promise: nothing allocates unless the URL changes or decoding is needed.
     #[test]

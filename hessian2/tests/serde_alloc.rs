@@ -4,52 +4,20 @@
 //! waits on a channel for the result), and a process-wide count once saw 4 of those
 //! allocations land inside a measured loop on a loaded CI machine.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use bytes::{Bytes, BytesMut};
+use dubbo_test_support::alloc::{count, CountingAlloc};
 use hessian2::types::{BigDecimal, Date};
 use hessian2::{Deserializer, Serializer};
 use serde::{Deserialize, Serialize};
 
-struct Counting;
-
-thread_local! {
-    // `const`-initialized and without a destructor: using it never allocates.
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn bump() {
-    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        bump();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        bump();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 /// Allocations made by `f` on this thread.
-fn allocations(mut f: impl FnMut()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    f();
-    ALLOCATIONS.with(Cell::get) - before
+fn allocations(f: impl FnMut()) -> usize {
+    count(f).1 as usize
 }
 
 #[allow(non_snake_case)]

@@ -3,9 +3,6 @@
 //! writes into long-lived buffers), for routes that read only the fixed fields, routes that
 //! use the metadata cache for the group, and routes on attachment values (arguments skipped).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -13,42 +10,12 @@ use dubbo_codec::response::{Outcome, RpcResult};
 use dubbo_codec::Request;
 use dubbo_proxy::config::Config;
 use dubbo_proxy::core::{Conn, Effect, Shared, Worker};
+use dubbo_test_support::alloc::{count, CountingAlloc};
 use hessian2::value::Value;
 
-struct Counting;
-
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    static COUNTING: Cell<bool> = const { Cell::new(false) };
-}
-
-fn count() {
-    if COUNTING.with(|c| c.get()) {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count();
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count();
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count();
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
+// Counts per thread: the worker runs on this test's thread, nothing else is counted.
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 const SVC: &str = "com.example.DemoService";
 
@@ -114,14 +81,13 @@ endpoints = [{{ address = "127.0.0.1:1" }}]
         now += Duration::from_micros(10);
         round(i, now, &mut w);
     }
-    ALLOCS.store(0, Ordering::Relaxed);
-    COUNTING.with(|c| c.set(true));
-    for i in 0..20_000 {
-        now += Duration::from_micros(10);
-        round(i, now, &mut w);
-    }
-    COUNTING.with(|c| c.set(false));
-    ALLOCS.load(Ordering::Relaxed)
+    let ((), allocations) = count(|| {
+        for i in 0..20_000 {
+            now += Duration::from_micros(10);
+            round(i, now, &mut w);
+        }
+    });
+    allocations
 }
 
 #[test]
