@@ -30,7 +30,7 @@ fn frame_of(path: &Path) -> Frame {
 
 /// The capture directory of `flavour`, captured live when not committed.
 fn captures(flavour: &str) -> Option<PathBuf> {
-    let committed = java_dir().join("captures").join(flavour);
+    let committed = interop_dir("dubbo-java").join("captures").join(flavour);
     if committed.is_dir() {
         return Some(committed);
     }
@@ -48,7 +48,7 @@ fn captures(flavour: &str) -> Option<PathBuf> {
 }
 
 fn capture_live(flavour: &str, jar: &Path) -> Result<PathBuf, String> {
-    let provider = JavaProvider::start(flavour).expect("the jar exists");
+    let provider = java_provider(flavour).expect("the jar exists");
     let out = std::env::temp_dir()
         .join("dubbo-codec-interop")
         .join(format!("captures-{flavour}-{}", std::process::id()));

@@ -8,26 +8,14 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use common::*;
-use dubbo_codec::client::{CallError, Client, ClientConfig};
+use dubbo_codec::client::CallError;
 use dubbo_codec::server::Server;
 use dubbo_codec::Request;
 use hessian2::value::Value;
 
-fn req(method: &str) -> dubbo_codec::RequestBuilder {
-    Request::builder(INTERFACE, method).version(VERSION)
-}
-
-async fn client_checks(p: &JavaProvider) {
+async fn client_checks(p: &Provider) {
     let f = &p.flavour;
-    let client = Client::connect_with(
-        p.addr(),
-        ClientConfig {
-            timeout: Duration::from_secs(10),
-            ..ClientConfig::default()
-        },
-    )
-    .await
-    .unwrap();
+    let client = client_with_timeout(p.addr(), Duration::from_secs(10)).await;
 
     // Typed.
     let hello: String = client
@@ -180,26 +168,7 @@ async fn client_checks(p: &JavaProvider) {
 
     // One-way.
     let token = format!("ff-{f}");
-    client
-        .oneway(
-            &req("fireAndForget")
-                .arg("java.lang.String", &token)
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let mut last = None;
-    for _ in 0..100 {
-        last = client
-            .call::<Option<String>>(&req("lastFired").build().unwrap())
-            .await
-            .unwrap();
-        if last.as_deref() == Some(token.as_str()) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let last = fire_and_forget(&client, &token, Duration::from_millis(20)).await;
     assert_eq!(last.as_deref(), Some(token.as_str()), "{f}");
 
     // Timeout: the late answer is dropped, the next call gets its own answer.
@@ -260,7 +229,7 @@ fn dubbo_call(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-fn dubbo_call_checks(p: &JavaProvider) {
+fn dubbo_call_checks(p: &Provider) {
     let addr = p.addr();
     let (ok, out, err) = dubbo_call(&[
         &addr,
@@ -382,7 +351,7 @@ fn dubbo_call_checks(p: &JavaProvider) {
 }
 
 async fn java_provider_suite(flavour: &str) {
-    let Some(p) = JavaProvider::start(flavour) else {
+    let Some(p) = java_provider(flavour) else {
         return;
     };
     client_checks(&p).await;
@@ -415,15 +384,11 @@ async fn java_consumer_suite(flavour: &str) {
         .unwrap();
     let addr = server.local_addr().to_string();
     let f = flavour.to_owned();
-    let (ok, lines) = tokio::task::spawn_blocking(move || run_java_consumer(&f, &addr))
+    let run = tokio::task::spawn_blocking(move || run_java_consumer(&f, &addr))
         .await
         .unwrap()
         .unwrap();
-    let fails: Vec<_> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
-    assert!(fails.is_empty(), "{flavour}: {fails:#?}");
-    let oks = lines.iter().filter(|l| l.starts_with("ok ")).count();
-    assert!(oks >= 20, "{flavour}: only {oks} checks passed: {lines:#?}");
-    assert!(ok, "{flavour} consumer exit status");
+    run.assert_all_passed(&format!("{flavour} consumer against our server"));
     server.shutdown(Duration::from_secs(2)).await;
 }
 

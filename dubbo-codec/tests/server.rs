@@ -15,10 +15,6 @@ use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-fn req(method: &str) -> dubbo_codec::RequestBuilder {
-    Request::builder(INTERFACE, method).version(VERSION)
-}
-
 async fn start(max_payload: u32) -> Server {
     let grouped = Service::new(INTERFACE)
         .version(VERSION)
@@ -143,26 +139,7 @@ async fn client_against_our_server() {
     assert_eq!(v, Value::Int(9));
 
     // One-way.
-    client
-        .oneway(
-            &req("fireAndForget")
-                .arg("java.lang.String", "once")
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let mut last = None;
-    for _ in 0..100 {
-        last = client
-            .call::<Option<String>>(&req("lastFired").build().unwrap())
-            .await
-            .unwrap();
-        if last.is_some() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let last = fire_and_forget(&client, "once", Duration::from_millis(10)).await;
     assert_eq!(last.as_deref(), Some("once"));
 
     // A timed-out call's late answer is dropped; the calls after it get their own answers.
@@ -448,15 +425,7 @@ async fn graceful_shutdown_sends_read_only_and_drains() {
 async fn client_marks_read_only_connections_and_reconnects() {
     let first = start(1 << 20).await;
     let addr = first.local_addr();
-    let client = Client::connect_with(
-        addr.to_string(),
-        ClientConfig {
-            timeout: Duration::from_secs(2),
-            ..ClientConfig::default()
-        },
-    )
-    .await
-    .unwrap();
+    let client = client_with_timeout(addr.to_string(), Duration::from_secs(2)).await;
     let _: i32 = client
         .call(&req("add").arg("int", &1).arg("int", &1).build().unwrap())
         .await

@@ -5,137 +5,25 @@
 //! jars are built on demand.
 
 mod common;
+mod demo;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::*;
-use dubbo_codec::{Request, Status};
+use demo::{count_of, hello};
+use dubbo_codec::Status;
+use dubbo_test_support::java::{run_consumer, Provider, FLAVOURS};
+use dubbo_test_support::LogDir;
 
 for_each_engine!(
     java_consumer_through_proxy_passes_every_check,
     java_providers_weighted_split_and_graceful_shutdown,
 );
 
-const DEMO: &str = "io.github.hessianrs.demo.DemoService";
+const LOGS: LogDir = LogDir("dubbo-proxy-java");
 
-fn java_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/dubbo-java")
-}
-
-fn jar(flavour: &str) -> Option<PathBuf> {
-    let dir = java_dir();
-    if !dir.join("build").exists() {
-        eprintln!("note: {} is absent; Java tests skipped", dir.display());
-        return None;
-    }
-    static BUILD: OnceLock<Mutex<()>> = OnceLock::new();
-    let _g = BUILD
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let jar = dir.join("target").join(flavour).join("dubbo-interop.jar");
-    if !jar.exists() {
-        let ok = Command::new(dir.join("build"))
-            .status()
-            .expect("run interop/dubbo-java/build")
-            .success();
-        assert!(ok, "interop/dubbo-java/build failed");
-    }
-    assert!(jar.exists(), "{} missing after the build", jar.display());
-    Some(jar)
-}
-
-fn log(name: &str) -> Stdio {
-    let dir = std::env::temp_dir().join("dubbo-proxy-java");
-    let _ = std::fs::create_dir_all(&dir);
-    let p = dir.join(format!("{name}-{}.log", std::process::id()));
-    std::fs::File::create(&p).map_or_else(|_| Stdio::null(), Stdio::from)
-}
-
-struct JavaProvider {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    port: u16,
-}
-
-impl JavaProvider {
-    fn start(flavour: &str) -> Option<JavaProvider> {
-        let jar = jar(flavour)?;
-        let mut child = Command::new("java")
-            .arg("-jar")
-            .arg(&jar)
-            .arg("provider")
-            .arg("0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log(&format!("provider-{flavour}")))
-            .spawn()
-            .expect("start java");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(p) = line.strip_prefix("READY ") {
-                    let _ = tx.send(p.trim().parse::<u16>().ok());
-                }
-            }
-        });
-        let port = match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(Some(p)) => p,
-            other => {
-                let _ = child.kill();
-                panic!("{flavour} provider did not start: {other:?}");
-            }
-        };
-        Some(JavaProvider { child, stdin, port })
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// Closing stdin makes the provider exit through Dubbo's graceful shutdown (read-only
-    /// event to every client, then up to 2 s for calls in flight).
-    fn graceful_stop(&mut self) {
-        self.stdin.take();
-    }
-}
-
-impl Drop for JavaProvider {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn java_consumer(flavour: &str, addr: &str) -> Option<(bool, Vec<String>)> {
-    let jar = jar(flavour)?;
-    let t0 = Instant::now();
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg("consumer")
-        .arg(addr)
-        .stdin(Stdio::null())
-        .stderr(log(&format!("consumer-{flavour}")))
-        .output()
-        .expect("run the Java consumer");
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    eprintln!(
-        "java {flavour} consumer -> {addr}: {} in {:?}",
-        out.status,
-        t0.elapsed()
-    );
-    Some((out.status.success(), lines))
+fn provider(flavour: &str) -> Option<Provider> {
+    Provider::builder(flavour).log(LOGS, flavour).start()
 }
 
 fn proxy_conf(endpoints: &[(String, u32)]) -> String {
@@ -153,26 +41,21 @@ fn proxy_conf(endpoints: &[(String, u32)]) -> String {
 }
 
 async fn java_consumer_through_proxy_passes_every_check(engine: &str) {
-    for provider in ["dubbo27", "dubbo3"] {
-        let Some(p) = JavaProvider::start(provider) else {
+    for provider_flavour in FLAVOURS {
+        let Some(p) = provider(provider_flavour) else {
             return;
         };
         let proxy = Proxy::start(engine, &proxy_conf(&[(p.addr(), 100)]));
         let addr = proxy.addr().to_string();
-        for consumer in ["dubbo27", "dubbo3"] {
+        for consumer in FLAVOURS {
             let a = addr.clone();
-            let c = consumer.to_owned();
-            let (ok, lines) = tokio::task::spawn_blocking(move || java_consumer(&c, &a))
+            let run = tokio::task::spawn_blocking(move || run_consumer(consumer, &a, &[], LOGS))
                 .await
                 .unwrap()
                 .unwrap();
-            let fails: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
-            let oks = lines.iter().filter(|l| l.starts_with("ok ")).count();
-            eprintln!("{consumer} consumer -> proxy -> {provider} provider: {oks} checks ok");
-            assert!(
-                ok && fails.is_empty() && oks >= 20,
-                "{consumer} consumer -> proxy -> {provider} provider: {fails:?}"
-            );
+            let what = format!("{consumer} consumer -> proxy -> {provider_flavour} provider");
+            eprintln!("{what}: {} checks ok", run.oks());
+            run.assert_all_passed(&what);
         }
         let (_, m) = proxy.admin("GET", "/metrics");
         assert!(
@@ -183,37 +66,11 @@ async fn java_consumer_through_proxy_passes_every_check(engine: &str) {
     }
 }
 
-fn hello(name: &str) -> Request {
-    Request::builder(DEMO, "sayHello")
-        .version("1.0.0")
-        .arg("java.lang.String", name)
-        .build()
-        .unwrap()
-}
-
-async fn count_of(addr: &str) -> i64 {
-    let mut c = Client::connect(addr.parse().unwrap()).await;
-    let req = Request::builder(DEMO, "count")
-        .version("1.0.0")
-        .build()
-        .unwrap();
-    c.send_call(1, &req).await;
-    let f = c.response(1).await;
-    match dubbo_codec::Response::from_frame(&f).unwrap() {
-        dubbo_codec::Response::Result(r) => match r.outcome {
-            dubbo_codec::Outcome::Value(hessian2::value::Value::Long(n)) => n,
-            dubbo_codec::Outcome::Value(hessian2::value::Value::Int(n)) => i64::from(n),
-            other => panic!("count: {other:?}"),
-        },
-        other => panic!("count: {other:?}"),
-    }
-}
-
 async fn java_providers_weighted_split_and_graceful_shutdown(engine: &str) {
-    let Some(mut a) = JavaProvider::start("dubbo3") else {
+    let Some(mut a) = provider("dubbo3") else {
         return;
     };
-    let Some(b) = JavaProvider::start("dubbo27") else {
+    let Some(b) = provider("dubbo27") else {
         return;
     };
     let proxy = Proxy::start(engine, &proxy_conf(&[(a.addr(), 3), (b.addr(), 1)]));
@@ -222,7 +79,10 @@ async fn java_providers_weighted_split_and_graceful_shutdown(engine: &str) {
     for id in 0..8u64 {
         assert_eq!(cl.call(id, &hello("w")).await.0, Status::Ok);
     }
-    let (a0, b0) = (count_of(&a.addr()).await, count_of(&b.addr()).await);
+    let (a0, b0) = (
+        count_of(&a.addr(), None).await,
+        count_of(&b.addr(), None).await,
+    );
     // 10,000 calls, 100 in flight at a time.
     let n = 10_000u64;
     let window = 100u64;
@@ -238,8 +98,8 @@ async fn java_providers_weighted_split_and_graceful_shutdown(engine: &str) {
         }
     }
     // count() counts itself too.
-    let da = count_of(&a.addr()).await - a0 - 1;
-    let db = count_of(&b.addr()).await - b0 - 1;
+    let da = count_of(&a.addr(), None).await - a0 - 1;
+    let db = count_of(&b.addr(), None).await - b0 - 1;
     assert_eq!(da + db, n as i64);
     let share = da as f64 / n as f64;
     assert!((share - 0.75).abs() < 0.05, "a got {da}, b got {db}");

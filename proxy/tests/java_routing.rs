@@ -10,198 +10,57 @@
 //! Skipped with a note when the interop project is absent; the jars are built on demand.
 
 mod common;
+mod demo;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use common::*;
-use dubbo_codec::{Request, Status};
+use demo::{count_of, hello};
+use dubbo_codec::Status;
+use dubbo_test_support::java::{run_consumer, ConsumerRun, Provider, ProviderBuilder};
+use dubbo_test_support::LogDir;
 
 for_each_engine!(
     java_routing_by_group_and_attachment,
     java_provider_killed_and_bad_frames_under_java_load,
 );
 
-const DEMO: &str = "io.github.hessianrs.demo.DemoService";
+const LOGS: LogDir = LogDir("dubbo-proxy-java");
 
-fn java_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/dubbo-java")
-}
-
-fn jar(flavour: &str) -> Option<PathBuf> {
-    let dir = java_dir();
-    if !dir.join("build").exists() {
-        eprintln!("note: {} is absent; Java tests skipped", dir.display());
-        return None;
-    }
-    static BUILD: OnceLock<Mutex<()>> = OnceLock::new();
-    let _g = BUILD
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let jar = dir.join("target").join(flavour).join("dubbo-interop.jar");
-    if !jar.exists() {
-        let ok = Command::new(dir.join("build"))
-            .status()
-            .expect("run interop/dubbo-java/build")
-            .success();
-        assert!(ok, "interop/dubbo-java/build failed");
-    }
-    assert!(jar.exists(), "{} missing after the build", jar.display());
-    Some(jar)
-}
-
-fn log(name: &str) -> Stdio {
-    let dir = std::env::temp_dir().join("dubbo-proxy-java");
-    let _ = std::fs::create_dir_all(&dir);
-    let p = dir.join(format!("routing-{name}-{}.log", std::process::id()));
-    std::fs::File::create(&p).map_or_else(|_| Stdio::null(), Stdio::from)
-}
-
-struct JavaProvider {
-    child: Child,
-    port: u16,
-    group: Option<String>,
-}
-
-impl JavaProvider {
-    fn start(flavour: &str, group: Option<&str>) -> Option<JavaProvider> {
-        let jar = jar(flavour)?;
-        let mut cmd = Command::new("java");
-        cmd.arg("-jar")
-            .arg(&jar)
-            .arg("provider")
-            .arg("0")
-            .arg("--ignore-stdin");
-        if let Some(g) = group {
-            cmd.arg("--group").arg(g);
-        }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log(&format!(
-                "provider-{flavour}-{}",
-                group.unwrap_or("none")
-            )))
-            .spawn()
-            .expect("start java");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(p) = line.strip_prefix("READY ") {
-                    let _ = tx.send(p.trim().parse::<u16>().ok());
-                }
-            }
-        });
-        let port = match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(Some(p)) => p,
-            other => {
-                let _ = child.kill();
-                panic!("{flavour} provider did not start: {other:?}");
-            }
-        };
-        Some(JavaProvider {
-            child,
-            port,
-            group: group.map(str::to_owned),
-        })
-    }
-
-    /// Several providers at once (each JVM takes seconds to start).
-    fn start_all(specs: &[(&str, Option<&str>)]) -> Option<Vec<JavaProvider>> {
-        let handles: Vec<_> = specs
-            .iter()
-            .map(|(f, g)| {
-                let (f, g) = (f.to_string(), g.map(str::to_owned));
-                std::thread::spawn(move || JavaProvider::start(&f, g.as_deref()))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// SIGKILL: no read-only event, no goodbye; its connections just reset.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// A provider that runs until killed, in `group` if any.
+fn provider(flavour: &str, group: Option<&str>) -> ProviderBuilder {
+    let b = Provider::builder(flavour)
+        .log(
+            LOGS,
+            &format!("routing-{flavour}-{}", group.unwrap_or("none")),
+        )
+        .ignore_stdin();
+    match group {
+        Some(g) => b.group(g),
+        None => b,
     }
 }
 
-impl Drop for JavaProvider {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Runs the Java consumer with `args` against `addr`: (exit ok, stdout lines).
-fn java_consumer(flavour: &str, addr: &str, args: &[&str]) -> Option<(bool, Vec<String>)> {
-    let jar = jar(flavour)?;
-    let t0 = Instant::now();
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg("consumer")
-        .arg(addr)
-        .args(args)
-        .stdin(Stdio::null())
-        .stderr(log(&format!("consumer-{flavour}")))
-        .output()
-        .expect("run the Java consumer");
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    eprintln!(
-        "java {flavour} consumer {args:?} -> {addr}: {} in {:?}",
-        out.status,
-        t0.elapsed()
-    );
-    Some((out.status.success(), lines))
-}
-
-/// `count()` of one provider, asked directly (in its group).
-async fn count_of(p: &JavaProvider) -> i64 {
-    let mut c = Client::connect(p.addr().parse().unwrap()).await;
-    let mut b = Request::builder(DEMO, "count").version("1.0.0");
-    if let Some(g) = &p.group {
-        b = b.group(g.clone());
-    }
-    c.send_call(1, &b.build().unwrap()).await;
-    let f = c.response(1).await;
-    match dubbo_codec::Response::from_frame(&f).unwrap() {
-        dubbo_codec::Response::Result(r) => match r.outcome {
-            dubbo_codec::Outcome::Value(hessian2::value::Value::Long(n)) => n,
-            dubbo_codec::Outcome::Value(hessian2::value::Value::Int(n)) => i64::from(n),
-            other => panic!("count: {other:?}"),
-        },
-        other => panic!("count of {}: {other:?}", p.addr()),
-    }
+/// Runs the Java consumer with `args` against `addr`.
+fn java_consumer(flavour: &str, addr: &str, args: &[&str]) -> Option<ConsumerRun> {
+    run_consumer(flavour, addr, args, LOGS)
 }
 
 /// Calls each provider got between two `counts` (a `count()` probe counts itself).
-async fn counts(ps: &[JavaProvider]) -> Vec<i64> {
+async fn counts(ps: &[Provider]) -> Vec<i64> {
     let mut v = Vec::new();
     for p in ps {
-        v.push(count_of(p).await);
+        v.push(count_of(&p.addr(), p.group.as_deref()).await);
     }
     v
 }
 
 async fn java_routing_by_group_and_attachment(engine: &str) {
     // blue: group "blue"; plain: no group; canary: no group, the lane=canary calls.
-    let Some(ps) = JavaProvider::start_all(&[
-        ("dubbo3", Some("blue")),
-        ("dubbo27", None),
-        ("dubbo3", None),
+    let Some(ps) = Provider::start_all(vec![
+        provider("dubbo3", Some("blue")),
+        provider("dubbo27", None),
+        provider("dubbo3", None),
     ]) else {
         return;
     };
@@ -252,17 +111,13 @@ endpoints = [{{ address = "{}" }}]
     for (flavour, args, target) in runs {
         let before = counts(&ps).await;
         let a = addr.clone();
-        let (ok, lines) = tokio::task::spawn_blocking(move || java_consumer(flavour, &a, args))
+        let run = tokio::task::spawn_blocking(move || java_consumer(flavour, &a, args))
             .await
             .unwrap()
             .unwrap();
         let after = counts(&ps).await;
-        let fails: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
-        let oks = lines.iter().filter(|l| l.starts_with("ok ")).count();
-        assert!(
-            ok && fails.is_empty() && oks >= 20,
-            "{flavour} consumer {args:?} through the proxy: {fails:?}"
-        );
+        let oks = run.oks();
+        run.assert_all_passed(&format!("{flavour} consumer {args:?} through the proxy"));
         // Each provider's delta: the calls it got + 1 (the second probe counts itself).
         let got: Vec<i64> = before.iter().zip(&after).map(|(b, a)| a - b - 1).collect();
         eprintln!("{flavour} consumer {args:?}: {oks} checks ok; calls per provider (blue, plain, canary) {got:?}");
@@ -283,7 +138,9 @@ endpoints = [{{ address = "{}" }}]
 }
 
 async fn java_provider_killed_and_bad_frames_under_java_load(engine: &str) {
-    let Some(mut ps) = JavaProvider::start_all(&[("dubbo3", None), ("dubbo27", None)]) else {
+    let Some(mut ps) =
+        Provider::start_all(vec![provider("dubbo3", None), provider("dubbo27", None)])
+    else {
         return;
     };
     let conf = config(
@@ -335,20 +192,12 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
     // Misbehaving Rust clients during the load: an oversize frame (BAD_REQUEST, the
     // connection goes on) and garbage (the connection is closed).
     let mut big = Client::connect(proxy.addr()).await;
-    let huge = Request::builder(DEMO, "sayHello")
-        .version("1.0.0")
-        .arg("java.lang.String", &"x".repeat(100_000))
-        .build()
-        .unwrap();
+    let huge = hello(&"x".repeat(100_000));
     let (st, msg) = big.call(7, &huge).await;
     assert_eq!(st, Status::BadRequest, "oversize: {msg}");
-    let hello = Request::builder(DEMO, "sayHello")
-        .version("1.0.0")
-        .arg("java.lang.String", "after")
-        .build()
-        .unwrap();
+    let after = hello("after");
     assert_eq!(
-        big.call(8, &hello).await,
+        big.call(8, &after).await,
         (Status::Ok, "Hello, after".into())
     );
     let mut garbage = Client::connect(proxy.addr()).await;
@@ -366,7 +215,7 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
         "killed provider 1 after {:?} of load, counts {before_kill:?}",
         t0.elapsed()
     );
-    let (_, lines) = load.await.unwrap().unwrap();
+    let lines = load.await.unwrap().unwrap().lines;
     let summary = lines
         .iter()
         .find(|l| l.starts_with("load "))
@@ -388,12 +237,12 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
     // thread, i.e. CONCURRENCY.
     assert!(failed <= CONCURRENCY, "{failed} calls failed: {summary}");
     // The survivor took the rest: at least every call after the kill.
-    let c_end = count_of(&ps[0]).await;
+    let c_end = count_of(&ps[0].addr(), None).await;
     assert!(
         c_end > before_kill[0],
         "survivor got no calls after the kill"
     );
     // The misbehaving client's own connection still works after the load, too.
-    assert_eq!(big.call(9, &hello).await.0, Status::Ok);
+    assert_eq!(big.call(9, &after).await.0, Status::Ok);
     drop(garbage);
 }

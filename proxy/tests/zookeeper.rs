@@ -9,332 +9,40 @@
 //! where that is a failure. Every process started here is killed when its guard drops.
 
 mod common;
+mod demo;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use common::*;
-use dubbo_codec::{Request, Status};
+use demo::{count_of, hello, DEMO};
+use dubbo_codec::Status;
+use dubbo_test_support::java::{dubbo_jar, run_consumer, Provider};
+use dubbo_test_support::net::assert_loopback_only;
+use dubbo_test_support::zookeeper::ZooKeeper;
+use dubbo_test_support::LogDir;
 use zookeeper_client as zk;
 
-const DEMO: &str = "io.github.hessianrs.demo.DemoService";
 /// The server's `maxSessionTimeout`: no session (a provider's, the proxy's) lasts longer.
 const SESSION_MS: u64 = 4_000;
 
-fn missing(what: &str) -> Option<()> {
-    if std::env::var_os("CI").is_some() {
-        panic!("{what} is missing (the CI script installs it)");
-    }
-    eprintln!("note: {what} is missing; ZooKeeper tests skipped");
-    None
-}
+const LOGS: LogDir = LogDir("dubbo-proxy-zookeeper");
 
-fn log_file(name: &str) -> (Stdio, PathBuf) {
-    let dir = std::env::temp_dir().join("dubbo-proxy-zookeeper");
-    let _ = std::fs::create_dir_all(&dir);
-    let p = dir.join(format!("{name}-{}.log", std::process::id()));
-    let f = std::fs::File::create(&p).map_or_else(|_| Stdio::null(), Stdio::from);
-    (f, p)
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A standalone ZooKeeper server on 127.0.0.1 in a temporary directory.
-struct ZooKeeper {
-    child: Option<Child>,
-    port: u16,
-    cfg: PathBuf,
-    classpath: String,
-    log: PathBuf,
-    _dir: TempDir,
-}
-
-impl ZooKeeper {
-    fn classpath() -> Option<String> {
-        if let Some(cp) = std::env::var_os("ZOOKEEPER_CLASSPATH") {
-            return Some(cp.to_string_lossy().into_owned());
-        }
-        // Debian's jar names its dependencies in its manifest.
-        let jar = Path::new("/usr/share/java/zookeeper.jar");
-        jar.exists().then(|| jar.display().to_string())
-    }
-
-    fn start(name: &str) -> Option<ZooKeeper> {
-        let Some(classpath) = Self::classpath() else {
-            missing("ZooKeeper (Debian package `zookeeper`)")?;
-            unreachable!()
-        };
-        let dir = TempDir::new();
-        let data = dir.0.join("data");
-        std::fs::create_dir_all(&data).unwrap();
-        let port = free_port();
-        let cfg = dir.0.join("zoo.cfg");
-        // Standalone (no server.N lines: no quorum or election ports), the client port on
-        // 127.0.0.1 only, no admin HTTP server, sessions of 1..4 s.
-        std::fs::write(
-            &cfg,
-            format!(
-                "tickTime=500\ndataDir={}\nclientPort={port}\nclientPortAddress=127.0.0.1\n\
-                 admin.enableServer=false\nminSessionTimeout=1000\nmaxSessionTimeout={SESSION_MS}\n\
-                 4lw.commands.whitelist=ruok\nmaxClientCnxns=100\n",
-                data.display()
-            ),
-        )
-        .unwrap();
-        let (_, log) = log_file(&format!("zookeeper-{name}"));
-        let mut z = ZooKeeper {
-            child: None,
-            port,
-            cfg,
-            classpath,
-            log,
-            _dir: dir,
-        };
-        z.spawn();
-        Some(z)
-    }
-
-    fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .unwrap();
-        let t0 = Instant::now();
-        let child = Command::new("java")
-            .args([
-                "-Xmx256m",
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                "-Djava.net.preferIPv4Stack=true",
-                "-Dzookeeper.admin.enableServer=false",
-                "-Dzookeeper.jmx.log4j.disable=true",
-                "-cp",
-                &self.classpath,
-                "org.apache.zookeeper.server.ZooKeeperServerMain",
-            ])
-            .arg(&self.cfg)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().unwrap())
-            .stderr(log)
-            .spawn()
-            .expect("start java for ZooKeeper");
-        self.child = Some(child);
-        // Ready when it answers `ruok`.
-        let addr: SocketAddr = ([127, 0, 0, 1], self.port).into();
-        let end = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
-                let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
-                let mut out = String::new();
-                if s.write_all(b"ruok").is_ok()
-                    && s.read_to_string(&mut out).is_ok()
-                    && out == "imok"
-                {
-                    break;
-                }
-            }
-            if let Some(st) = self.child.as_mut().unwrap().try_wait().unwrap() {
-                panic!("ZooKeeper exited with {st}; log: {}", self.log.display());
-            }
-            assert!(
-                Instant::now() < end,
-                "ZooKeeper did not start; log: {}",
-                self.log.display()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        eprintln!("ZooKeeper on 127.0.0.1:{} in {:?}", self.port, t0.elapsed());
-    }
-
-    fn address(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// Gone at once, sessions and all (SIGKILL).
-    fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    /// The same server again: same port, same data (sessions are restored).
-    fn restart(&mut self) {
-        self.kill();
-        self.spawn();
-    }
-}
-
-impl Drop for ZooKeeper {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn java_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/dubbo-java")
-}
-
-fn newest_mtime(dir: &Path) -> SystemTime {
-    let mut newest = SystemTime::UNIX_EPOCH;
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            let t = if p.is_dir() {
-                newest_mtime(&p)
-            } else {
-                e.metadata()
-                    .and_then(|m| m.modified())
-                    .unwrap_or(SystemTime::UNIX_EPOCH)
-            };
-            newest = newest.max(t);
-        }
-    }
-    newest
-}
-
-/// The interop jar, built (again) when missing or older than its sources.
-fn jar(flavour: &str) -> Option<PathBuf> {
-    let dir = java_dir();
-    if !dir.join("build").exists() {
-        missing("interop/dubbo-java")?;
-    }
-    static BUILD: OnceLock<Mutex<()>> = OnceLock::new();
-    let _g = BUILD
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let jar = dir.join("target").join(flavour).join("dubbo-interop.jar");
-    let sources = newest_mtime(&dir.join("src")).max(
-        std::fs::metadata(dir.join("pom.xml"))
-            .and_then(|m| m.modified())
-            .unwrap_or(SystemTime::UNIX_EPOCH),
-    );
-    let built = std::fs::metadata(&jar).and_then(|m| m.modified()).ok();
-    if built.is_none_or(|b| b < sources) {
-        let ok = Command::new(dir.join("build"))
-            .stdout(Stdio::null())
-            .status()
-            .expect("run interop/dubbo-java/build")
-            .success();
-        assert!(ok, "interop/dubbo-java/build failed");
-    }
-    assert!(jar.exists(), "{} missing after the build", jar.display());
-    Some(jar)
+/// A ZooKeeper server on 127.0.0.1 (see `dubbo_test_support::zookeeper`).
+fn zookeeper(name: &str) -> Option<ZooKeeper> {
+    ZooKeeper::start(name, Duration::from_millis(SESSION_MS), LOGS)
 }
 
 /// A Java Dubbo provider registered in ZooKeeper.
-struct JavaProvider {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    port: u16,
-}
-
-impl JavaProvider {
-    fn start(flavour: &str, name: &str, zookeeper: &str, extra: &[&str]) -> Option<JavaProvider> {
-        let jar = jar(flavour)?;
-        let t0 = Instant::now();
-        let (log, path) = log_file(&format!("provider-{name}"));
-        let mut child = Command::new("java")
-            .arg("-XX:TieredStopAtLevel=1")
-            .arg("-jar")
-            .arg(&jar)
-            .args(["provider", "0", "--registry"])
-            .arg(format!("zookeeper://{zookeeper}"))
-            .args(extra)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .spawn()
-            .expect("start java");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(p) = line.strip_prefix("READY ") {
-                    let _ = tx.send(Ok(p.trim().parse::<u16>().unwrap()));
-                } else if line.starts_with("NON-LOOPBACK") {
-                    let _ = tx.send(Err(line));
-                }
-            }
-        });
-        let port = match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(Ok(p)) => p,
-            other => {
-                let _ = child.kill();
-                panic!(
-                    "{flavour} provider {name} did not start: {other:?}; log: {}",
-                    path.display()
-                );
-            }
-        };
-        eprintln!(
-            "{flavour} provider {name} on 127.0.0.1:{port}, registered, in {:?}",
-            t0.elapsed()
-        );
-        Some(JavaProvider { child, stdin, port })
-    }
-
-    fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// Stdin closed: Dubbo's graceful shutdown (unregister, read-only event, drain).
-    fn graceful_stop(&mut self) {
-        self.stdin.take();
-    }
-
-    /// SIGKILL: the connections die, the ZooKeeper node stays until the session expires.
-    fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for JavaProvider {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn hello(name: &str) -> Request {
-    Request::builder(DEMO, "sayHello")
-        .version("1.0.0")
-        .arg("java.lang.String", name)
-        .build()
-        .unwrap()
-}
-
-async fn count_of(addr: &str) -> i64 {
-    let mut c = Client::connect(addr.parse().unwrap()).await;
-    let req = Request::builder(DEMO, "count")
-        .version("1.0.0")
-        .build()
-        .unwrap();
-    c.send_call(1, &req).await;
-    let f = c.response(1).await;
-    match dubbo_codec::Response::from_frame(&f).unwrap() {
-        dubbo_codec::Response::Result(r) => match r.outcome {
-            dubbo_codec::Outcome::Value(hessian2::value::Value::Long(n)) => n,
-            dubbo_codec::Outcome::Value(hessian2::value::Value::Int(n)) => i64::from(n),
-            other => panic!("count: {other:?}"),
-        },
-        other => panic!("count: {other:?}"),
-    }
+fn provider(flavour: &str, name: &str, zookeeper: &str, extra: &[&str]) -> Option<Provider> {
+    Provider::builder(flavour)
+        .log(LOGS, name)
+        .jvm_arg("-XX:TieredStopAtLevel=1")
+        .registry(zookeeper)
+        .args(extra)
+        .start()
 }
 
 /// The endpoints of `cluster` in the proxy's configuration in force (`/config`).
@@ -432,10 +140,10 @@ fn proxy_conf(zookeeper: &str, extra_discovery: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn java_providers_discovered_in_zookeeper() {
     let t_all = Instant::now();
-    let Some(mut zoo) = ZooKeeper::start("java") else {
+    let Some(mut zoo) = zookeeper("java") else {
         return;
     };
-    if jar("dubbo27").is_none() || jar("dubbo3").is_none() {
+    if dubbo_jar("dubbo27").is_none() || dubbo_jar("dubbo3").is_none() {
         return;
     }
     let zka = zoo.address();
@@ -450,7 +158,7 @@ async fn java_providers_discovered_in_zookeeper() {
 
     // 1. Provider a (Dubbo 2.7, data centre sh, weight 100) registers: the proxy finds it.
     let t = Instant::now();
-    let a = JavaProvider::start(
+    let a = provider(
         "dubbo27",
         "a",
         &zka,
@@ -473,30 +181,13 @@ async fn java_providers_discovered_in_zookeeper() {
 
     // 2. A Java consumer (Dubbo 3.2) calling through the proxy reaches it: every check passes.
     let t = Instant::now();
-    let jar3 = jar("dubbo3").unwrap();
     let addr = proxy.addr().to_string();
-    let out = tokio::task::spawn_blocking(move || {
-        Command::new("java")
-            .arg("-jar")
-            .arg(&jar3)
-            .args(["consumer", &addr])
-            .stdin(Stdio::null())
-            .stderr(log_file("consumer").0)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    let fails: Vec<&String> = lines.iter().filter(|l| l.starts_with("FAIL")).collect();
-    let oks = lines.iter().filter(|l| l.starts_with("ok ")).count();
-    assert!(
-        out.status.success() && fails.is_empty() && oks >= 20,
-        "{lines:?}"
-    );
+    let run = tokio::task::spawn_blocking(move || run_consumer("dubbo3", &addr, &[], LOGS))
+        .await
+        .unwrap()
+        .unwrap();
+    let oks = run.oks();
+    run.assert_all_passed("Java consumer -> proxy -> discovered provider");
     eprintln!(
         "step 2: Java consumer -> proxy -> discovered provider: {oks} checks ok in {:?}",
         t.elapsed()
@@ -504,7 +195,7 @@ async fn java_providers_discovered_in_zookeeper() {
 
     // 3. Provider b (Dubbo 3.2, data centre hz: weight 100 x 3) registers: traffic shifts 3:1.
     let t = Instant::now();
-    let b = JavaProvider::start(
+    let b = provider(
         "dubbo3",
         "b",
         &zka,
@@ -522,12 +213,15 @@ async fn java_providers_discovered_in_zookeeper() {
     for id in 10..30u64 {
         assert_eq!(cl.call(id, &hello("w")).await.0, Status::Ok);
     }
-    let (a0, b0) = (count_of(&a.addr()).await, count_of(&b.addr()).await);
+    let (a0, b0) = (
+        count_of(&a.addr(), None).await,
+        count_of(&b.addr(), None).await,
+    );
     let n = 4_000u64;
     let (ok, inactive, other) = load(&mut cl, 1_000, 50, n, n, || false).await;
     assert_eq!((ok, inactive, other.len()), (n, 0, 0), "{other:?}");
-    let da = count_of(&a.addr()).await - a0 - 1;
-    let db = count_of(&b.addr()).await - b0 - 1;
+    let da = count_of(&a.addr(), None).await - a0 - 1;
+    let db = count_of(&b.addr(), None).await - b0 - 1;
     assert_eq!(da + db, n as i64);
     let share_b = db as f64 / n as f64;
     assert!((share_b - 0.75).abs() < 0.05, "a got {da}, b got {db}");
@@ -537,12 +231,7 @@ async fn java_providers_discovered_in_zookeeper() {
         t.elapsed()
     );
 
-    let pids = [
-        zoo.child.as_ref().unwrap().id(),
-        proxy.child.id(),
-        a.child.id(),
-        b.child.id(),
-    ];
+    let pids = [zoo.pid().unwrap(), proxy.child.id(), a.pid(), b.pid()];
     let n = assert_loopback_only(&pids);
     eprintln!("step 3: {n} sockets of ZooKeeper, the proxy and both providers, all on loopback");
 
@@ -569,7 +258,7 @@ async fn java_providers_discovered_in_zookeeper() {
     };
     let killer = {
         let t_kill = t_kill.clone();
-        let pid = b.child.id() as i32;
+        let pid = b.pid() as i32;
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
             *t_kill.lock().unwrap() = Some(Instant::now());
@@ -644,7 +333,7 @@ async fn java_providers_discovered_in_zookeeper() {
         "step 6: ZooKeeper restarted; a registered there again {:?} later",
         t.elapsed()
     );
-    let mut c = JavaProvider::start(
+    let mut c = provider(
         "dubbo3",
         "c",
         &zka,
@@ -663,13 +352,13 @@ async fn java_providers_discovered_in_zookeeper() {
         assert_eq!(cl.call(id, &hello("load")).await.0, Status::Ok);
     }
     // c (hz, 300) takes about three of every four calls.
-    let c0 = count_of(&c.addr()).await - 1;
+    let c0 = count_of(&c.addr(), None).await - 1;
     assert!((30..=45).contains(&c0), "c took {c0} of 50 calls");
     let t = Instant::now();
     let stopping = Arc::new(Mutex::new(None::<Instant>));
     let stopper = {
         let stopping = stopping.clone();
-        let mut stdin = c.stdin.take();
+        let mut stdin = c.take_stdin();
         tokio::spawn(async move {
             tokio::time::sleep(Duration::from_millis(300)).await;
             *stopping.lock().unwrap() = Some(Instant::now());
@@ -690,7 +379,7 @@ async fn java_providers_discovered_in_zookeeper() {
         t.elapsed()
     );
     c.graceful_stop();
-    let _ = c.child.wait();
+    let _ = c.wait();
     drop(a);
     eprintln!(
         "java_providers_discovered_in_zookeeper: {:?} in all",
@@ -703,7 +392,7 @@ async fn java_providers_discovered_in_zookeeper() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hand_written_provider_nodes() {
     let t_all = Instant::now();
-    let Some(zoo) = ZooKeeper::start("nodes") else {
+    let Some(zoo) = zookeeper("nodes") else {
         return;
     };
     let zka = zoo.address();
@@ -806,32 +495,6 @@ async fn hand_written_provider_nodes() {
     assert_eq!(cl.call(2_000, &call("sayHello")).await.0, Status::Ok);
     drop(zoo);
     eprintln!("hand_written_provider_nodes: {:?} in all", t_all.elapsed());
-}
-
-/// Every socket of these processes is on loopback (as `ss` sees them now); how many there are.
-fn assert_loopback_only(pids: &[u32]) -> usize {
-    let Ok(out) = Command::new("ss").arg("-Htuanp").output() else {
-        eprintln!("note: no `ss`, socket audit skipped");
-        return 0;
-    };
-    let loopback =
-        |a: &str| a.starts_with("127.") || a.starts_with("[::1]") || a.starts_with("[::ffff:127.");
-    let mut n = 0;
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        if !pids.iter().any(|p| line.contains(&format!("pid={p},"))) {
-            continue;
-        }
-        // netid state recv-q send-q local peer process
-        let cols: Vec<&str> = line.split_whitespace().collect();
-        let (local, peer) = (cols[4], cols[5]);
-        let any_peer = matches!(peer, "*:*" | "0.0.0.0:*" | "[::]:*" | "*");
-        assert!(
-            loopback(local) && (loopback(peer) || any_peer),
-            "a socket off loopback: {line}"
-        );
-        n += 1;
-    }
-    n
 }
 
 /// The children of `path`, read in a session of its own.

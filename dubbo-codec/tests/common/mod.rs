@@ -1,26 +1,26 @@
-//! Test support: the Java interop jars (built on demand), a Java provider process killed on
-//! drop, and the Rust implementation of the interop DemoService.
+//! Test support: the Java interop peers (from `dubbo-test-support`: jars built on demand,
+//! processes killed on drop) as these tests start them, and the Rust implementation of the
+//! interop DemoService.
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
+use dubbo_codec::client::{Client, ClientConfig};
 use dubbo_codec::server::{HandlerError, Reply, Service};
+// Each test binary uses some of these.
+#[allow(unused_imports)]
+pub use dubbo_test_support::java::{
+    dubbo_jar as jar, interop_dir, run_consumer, ConsumerRun, Provider, DEMO_SERVICE as INTERFACE,
+    DEMO_USER as USER_CLASS, DEMO_VERSION as VERSION, FLAVOURS,
+};
+use dubbo_test_support::LogDir;
 use hessian2::types::Date;
 use serde::{Deserialize, Serialize};
 
-pub const INTERFACE: &str = "io.github.hessianrs.demo.DemoService";
-pub const VERSION: &str = "1.0.0";
-pub const USER_CLASS: &str = "io.github.hessianrs.demo.User";
 pub const CREATED_MS: i64 = 1_700_000_000_000;
-
-/// The Java flavours: (profile directory, description).
-pub const FLAVOURS: [&str; 2] = ["dubbo27", "dubbo3"];
 
 /// `io.github.hessianrs.demo.User`, fields in the order hessian-lite writes them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,129 +45,62 @@ pub fn user_for(id: i64) -> User {
     }
 }
 
-pub fn java_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../interop/dubbo-java")
+/// Java's log output goes to files here (each path is printed), not to the test output.
+pub const LOGS: LogDir = LogDir("dubbo-codec-interop");
+
+/// A Java provider of `flavour` on 127.0.0.1, killed when dropped; `None` (the test is skipped
+/// with a note) when the Java interop project is not in the tree.
+pub fn java_provider(flavour: &str) -> Option<Provider> {
+    Provider::builder(flavour).log(LOGS, flavour).start()
 }
 
-/// The jar of `flavour`, built with `interop/dubbo-java/build` when missing. `None` when the
-/// Java interop project is not in the tree (the test is then skipped with a note).
-pub fn jar(flavour: &str) -> Option<PathBuf> {
-    let dir = java_dir();
-    if !dir.join("build").exists() {
-        eprintln!("note: {} is absent; Java interop skipped", dir.display());
-        return None;
-    }
-    static BUILD: OnceLock<Mutex<()>> = OnceLock::new();
-    let _guard = BUILD
-        .get_or_init(Mutex::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let jar = dir.join("target").join(flavour).join("dubbo-interop.jar");
-    if !jar.exists() {
-        let status = Command::new(dir.join("build"))
-            .status()
-            .expect("running interop/dubbo-java/build");
-        assert!(status.success(), "interop/dubbo-java/build failed");
-    }
-    assert!(jar.exists(), "{} missing after the build", jar.display());
-    Some(jar)
+/// Runs the Java consumer of `flavour` against `addr`.
+pub fn run_java_consumer(flavour: &str, addr: &str) -> Option<ConsumerRun> {
+    run_consumer(flavour, addr, &[], LOGS)
 }
 
-/// Java's log output goes to a file (its path is printed), not to the test output.
-fn log_file(name: &str) -> Stdio {
-    let dir = std::env::temp_dir().join("dubbo-codec-interop");
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join(format!("{name}-{}.log", std::process::id()));
-    eprintln!("java log: {}", path.display());
-    std::fs::File::create(&path).map_or_else(|_| Stdio::null(), Stdio::from)
+/// A request to the DemoService.
+pub fn req(method: &str) -> dubbo_codec::RequestBuilder {
+    dubbo_codec::Request::builder(INTERFACE, method).version(VERSION)
 }
 
-/// A Java process (provider) killed when dropped.
-pub struct JavaProvider {
-    child: Child,
-    _stdin: Option<ChildStdin>,
-    pub port: u16,
-    pub flavour: String,
+/// Sends `fireAndForget(token)` one-way, then asks `lastFired()` every `poll` (100 times at
+/// most) until it answers `token`: its last answer.
+pub async fn fire_and_forget(client: &Client, token: &str, poll: Duration) -> Option<String> {
+    client
+        .oneway(
+            &req("fireAndForget")
+                .arg("java.lang.String", token)
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let mut last = None;
+    for _ in 0..100 {
+        last = client
+            .call::<Option<String>>(&req("lastFired").build().unwrap())
+            .await
+            .unwrap();
+        if last.as_deref() == Some(token) {
+            break;
+        }
+        tokio::time::sleep(poll).await;
+    }
+    last
 }
 
-impl JavaProvider {
-    /// Starts `java -jar <flavour jar> provider 0` on 127.0.0.1 and waits for `READY <port>`.
-    pub fn start(flavour: &str) -> Option<JavaProvider> {
-        let jar = jar(flavour)?;
-        let mut child = Command::new("java")
-            .arg("-jar")
-            .arg(&jar)
-            .arg("provider")
-            .arg("0")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(log_file(&format!("provider-{flavour}")))
-            .spawn()
-            .expect("starting java");
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(p) = line.strip_prefix("READY ") {
-                    let _ = tx.send(p.trim().parse::<u16>().ok());
-                }
-            }
-        });
-        let port = match rx.recv_timeout(Duration::from_secs(120)) {
-            Ok(Some(port)) => port,
-            other => {
-                let _ = child.kill();
-                panic!("{flavour} provider did not print READY: {other:?}");
-            }
-        };
-        Some(JavaProvider {
-            child,
-            _stdin: stdin,
-            port,
-            flavour: flavour.to_owned(),
-        })
-    }
-
-    pub fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for JavaProvider {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Runs the Java consumer of `flavour` against `addr`; returns (exit ok, stdout lines).
-pub fn run_java_consumer(flavour: &str, addr: &str) -> Option<(bool, Vec<String>)> {
-    let jar = jar(flavour)?;
-    let start = Instant::now();
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg("consumer")
-        .arg(addr)
-        .stdin(Stdio::null())
-        .stderr(log_file(&format!("consumer-{flavour}")))
-        .output()
-        .expect("running the Java consumer");
-    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect();
-    eprintln!(
-        "java {flavour} consumer -> {addr}: {:?} in {:?}",
-        out.status,
-        start.elapsed()
-    );
-    for l in &lines {
-        eprintln!("  {l}");
-    }
-    Some((out.status.success(), lines))
+/// A client of `addr` whose calls time out after `timeout`.
+pub async fn client_with_timeout(addr: String, timeout: Duration) -> Client {
+    Client::connect_with(
+        addr,
+        ClientConfig {
+            timeout,
+            ..ClientConfig::default()
+        },
+    )
+    .await
+    .unwrap()
 }
 
 /// The DemoService of the interop project, in Rust.
