@@ -23,6 +23,17 @@
 //!   (an O(1) `split`, no copy; the core's outbox is free again and does not grow into a
 //!   copy of the backlog); on the next writable edge the queue and the outbox go out
 //!   together with one `writev`.
+//! * **Backpressure.** [`Effect::PauseRead`](crate::core::Effect::PauseRead) marks a
+//!   connection paused: its readable edges are dropped (the kernel's buffers fill and TCP
+//!   pushes back on the caller). [`Effect::ResumeRead`](crate::core::Effect::ResumeRead)
+//!   puts it on the ready list, so that the next turn first hands the core the bytes left
+//!   in its block, then reads until `WouldBlock`: what arrived while it was paused raised its
+//!   edge already and no new one may come. Every write is reported with
+//!   [`Worker::written`](crate::core::Worker::written) (which releases paused connections);
+//!   once an outbox is backed up ([`Worker::take_pressure`](crate::core::Worker::take_pressure))
+//!   the dirty connections are written before the next read, so a burst is not taken for a
+//!   peer that does not read. A caller closed for not reading has its outbox dropped and is
+//!   closed although its socket takes no writes.
 //! * **Timers.** A [`Wheel`](wheel::Wheel) per loop with 1 ms slots holds the core's next
 //!   deadline ([`Worker::next_deadline`](crate::core::Worker::next_deadline), re-armed when
 //!   [`Worker::take_rearm`](crate::core::Worker::take_rearm) says so), connect timeouts and
