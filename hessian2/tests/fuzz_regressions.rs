@@ -140,3 +140,39 @@ fn a_few_levels_of_shared_lists_decode() {
     let stream = hessian2::value::Stream::from_slice(&doubling_references(46)).unwrap();
     assert_eq!(stream.values.len(), 1);
 }
+
+/// Found by `value_decode` after 1.8 million runs (an 8 KiB run of `V`, `R` and NUL bytes, a
+/// stack overflow under AddressSanitizer). A list's type, a class definition's name and field
+/// count, an object's class index and a chunk's length are scalars read with
+/// `Decoder::expect`, which pulled whatever header came next: a `V` there started another
+/// list, whose type was read the same way, so each byte recursed once more, past the depth
+/// limit (which counts only values) until the stack ran out. Fixed: `expect` refuses a list,
+/// map, class definition, object or reference before pulling it.
+#[test]
+fn nested_headers_in_lengths_and_names_do_not_recurse() {
+    for (start, filler) in [
+        (b'V', b'V'), // list type read as a type reference
+        (b'U', b'U'),
+        (b'X', b'X'), // a fixed untyped list's length
+        (b'M', b'M'), // map type
+        (b'C', b'C'), // class name
+        (b'O', b'O'), // object class index
+        (b'V', b'C'),
+        (b'C', b'V'),
+        (b'R', b'V'), // a string chunk followed by a list where the next chunk belongs
+    ] {
+        let mut bytes = vec![start];
+        bytes.resize(200_000, filler);
+        let what = format!("{} then {}", start as char, filler as char);
+        assert!(
+            hessian2::value::Stream::from_slice(&bytes).is_err(),
+            "{what}: Value"
+        );
+        assert!(
+            hessian2::from_slice::<serde_json::Value>(&bytes).is_err(),
+            "{what}: serde"
+        );
+        let mut d = hessian2::decode::Decoder::new(hessian2::input::SliceInput::new(&bytes));
+        assert!(d.skip().is_err(), "{what}: skip");
+    }
+}

@@ -810,6 +810,20 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     ) -> Result<T> {
         let at = self.offset();
         let found = self.peek_u8()?;
+        // Every caller wants a scalar (a length, an index, a name, a chunk). A list, map, class
+        // definition or object would be pulled by reading *its* type, length or name through
+        // here again, so a run of `V`s recursed until the stack overflowed (fuzz finding
+        // `nested_headers_in_lengths_and_names_do_not_recurse` in tests/fuzz_regressions.rs).
+        if matches!(
+            marker::classify(found),
+            marker::Family::List
+                | marker::Family::Map
+                | marker::Family::ClassDef
+                | marker::Family::Object
+                | marker::Family::Ref
+        ) {
+            return Err(self.error_at(at, ErrorKind::Unexpected { found, expected }));
+        }
         let header = self.pull()?;
         accept(header).ok_or_else(|| self.error_at(at, ErrorKind::Unexpected { found, expected }))
     }
