@@ -247,6 +247,17 @@ fn a_backed_up_provider_connection_gets_calls_only_when_no_other_can() {
     let stuck = r.w.outbox(Conn::Up(r.ups[0])).unwrap().len();
     assert!((1000..1500).contains(&stuck), "{stuck}");
     assert!(to_second >= 16, "{to_second}");
+    let shared = r.shared.clone();
+    let m = &shared.metrics;
+    assert_eq!(m.upstream_backed_up_connections.load(Relaxed), 1);
+    let first = m.endpoint_health("c", "127.0.0.1:1");
+    assert_eq!(first.backed_up.load(Relaxed), 1);
+    assert_eq!(
+        m.endpoint_health("c", "127.0.0.1:2")
+            .backed_up
+            .load(Relaxed),
+        0
+    );
     // The second stops reading too: both backed up, calls still go (a burst to providers
     // that are merely behind), until both are past the hard cap (6000): then the caller is
     // told the provider cannot take it now.
@@ -274,6 +285,8 @@ fn a_backed_up_provider_connection_gets_calls_only_when_no_other_can() {
     );
     // The first one catches up: it takes calls again, and it is preferred.
     r.drain_up(0);
+    assert_eq!(first.backed_up.load(Relaxed), 0);
+    assert_eq!(m.upstream_backed_up_connections.load(Relaxed), 1);
     r.call(200, 10);
     r.call(201, 10);
     assert_eq!(r.drain_up(0).len(), 2);
