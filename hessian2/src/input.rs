@@ -13,6 +13,9 @@ mod sealed {
 /// Implemented by [`SliceInput`] and [`BufInput`]; sealed so that methods can be added without
 /// breaking users.
 pub trait Input<'de>: sealed::Sealed {
+    /// Whether [`borrow_bytes`](Input::borrow_bytes) can lend bytes (a borrowed slice).
+    #[doc(hidden)]
+    const BORROWS: bool = false;
     /// Bytes left to read.
     fn remaining(&self) -> usize;
     /// The next contiguous run of bytes; empty only when nothing remains.
@@ -43,6 +46,7 @@ impl<'de> SliceInput<'de> {
 impl sealed::Sealed for SliceInput<'_> {}
 
 impl<'de> Input<'de> for SliceInput<'de> {
+    const BORROWS: bool = true;
     #[inline]
     fn remaining(&self) -> usize {
         self.data.len()

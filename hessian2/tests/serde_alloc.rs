@@ -143,6 +143,17 @@ fn steady_state_allocations() {
     });
     assert_eq!(n, 100, "to_vec: {n} allocations for 100 calls");
 
+    // `from_slice` makes a Deserializer per call, whose tables come from the per-thread pool
+    // (while no other Deserializer holds them), and checks for the end of the input without
+    // building an error: the output's own containers only, as below.
+    let from_slice = || {
+        let back: Mix = hessian2::from_slice(&bytes).unwrap();
+        assert_eq!(back, value);
+    };
+    from_slice();
+    let n = allocations(from_slice);
+    assert_eq!(n, 3, "from_slice of Mix: {n} allocations");
+
     // Decoding borrowed fields with a reused Deserializer: the output's own containers only
     // (the BTreeMap's node, `CD` and the first `ids`), since the decoder shares the strings
     // of class definitions and type names it read before.

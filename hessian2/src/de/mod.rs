@@ -309,9 +309,10 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
 
     /// Succeeds only at the end of the input.
     pub fn end(&self) -> Result<()> {
-        match self.dec.peek_u8() {
-            Err(_) => Ok(()),
-            Ok(found) => Err(Error::new(
+        // Checked without `peek_u8`, whose end-of-input error would allocate.
+        match self.dec.peek_byte() {
+            None => Ok(()),
+            Some(found) => Err(Error::new(
                 ErrorKind::Unexpected {
                     found,
                     expected: "the end of the input",
@@ -635,14 +636,8 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Int(v) => visitor.visit_i32(v),
             Header::Long(v) | Header::Date(v) => visitor.visit_i64(v),
             Header::Double(v) => visitor.visit_f64(v),
-            Header::String { len, last } => match self.dec.read_str(len, last)? {
-                Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
-                Reference::Copied(s) => visitor.visit_str(s),
-            },
-            Header::Binary { len, last } => match self.dec.read_binary(len, last)? {
-                Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
-                Reference::Copied(b) => visitor.visit_bytes(b),
-            },
+            Header::String { len, last } => return self.str_text(len, last, at, visitor),
+            Header::Binary { len, last } => return self.binary_data(len, last, at, visitor),
             Header::List { .. } => return self.seq_from(header, at, visitor),
             Header::Map { .. } | Header::Object { .. } => {
                 return self.map_from(header, at, visitor)
@@ -658,18 +653,55 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         fix(result, at)
     }
 
-    /// The text of a one-chunk string whose header was read, to `visitor`.
+    /// The text of a string whose (first) header was read, to `visitor`.
     #[inline]
-    fn string_text<V: Visitor<'de>>(
+    fn str_text<V: Visitor<'de>>(
         &mut self,
         len: usize,
+        last: bool,
         at: u64,
         visitor: V,
     ) -> Result<V::Value> {
         fix(
-            match self.dec.read_str(len, true)? {
+            match self.dec.read_str(len, last)? {
                 Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
                 Reference::Copied(s) => visitor.visit_str(s),
+            },
+            at,
+        )
+    }
+
+    /// The bytes of a binary whose (first) header was read, to `visitor`.
+    #[inline]
+    fn binary_data<V: Visitor<'de>>(
+        &mut self,
+        len: usize,
+        last: bool,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
+        fix(
+            match self.dec.read_binary(len, last)? {
+                Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
+                Reference::Copied(b) => visitor.visit_bytes(b),
+            },
+            at,
+        )
+    }
+
+    /// A string whose (first) header was read, as a Java enum constant (a unit variant).
+    #[inline]
+    fn enum_text<V: Visitor<'de>>(
+        &mut self,
+        len: usize,
+        last: bool,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
+        fix(
+            match self.dec.read_str(len, last)? {
+                Reference::Borrowed(s) => visitor.visit_enum(JavaEnum::Borrowed(s)),
+                Reference::Copied(s) => visitor.visit_enum(JavaEnum::Copied(s)),
             },
             at,
         )
@@ -682,13 +714,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         match header {
-            Header::String { len, last } => fix(
-                match self.dec.read_str(len, last)? {
-                    Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
-                    Reference::Copied(s) => visitor.visit_str(s),
-                },
-                at,
-            ),
+            Header::String { len, last } => self.str_text(len, last, at, visitor),
             other => Err(invalid(other, &visitor, at)),
         }
     }
@@ -700,13 +726,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         match header {
-            Header::Binary { len, last } => fix(
-                match self.dec.read_binary(len, last)? {
-                    Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
-                    Reference::Copied(b) => visitor.visit_bytes(b),
-                },
-                at,
-            ),
+            Header::Binary { len, last } => self.binary_data(len, last, at, visitor),
             Header::String { .. } => self.str_from(header, at, visitor),
             Header::List { .. } | Header::Ref(_) => self.seq_from(header, at, visitor),
             other => Err(invalid(other, &visitor, at)),
@@ -738,13 +758,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 }
                 let name_offset = self.dec.offset();
                 let value = match self.dec.pull()? {
-                    Header::String { len, last } => fix(
-                        match self.dec.read_str(len, last)? {
-                            Reference::Borrowed(s) => visitor.visit_enum(JavaEnum::Borrowed(s)),
-                            Reference::Copied(s) => visitor.visit_enum(JavaEnum::Copied(s)),
-                        },
-                        at,
-                    )?,
+                    Header::String { len, last } => self.enum_text(len, last, at, visitor)?,
                     other => {
                         return Err(invalid(other, &"an enum constant name", name_offset));
                     }
@@ -755,13 +769,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
-            Header::String { len, last } => fix(
-                match self.dec.read_str(len, last)? {
-                    Reference::Borrowed(s) => visitor.visit_enum(JavaEnum::Borrowed(s)),
-                    Reference::Copied(s) => visitor.visit_enum(JavaEnum::Copied(s)),
-                },
-                at,
-            ),
+            Header::String { len, last } => self.enum_text(len, last, at, visitor),
             Header::Map { .. } => {
                 let slot = self.open()?;
                 let value = fix(visitor.visit_enum(EnumMap { de: &mut *self }), at)?;
@@ -964,7 +972,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
         if let Some(len) = self.dec.try_string_header() {
-            return self.string_text(len, at, visitor);
+            return self.str_text(len, true, at, visitor);
         }
         let header = self.dec.pull()?;
         self.any_from(header, at, visitor)
@@ -1034,7 +1042,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
         if let Some(len) = self.dec.try_string_header() {
-            return self.string_text(len, at, visitor);
+            return self.str_text(len, true, at, visitor);
         }
         let header = self.dec.pull()?;
         self.str_from(header, at, visitor)
@@ -1168,6 +1176,10 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         let at = self.dec.offset();
+        // The common case first: a plain string (a variant name, or a map key read as one).
+        if let Some(len) = self.dec.try_string_header() {
+            return self.enum_text(len, true, at, visitor);
+        }
         let header = self.dec.pull()?;
         self.enum_from(header, at, visitor)
     }

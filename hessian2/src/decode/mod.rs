@@ -385,6 +385,12 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         }
     }
 
+    /// The next byte, not consumed; `None` at the end of the input (no error built).
+    #[inline]
+    pub(crate) fn peek_byte(&self) -> Option<u8> {
+        self.input.chunk().first().copied()
+    }
+
     #[inline]
     pub(crate) fn read_u8(&mut self) -> Result<u8> {
         let b = self.peek_u8()?;
@@ -457,6 +463,21 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                         len: Some((code - list::DIRECT_UNTYPED) as usize),
                     }
                 }
+                // A short typed list whose type was named before (`[double`, `[int`, ...
+                // after their first use): the type index is a one-byte int.
+                0x70..=0x77 => match self.input.chunk().get(1) {
+                    Some(&t @ 0x90..=0xbf)
+                        if ((t - int::DIRECT_ZERO) as usize) < self.t.types.len() =>
+                    {
+                        self.mark_here();
+                        self.input.advance(1);
+                        Header::List {
+                            ty: Some((t - int::DIRECT_ZERO) as usize),
+                            len: Some((code - list::DIRECT_TYPED) as usize),
+                        }
+                    }
+                    _ => return self.pull_slow(),
+                },
                 _ => return self.pull_slow(),
             };
             self.input.advance(1);
@@ -1051,7 +1072,14 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// Reads the text of a string whose first chunk header was `len`/`last`, through its final
     /// chunk. Borrowed from the input when it is a slice, the string is one chunk, and its bytes
     /// are plain UTF-8; otherwise decoded into the decoder's scratch buffer.
+    #[inline]
     pub fn read_str<'s>(&'s mut self, len: usize, last: bool) -> Result<Reference<'de, 's, str>> {
+        // The common case inline: one-chunk ASCII text borrowed from a slice.
+        if last {
+            if let Some(s) = string::borrow_ascii(self, len) {
+                return Ok(Reference::Borrowed(s));
+            }
+        }
         string::read_str(self, len, last)
     }
 
