@@ -226,6 +226,7 @@ impl<B: BufMut> Encoder<B> {
     /// A string: compact forms up to 1023 UTF-16 units, else `R` chunks of 0x8000 units (one
     /// less where a chunk would end on a high surrogate) and a final `S`. Characters outside the
     /// BMP are written as CESU-8 surrogate pairs, since Java's reader rejects 4-byte UTF-8.
+    #[inline]
     pub fn write_str(&mut self, s: &str) {
         string::write_str(&mut self.buf, s);
     }

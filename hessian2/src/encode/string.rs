@@ -22,12 +22,18 @@ fn unit_counts(bytes: &[u8]) -> (usize, usize) {
     (starts + supplementary, supplementary)
 }
 
+#[inline]
 pub(super) fn write_str<B: BufMut>(buf: &mut B, s: &str) {
     // The common case: ASCII in one chunk, one unit per byte, nothing to convert.
     if s.len() <= CHUNK_UNITS && s.is_ascii() {
         put_header(buf, s.len());
         return buf.put_slice(s.as_bytes());
     }
+    write_text(buf, s)
+}
+
+/// [`write_str`] of text that is not one chunk of ASCII.
+fn write_text<B: BufMut>(buf: &mut B, s: &str) {
     let (mut units, supplementary) = unit_counts(s.as_bytes());
     if units <= CHUNK_UNITS && supplementary == 0 {
         // One chunk without surrogates: the UTF-8 bytes are the CESU-8 bytes.
@@ -50,7 +56,7 @@ pub(super) fn write_str<B: BufMut>(buf: &mut B, s: &str) {
 }
 
 /// The header of a final chunk of `units` UTF-16 units (at most `CHUNK_UNITS`).
-#[inline]
+#[inline(always)]
 fn put_header<B: BufMut>(buf: &mut B, units: usize) {
     if units <= DIRECT_MAX {
         buf.put_u8(units as u8);
@@ -76,51 +82,111 @@ fn split_at_units(s: &str, max: usize) -> (usize, usize) {
 }
 
 /// Writes `s` as CESU-8: UTF-8 except that each character outside the BMP becomes its two
-/// surrogates, three bytes each. Surrogates are gathered in a small buffer, so that a run of
-/// emoji costs one `put_slice` per 40 characters.
+/// surrogates, three bytes each. Runs of other characters are written as they are; the
+/// surrogates of consecutive supplementary characters are gathered in a small buffer, so that
+/// a run of emoji costs one `put_slice` per 40 characters.
 #[inline]
 fn put_cesu8<B: BufMut>(buf: &mut B, s: &str) {
     let bytes = s.as_bytes();
-    let mut pairs = [0u8; 240];
-    let mut filled = 0;
-    let mut run = 0;
+    // 40 pairs, and the 2 bytes of slack that each pair's 8-byte store writes past it.
+    let mut pairs = [0u8; 242];
+    const FULL: usize = 240;
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] < 0xf0 {
-            i += 1;
-            continue;
+        let from = i;
+        // The run up to the next 4-byte sequence, as it is.
+        let run = bytes[i..]
+            .iter()
+            .position(|&b| b >= 0xf0)
+            .unwrap_or(bytes.len() - i);
+        buf.put_slice(&bytes[i..i + run]);
+        i += run;
+        // The 4-byte sequences that follow (valid: `s` is a str), as surrogate pairs.
+        let mut filled = 0;
+        while let Some(&utf8) = bytes
+            .get(i..i + 4)
+            .and_then(|b| <&[u8; 4]>::try_from(b).ok())
+        {
+            if utf8[0] < 0xf0 {
+                break;
+            }
+            if filled == FULL {
+                buf.put_slice(&pairs[..FULL]);
+                filled = 0;
+            }
+            pairs[filled..filled + 8].copy_from_slice(&surrogates(utf8));
+            filled += 6;
+            i += 4;
         }
-        if run < i || filled == pairs.len() {
-            buf.put_slice(&pairs[..filled]);
-            filled = 0;
-            buf.put_slice(&bytes[run..i]);
+        buf.put_slice(&pairs[..filled]);
+        if i == from {
+            // Not reached for a `str` (a 4-byte lead has its 3 bytes); never loop forever.
+            buf.put_slice(&bytes[i..]);
+            break;
         }
-        // A 4-byte sequence (valid: `s` is a str): its code point, then the two surrogates.
-        let c = ((bytes[i] as u32 & 0x07) << 18)
-            | ((bytes[i + 1] as u32 & 0x3f) << 12)
-            | ((bytes[i + 2] as u32 & 0x3f) << 6)
-            | (bytes[i + 3] as u32 & 0x3f);
-        let v = c - 0x1_0000;
-        let (high, low) = (0xd800 | (v >> 10), 0xdc00 | (v & 0x3ff));
-        pairs[filled..filled + 6].copy_from_slice(&[
-            0xe0 | (high >> 12) as u8,
-            0x80 | ((high >> 6) & 0x3f) as u8,
-            0x80 | (high & 0x3f) as u8,
-            0xe0 | (low >> 12) as u8,
-            0x80 | ((low >> 6) & 0x3f) as u8,
-            0x80 | (low & 0x3f) as u8,
-        ]);
-        filled += 6;
-        i += 4;
-        run = i;
     }
-    buf.put_slice(&pairs[..filled]);
-    buf.put_slice(&bytes[run..]);
+}
+
+/// The CESU-8 surrogate pair of a character given as its 4 UTF-8 bytes: 6 bytes, then 2 zero
+/// bytes (so that it is stored as one word).
+#[inline(always)]
+fn surrogates(utf8: [u8; 4]) -> [u8; 8] {
+    let w = u32::from_be_bytes(utf8);
+    // The code point: 3 + 6 + 6 + 6 payload bits.
+    let c = ((w >> 6) & 0x1c_0000) | ((w >> 4) & 0x3_f000) | ((w >> 2) & 0xfc0) | (w & 0x3f);
+    // 20 bits: high surrogate 0xd800 | v >> 10, low surrogate 0xdc00 | v & 0x3ff.
+    let v = c.wrapping_sub(0x1_0000) as u64;
+    let high = 0xed_a0_80 | ((v >> 16) & 0x0f) << 8 | ((v >> 10) & 0x3f);
+    let low = 0xed_b0_80 | ((v >> 6) & 0x0f) << 8 | (v & 0x3f);
+    ((high << 40) | (low << 16)).to_be_bytes()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn surrogates_match_utf16() {
+        // Every supplementary plane's edges, and mixed runs.
+        for c in [
+            '\u{10000}',
+            '😀',
+            '🚀',
+            '\u{fffff}',
+            '\u{100000}',
+            '\u{10ffff}',
+        ] {
+            let mut utf8 = [0u8; 4];
+            c.encode_utf8(&mut utf8);
+            let mut units = [0u16; 2];
+            c.encode_utf16(&mut units);
+            let expected: Vec<u8> = units
+                .iter()
+                .flat_map(|&u| {
+                    [
+                        0xe0 | (u >> 12) as u8,
+                        0x80 | ((u >> 6) & 0x3f) as u8,
+                        0x80 | (u & 0x3f) as u8,
+                    ]
+                })
+                .collect();
+            assert_eq!(surrogates(utf8)[..6].to_vec(), expected, "{c:?}");
+        }
+        let text = format!("a😀😀b中{}x😀", "🎉".repeat(100));
+        let mut out = Vec::new();
+        put_cesu8(&mut out, &text);
+        let mut expected = Vec::new();
+        for c in text.chars() {
+            if c.len_utf8() == 4 {
+                let mut utf8 = [0u8; 4];
+                c.encode_utf8(&mut utf8);
+                expected.extend_from_slice(&surrogates(utf8)[..6]);
+            } else {
+                expected.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+        }
+        assert_eq!(out, expected);
+    }
 
     #[test]
     fn emoji_is_two_three_byte_surrogates() {

@@ -106,6 +106,15 @@ use probe::{Millis, Probe};
 /// A class index slot not defined in the current stream.
 const UNDEFINED: u32 = u32::MAX;
 
+/// Type-name addresses a stream meets before the serializer hashes them instead of scanning.
+const FEW_TYPES: usize = 8;
+
+/// A `'static` type name's address and length.
+#[inline]
+fn type_key(ty: &'static str) -> (usize, usize) {
+    (ty.as_ptr() as usize, ty.len())
+}
+
 /// `java.math.BigInteger` as Java writes it (`JavaSerializer` over the JDK's fields).
 const BIG_INTEGER: &str = "java.math.BigInteger";
 const BIG_INTEGER_FIELDS: &[&str] = &[
@@ -165,7 +174,11 @@ struct State {
     next_type: Option<&'static str>,
     /// The type of lists written for sequences (`java.util.ArrayList` or none).
     list_type: Option<&'static str>,
-    /// Type names written in this stream, by address and length, to their index.
+    /// The addresses of the type names met in this stream (names with equal text at two
+    /// addresses appear twice), with their index; scanned while there are at most
+    /// [`FEW_TYPES`], then hashed into `types`.
+    type_addrs: Vec<(&'static str, u32)>,
+    /// Type names by address and length, to their index, once past [`FEW_TYPES`] addresses.
     types: FxMap<(usize, usize), u32>,
     /// The same names in index order (to find an equal name at another address).
     type_names: Vec<&'static str>,
@@ -210,6 +223,7 @@ impl<B: BufMut> Serializer<B> {
         }
         self.st.refs = 0;
         self.st.types.clear();
+        self.st.type_addrs.clear();
         self.st.type_names.clear();
         self.st.enum_refs.clear();
         self.st.armed = None;
@@ -326,11 +340,21 @@ impl<B: BufMut> Serializer<B> {
     }
 
     /// A type name the first time in the stream, its index afterwards (looked up by the
-    /// address of the `'static` name).
+    /// address of the `'static` name: a scan of the few addresses of a usual stream, a hash
+    /// lookup beyond [`FEW_TYPES`]).
     #[inline]
     fn type_ref(&mut self, ty: &'static str) -> TypeRef<'static> {
-        match self.st.types.get(&(ty.as_ptr() as usize, ty.len())) {
-            Some(&index) => TypeRef::Index(index),
+        let addrs = &self.st.type_addrs;
+        let found = if addrs.len() <= FEW_TYPES {
+            addrs
+                .iter()
+                .find(|(t, _)| std::ptr::eq(*t, ty))
+                .map(|&(_, i)| i)
+        } else {
+            self.st.types.get(&type_key(ty)).copied()
+        };
+        match found {
+            Some(index) => TypeRef::Index(index),
             None => self.new_type(ty),
         }
     }
@@ -345,9 +369,16 @@ impl<B: BufMut> Serializer<B> {
                 ((self.st.type_names.len() - 1) as u32, TypeRef::New(ty))
             }
         };
-        self.st
-            .types
-            .insert((ty.as_ptr() as usize, ty.len()), index);
+        self.st.type_addrs.push((ty, index));
+        if self.st.type_addrs.len() > FEW_TYPES {
+            if self.st.types.is_empty() {
+                // From scanning to hashing: every address so far.
+                for &(name, i) in &self.st.type_addrs {
+                    self.st.types.insert(type_key(name), i);
+                }
+            }
+            self.st.types.insert(type_key(ty), index);
+        }
         result
     }
 
@@ -405,8 +436,9 @@ impl<B: BufMut> Serializer<B> {
         self.enc.write_int(signum);
     }
 
-    /// A newtype with one of the crate's private names; `None` for any other name.
-    #[cold]
+    /// A newtype with one of the crate's private names (dates and Java arrays, common in Java
+    /// models); `None` for any other name.
+    #[inline]
     fn token<T: ?Sized + Serialize>(
         &mut self,
         name: &'static str,
