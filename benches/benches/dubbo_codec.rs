@@ -1,13 +1,24 @@
 //! `dubbo-codec`'s hot paths: the 16-byte header, the argument count of a parameter
 //! descriptor (against a naive split-based count like MOSN's first one), routing metadata
 //! from a request body (peek, peek with the metadata cache, full decode), and encoding a
-//! request.
+//! request and a response.
 //!
 //! Groups: `dubbo_header/decode`, `dubbo_arg_count/<descriptor>` (`dubbo-codec`,
 //! `naive-split`), `dubbo_route/<body>` (`peek-cache`, `peek`, `full-decode`),
-//! `dubbo_request_encode/<body>` (`value`, `typed`). Allocations per operation are counted
-//! before the timings and recorded with `benches::report` (function `<implementation>/<input>`,
-//! as criterion names a `BenchmarkId::new`).
+//! `dubbo_request_encode/<body>`, `dubbo_response_encode/<body>`. Allocations per operation
+//! are counted before the timings and recorded with `benches::report` (function
+//! `<implementation>/<input>`, as criterion names a `BenchmarkId::new`).
+//!
+//! The encode groups compare the dynamic (`Value`) and the typed (serde) ways of writing the
+//! same body (the setup checks the bytes are equal):
+//!
+//! * `dubbo_request_encode`: `value/<body>` encodes a request built beforehand from values;
+//!   `typed-prebuilt/pojo_map_args` the same for a request built beforehand with typed
+//!   arguments; `typed/pojo_map_args` builds the request from the Rust values and encodes it
+//!   (what a typed call pays), `value-built/pojo_map_args` builds it from values made for the
+//!   call and encodes it (what a dynamic call pays).
+//! * `dubbo_response_encode/pojo`: `typed` is `encode_typed_result` of a Rust struct,
+//!   `value` encodes an `RpcResult` holding the same value, made beforehand.
 //!
 //! ```sh
 //! cargo bench -p benches --bench dubbo_codec -- --warm-up-time 1 --measurement-time 3
@@ -20,9 +31,13 @@ use benches::report;
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use dubbo_codec::metadata::MetadataCache;
-use dubbo_codec::{arg_count, peek, peek_with_cache, Frame, Header, Request};
+use dubbo_codec::response::{encode_typed_result, Outcome, RpcResult};
+use dubbo_codec::{
+    arg_count, peek, peek_with_cache, Attachments, Frame, Header, Request, RequestBuilder,
+};
 use hessian2::value::{Object, Value};
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
@@ -82,15 +97,75 @@ fn order_query() -> OrderQuery {
     }
 }
 
-/// A request with a typed (serde) argument, built and encoded: the body's length.
-fn encode_typed(q: &OrderQuery) -> usize {
-    with_java_attachments(
-        Request::builder(SERVICE, "listOrdersByUser").arg("com.example.order.api.OrderQuery", q),
-    )
-    .build()
-    .unwrap()
-    .to_bytes()
-    .len()
+/// The second argument of `listOrdersByUser`, a `java.util.Map`, as a Rust type whose map
+/// entries come in the order of [`filters_value`].
+struct Filters {
+    region: &'static str,
+    channel: &'static str,
+    limit: i32,
+}
+
+impl Serialize for Filters {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("region", self.region)?;
+        m.serialize_entry("channel", self.channel)?;
+        m.serialize_entry("limit", &self.limit)?;
+        m.end()
+    }
+}
+
+const FILTERS: Filters = Filters {
+    region: "cn-east",
+    channel: "app",
+    limit: 100,
+};
+
+fn filters_value() -> Value {
+    Value::untyped_map(vec![
+        (Value::from("region"), Value::from("cn-east")),
+        (Value::from("channel"), Value::from("app")),
+        (Value::from("limit"), Value::Int(100)),
+    ])
+}
+
+/// `listOrdersByUser` with the arguments `args` adds, built.
+fn list_orders(args: impl FnOnce(RequestBuilder) -> RequestBuilder) -> Request {
+    with_java_attachments(args(Request::builder(SERVICE, "listOrdersByUser")))
+        .build()
+        .unwrap()
+}
+
+/// `listOrdersByUser` with typed (serde) arguments, built.
+fn build_typed(q: &OrderQuery, f: &Filters) -> Request {
+    list_orders(|b| {
+        b.arg("com.example.order.api.OrderQuery", q)
+            .arg("java.util.Map", f)
+    })
+}
+
+/// `listOrdersByUser` with typed arguments, built and encoded: the body's length.
+fn encode_typed(q: &OrderQuery, f: &Filters) -> usize {
+    build_typed(q, f).to_bytes().len()
+}
+
+/// `listOrdersByUser` with values made for the call, built and encoded: the body's length.
+fn encode_value_built() -> usize {
+    build_value(order_query_value(), filters_value())
+        .to_bytes()
+        .len()
+}
+
+fn build_value(query: Value, filters: Value) -> Request {
+    list_orders(|b| {
+        b.value_arg("com.example.order.api.OrderQuery", query)
+            .value_arg("java.util.Map", filters)
+    })
+}
+
+/// A Java provider's answer to a 2.0.2 caller: flag 4, the value, `{dubbo: "2.0.2"}`.
+fn response_attachments() -> Attachments {
+    [("dubbo", "2.0.2")].into_iter().collect()
 }
 
 fn order_query_value() -> Value {
@@ -106,7 +181,7 @@ fn order_query_value() -> Value {
 }
 
 /// The attachments a Java 3.x consumer sends, plus a group and a trace id.
-fn with_java_attachments(b: dubbo_codec::RequestBuilder) -> dubbo_codec::RequestBuilder {
+fn with_java_attachments(b: RequestBuilder) -> RequestBuilder {
     b.version("1.0.0")
         .group("order")
         .timeout(std::time::Duration::from_millis(3000))
@@ -122,20 +197,12 @@ fn requests() -> Vec<(&'static str, Request)> {
     )
     .build()
     .unwrap();
-    let pojo = with_java_attachments(
-        Request::builder(SERVICE, "listOrdersByUser")
-            .value_arg("com.example.order.api.OrderQuery", order_query_value())
-            .value_arg(
-                "java.util.Map",
-                Value::untyped_map(vec![
-                    (Value::from("region"), Value::from("cn-east")),
-                    (Value::from("channel"), Value::from("app")),
-                    (Value::from("limit"), Value::Int(100)),
-                ]),
-            ),
-    )
-    .build()
-    .unwrap();
+    let pojo = build_value(order_query_value(), filters_value());
+    assert_eq!(
+        build_typed(&order_query(), &FILTERS).to_bytes(),
+        pojo.to_bytes(),
+        "the typed and the value request write the same body"
+    );
     vec![("string_arg", small), ("pojo_map_args", pojo)]
 }
 
@@ -157,8 +224,31 @@ fn report_allocations(reqs: &[(&str, Request)], bodies: &[(&str, Bytes)], cache:
         );
     }
     let q = order_query();
-    let (len, n) = count(|| encode_typed(black_box(&q)));
+    let (len, n) = count(|| encode_typed(black_box(&q), black_box(&FILTERS)));
     report::record("dubbo_request_encode", "typed/pojo_map_args", n, Some(len));
+    let (len, n) = count(encode_value_built);
+    report::record(
+        "dubbo_request_encode",
+        "value-built/pojo_map_args",
+        n,
+        Some(len),
+    );
+    let typed = build_typed(&q, &FILTERS);
+    let (len, n) = count(|| black_box(&typed).to_bytes().len());
+    report::record(
+        "dubbo_request_encode",
+        "typed-prebuilt/pojo_map_args",
+        n,
+        Some(len),
+    );
+    let (u, a) = (order_query(), response_attachments());
+    // Once before counting, as the timing loop does: the thread's serializer learns the type.
+    encode_typed_result(&u, Some(&a)).unwrap();
+    let (len, n) = count(|| encode_typed_result(black_box(&u), Some(&a)).unwrap().len());
+    report::record("dubbo_response_encode", "typed/pojo", n, Some(len));
+    let r = RpcResult::for_request(Outcome::Value(order_query_value()), "2.0.2");
+    let (len, n) = count(|| black_box(&r).to_bytes().len());
+    report::record("dubbo_response_encode", "value/pojo", n, Some(len));
     for (name, body) in bodies {
         let (_, a) = count(|| black_box(peek(body).unwrap().group.is_some()));
         let (_, c) = count(|| black_box(peek_with_cache(body, cache).unwrap().group.is_some()));
@@ -255,7 +345,30 @@ fn bench(c: &mut Criterion) {
     }
     g.bench_function(BenchmarkId::new("typed", "pojo_map_args"), |b| {
         let q = order_query();
-        b.iter(|| encode_typed(black_box(&q)))
+        b.iter(|| encode_typed(black_box(&q), black_box(&FILTERS)))
+    });
+    g.bench_function(BenchmarkId::new("value-built", "pojo_map_args"), |b| {
+        b.iter(encode_value_built)
+    });
+    g.bench_function(BenchmarkId::new("typed-prebuilt", "pojo_map_args"), |b| {
+        let req = build_typed(&order_query(), &FILTERS);
+        b.iter(|| black_box(&req).to_bytes().len())
+    });
+    g.finish();
+
+    let (u, a) = (order_query(), response_attachments());
+    let r = RpcResult::for_request(Outcome::Value(order_query_value()), "2.0.2");
+    assert_eq!(
+        encode_typed_result(&u, Some(&a)).unwrap(),
+        r.to_bytes(),
+        "the typed and the value result write the same body"
+    );
+    let mut g = c.benchmark_group("dubbo_response_encode");
+    g.bench_function(BenchmarkId::new("value", "pojo"), |b| {
+        b.iter(|| black_box(&r).to_bytes().len())
+    });
+    g.bench_function(BenchmarkId::new("typed", "pojo"), |b| {
+        b.iter(|| encode_typed_result(black_box(&u), Some(&a)).unwrap().len())
     });
     g.finish();
 }

@@ -57,6 +57,13 @@ impl Attachments {
         }
     }
 
+    /// No attachments, with room for `n` entries.
+    pub(crate) fn with_capacity(n: usize) -> Self {
+        Attachments {
+            entries: Vec::with_capacity(n),
+        }
+    }
+
     /// Number of entries, as sent (a key sent twice counts twice).
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -136,6 +143,23 @@ impl Attachments {
         self.get_str(INTERFACE_KEY)
     }
 
+    /// True when no value is a list, map, object or reference: the map then uses none of the
+    /// stream's tables (the `H` takes the next reference number, but nothing after it in a body
+    /// refers to it), so it is written the same whatever came before it in the stream.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.entries.iter().all(|(_, v)| is_scalar(v))
+    }
+
+    /// About how many bytes [`encode`](Self::encode) writes (exact for ASCII strings and
+    /// small numbers, a guess for containers).
+    pub(crate) fn size_hint(&self) -> usize {
+        2 + self
+            .entries
+            .iter()
+            .map(|(k, v)| str_size_hint(k) + value_size_hint(v))
+            .sum::<usize>()
+    }
+
     /// Writes the map as Java does (untyped `H` map, entries in order).
     pub fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) {
         enc.write_map_start(None);
@@ -177,6 +201,36 @@ impl Attachments {
                 .map(|(k, v)| (Value::from(k.as_str()), v.clone()))
                 .collect(),
         )
+    }
+}
+
+/// True for a value that is not a list, map, object or reference.
+pub(crate) fn is_scalar(v: &Value) -> bool {
+    !matches!(
+        v,
+        Value::List(_) | Value::Map(_) | Value::Object(_) | Value::Ref(_)
+    )
+}
+
+/// The bytes a string takes: exact for ASCII (a string counts UTF-16 units, at most one per
+/// byte of UTF-8; characters outside the BMP take 6 bytes instead of 4).
+pub(crate) fn str_size_hint(s: &str) -> usize {
+    let n = s.len();
+    let header = match n {
+        0..=31 => 1,
+        32..=1023 => 2,
+        _ => 3 * n.div_ceil(0x8000),
+    };
+    n + header
+}
+
+/// About how many bytes a value takes.
+fn value_size_hint(v: &Value) -> usize {
+    match v {
+        Value::String(s) => str_size_hint(s),
+        Value::Null | Value::Bool(_) => 1,
+        Value::Binary(b) => b.len() + 3 * (b.len() / 4093 + 1),
+        _ => 9,
     }
 }
 

@@ -421,21 +421,35 @@ pub fn desc_to_name(desc: &str) -> Result<String, DescriptorError> {
 /// assert_eq!(desc, "Ljava/lang/String;I");
 /// ```
 pub fn name_to_desc(name: &str) -> Result<String, DescriptorError> {
+    let mut desc = String::new();
+    push_name_desc(name, &mut desc)?;
+    Ok(desc)
+}
+
+/// [`name_to_desc`] appending to `out` (left as it was on error).
+pub(crate) fn push_name_desc(name: &str, out: &mut String) -> Result<(), DescriptorError> {
+    let start = out.len();
+    let result = write_name_desc(name, out);
+    if result.is_err() {
+        out.truncate(start);
+    }
+    result
+}
+
+fn write_name_desc(name: &str, desc: &mut String) -> Result<(), DescriptorError> {
     if name.starts_with('[') {
         // `Class.getName()` of an array: already a descriptor, with dots.
-        let desc: String = name
-            .chars()
-            .map(|c| if c == '.' { '/' } else { c })
-            .collect();
         // Class names must not contain '/' in this form.
         if let Some(offset) = name.find('/') {
             return Err(DescriptorError::InvalidTypeName { offset });
         }
-        let end = scan_one(desc.as_bytes(), 0)?;
-        if end != desc.len() {
+        let start = desc.len();
+        desc.extend(name.chars().map(|c| if c == '.' { '/' } else { c }));
+        let end = scan_one(&desc.as_bytes()[start..], 0)?;
+        if end != name.len() {
             return Err(DescriptorError::TrailingData { offset: end });
         }
-        return Ok(desc);
+        return Ok(());
     }
 
     let mut base = name;
@@ -449,13 +463,13 @@ pub fn name_to_desc(name: &str) -> Result<String, DescriptorError> {
             offset: base.len() + 2 * MAX_ARRAY_DIMENSIONS,
         });
     }
-    let mut desc = String::with_capacity(base.len() + dims + 2);
+    desc.reserve(base.len() + dims + 2);
     for _ in 0..dims {
         desc.push('[');
     }
     if let Some((code, _)) = PRIMITIVES.iter().find(|(_, p)| *p == base) {
         desc.push(char::from(*code));
-        return Ok(desc);
+        return Ok(());
     }
     // A class name, by the JVM's rule (the one `arg_count` and the `[L...;` spelling above
     // apply): dot-separated, non-empty segments without `/`, `;` or `[`; any other character,
@@ -476,7 +490,7 @@ pub fn name_to_desc(name: &str) -> Result<String, DescriptorError> {
     desc.push('L');
     desc.extend(base.chars().map(|c| if c == '.' { '/' } else { c }));
     desc.push(';');
-    Ok(desc)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -36,8 +36,10 @@
 //!   service version, method name, descriptor, the arguments and the [`attachments`] (where
 //!   the group lives); a [`response`] body is a result flag (a Hessian int 0..=5), the value or
 //!   the Java [`exception`], and attachments for callers that support them. Typed arguments
-//!   and results go through the `hessian2` crate's serde layer; dynamic ones are
-//!   [`hessian2::value::Value`]s.
+//!   and results go through the `hessian2` crate's serde layer straight into the body's
+//!   stream, never through a `Value` (see [typed
+//!   arguments](request#typed-arguments-are-written-once-never-through-value)); dynamic ones
+//!   are [`hessian2::value::Value`]s.
 //! * Routing: [`peek()`] reads service, version, method and group from a request body,
 //!   stepping over the arguments without decoding them and borrowing the strings; with a
 //!   [`MetadataCache`] ([`peek_with_cache`]) it stops right after the method name;
@@ -122,6 +124,7 @@ pub mod serialization;
 #[cfg(feature = "tokio")]
 pub mod server;
 pub mod status;
+mod typed;
 
 pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};
 pub use descriptor::{arg_count, Descriptor, DescriptorError};

@@ -22,10 +22,43 @@
 //! consumer writes the `interface` attachment, when there is one, as the path (Dubbo issue
 //! 6138). [`Request::service`] follows the same rule.
 //!
-//! [`Request`] holds a whole call with the arguments as dynamic [`Value`]s (what a generic
-//! client, a proxy or a server that does not know the Java types needs). Typed arguments go
-//! through serde with [`RequestBuilder::arg`]; on the server, [`RequestHead`] and
-//! [`Request::decode_args`] read the arguments into Rust types without building `Value`s.
+//! [`Request`] holds a whole call. A decoded request (and one built with
+//! [`RequestBuilder::value_arg`]) has its arguments as dynamic [`Value`]s in
+//! [`Request::args`] (what a generic client, a proxy or a server that does not know the Java
+//! types needs). Typed arguments go through serde with [`RequestBuilder::arg`]; on the server,
+//! [`RequestHead`] and [`Request::decode_args`] read the arguments into Rust types without
+//! building `Value`s.
+//!
+//! # Typed arguments are written once, never through `Value`
+//!
+//! [`RequestBuilder::arg`] serializes each typed argument with one [`hessian2::Serializer`]
+//! for all the typed arguments of the request, into the bytes of the argument section: the
+//! part of the body's stream after the five head strings. Hessian2 never back-references a
+//! string, so the head strings touch none of the stream's tables, and the section is exactly
+//! what Java writes after them: class definitions once per body (two arguments of one class
+//! share it), type names and enum constants (`Q` references) shared across the arguments.
+//! [`Request`] keeps these bytes (a private field, beside [`Request::args`]), and
+//! [`Request::encode`] writes the head, copies the section and writes the attachments: one
+//! allocation, the output buffer, for [`Request::to_bytes`]. The attachment map comes last;
+//! its `H` takes the next reference number, but nothing after it refers to that number, and
+//! string (and other scalar) values use no table, so the map is written the same whatever the
+//! arguments defined.
+//!
+//! The arguments of a request are its encoded typed arguments followed by `args`. A request
+//! built only from typed arguments has `args` empty: [`Request::arg_count`] and
+//! [`Request::arg_values`] see both kinds, [`Request::materialize_args`] turns the encoded
+//! ones into `Value`s, and requests compare equal when they carry the same call (the same
+//! argument bytes when either holds encoded arguments), so a built request equals its decoded
+//! body. The encoded section is used as it is unless it cannot be: when the attachments hold
+//! lists, maps or objects (they must share the arguments' tables), when `args` has values
+//! after it, or for an [`Encoder`] of another hessian-lite generation, the section is decoded
+//! into `Value`s and everything is written through one encoder, as before.
+//!
+//! A request that mixes [`RequestBuilder::value_arg`] and [`RequestBuilder::arg`] is built the
+//! dynamic way (`Value`s share an [`Encoder`]'s tables, which a serializer's cannot join): the
+//! typed arguments before the first dynamic one are decoded into `Value`s, and later typed
+//! ones are serialized each on its own and decoded, with their references moved to the body's
+//! stream.
 //!
 //! ```
 //! use dubbo_codec::request::Request;
@@ -50,20 +83,22 @@ use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use hessian2::decode::Decoder;
-use hessian2::encode::Encoder;
+use hessian2::encode::{Encoder, LiteVersion};
 use hessian2::input::{BufInput, Input, SliceInput};
 use hessian2::value::{Value, ValueDecoder};
 use serde::Serialize;
 
 use crate::attachments::{
-    Attachments, GENERIC_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY, VERSION_KEY,
+    str_size_hint, Attachments, GENERIC_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY,
+    VERSION_KEY,
 };
 use crate::body::{count_containers, read_utf_or_empty, rebase};
-use crate::descriptor::{arg_count, name_to_desc};
+use crate::descriptor::{arg_count, push_name_desc};
 use crate::error::BodyError;
 use crate::frame::Frame;
 use crate::peek::AttachmentValue;
 use crate::serialization::Serialization;
+use crate::typed;
 
 /// The Dubbo protocol version Java 2.7 and 3.x write in every request: `"2.0.2"`.
 pub const DUBBO_PROTOCOL_VERSION: &str = "2.0.2";
@@ -98,7 +133,12 @@ pub(crate) fn arg_field(i: usize) -> &'static str {
 /// lists, maps and objects started in the body before it, across all arguments. A request
 /// decoded from the wire re-encodes to the same bytes; [`RequestBuilder`] rebases each
 /// argument it is given (whose references count from the argument's own start).
-#[derive(Debug, Clone, PartialEq)]
+///
+/// A request built with typed arguments ([`RequestBuilder::arg`]) keeps them encoded, not in
+/// `args`: see [typed arguments](self#typed-arguments-are-written-once-never-through-value).
+/// Build requests with [`Request::builder`] or decode them; a struct literal cannot name the
+/// encoded arguments.
+#[derive(Debug, Clone)]
 pub struct Request {
     /// The Dubbo protocol version of the caller (field 1), `"2.0.2"` for Java 2.7 and 3.x.
     /// It decides whether the response carries attachments
@@ -112,10 +152,69 @@ pub struct Request {
     pub method: String,
     /// The parameter descriptor (`Ljava/lang/String;I`).
     pub descriptor: String,
-    /// One value per parameter.
+    /// One value per parameter; for a request built with typed arguments, the arguments
+    /// after the encoded ones (none unless pushed here): see [`Request::arg_values`].
     pub args: Vec<Value>,
     /// The attachments.
     pub attachments: Attachments,
+    /// Typed arguments, written as the body's stream writes them; they come before `args`.
+    encoded: Option<EncodedArgs>,
+}
+
+/// The argument section of a body, as serialized by [`RequestBuilder::arg`]: the stream's
+/// bytes after the five head strings (hessian-lite 3, the generation `hessian2::Serializer`
+/// writes by default).
+#[derive(Clone, PartialEq, Eq)]
+struct EncodedArgs {
+    bytes: Vec<u8>,
+    count: usize,
+}
+
+/// The hessian-lite generation of [`EncodedArgs`].
+const ENCODED_VERSION: LiteVersion = LiteVersion::V3;
+
+impl std::fmt::Debug for EncodedArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EncodedArgs")
+            .field("count", &self.count)
+            .field("bytes", &Bytes::copy_from_slice(&self.bytes))
+            .finish()
+    }
+}
+
+impl EncodedArgs {
+    /// The arguments as values (references count from the section's start, which is the
+    /// body's: the head strings start no list, map or object).
+    fn values(&self) -> Result<Vec<Value>, BodyError> {
+        let mut dec = ValueDecoder::new(SliceInput::new(&self.bytes));
+        let mut out = Vec::with_capacity(self.count.min(64));
+        for i in 0..self.count {
+            let field = arg_field(i);
+            match dec.next_value().map_err(BodyError::hessian_in(field))? {
+                Some(v) => out.push(v),
+                None => return Err(BodyError::Missing { field }),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Two requests are equal when they carry the same call: the same fields and attachments, and
+/// the same arguments (as values when both hold values only, else as the bytes they are
+/// written as, so that a request built with typed arguments equals its decoded body).
+impl PartialEq for Request {
+    fn eq(&self, other: &Self) -> bool {
+        self.dubbo_version == other.dubbo_version
+            && self.path == other.path
+            && self.version == other.version
+            && self.method == other.method
+            && self.descriptor == other.descriptor
+            && self.attachments == other.attachments
+            && match (&self.encoded, &other.encoded) {
+                (None, None) => self.args == other.args,
+                _ => self.args_bytes() == other.args_bytes(),
+            }
+    }
 }
 
 impl Request {
@@ -165,6 +264,38 @@ impl Request {
         is_generic_call(&self.method, &self.descriptor)
     }
 
+    /// The number of arguments: the encoded typed ones and `args`.
+    pub fn arg_count(&self) -> usize {
+        self.encoded.as_ref().map_or(0, |e| e.count) + self.args.len()
+    }
+
+    /// Every argument as a value: `args` itself (borrowed) unless the request holds encoded
+    /// typed arguments, which are decoded (references count from the body's first argument,
+    /// as in `args`). An error only for a typed argument the `Value` decoder refuses (nested
+    /// deeper than its limit).
+    pub fn arg_values(&self) -> Result<Cow<'_, [Value]>, BodyError> {
+        match &self.encoded {
+            None => Ok(Cow::Borrowed(&self.args)),
+            Some(e) => {
+                let mut values = e.values()?;
+                values.extend(self.args.iter().cloned());
+                Ok(Cow::Owned(values))
+            }
+        }
+    }
+
+    /// Moves encoded typed arguments into `args` as values (e.g. to edit them); nothing to do
+    /// for a request without any. On error the request is unchanged.
+    pub fn materialize_args(&mut self) -> Result<(), BodyError> {
+        if let Some(e) = &self.encoded {
+            let mut values = e.values()?;
+            values.append(&mut self.args);
+            self.args = values;
+            self.encoded = None;
+        }
+        Ok(())
+    }
+
     /// Writes the body into `enc` (a fresh stream: call `enc.reset()` first if reused).
     pub fn encode_with<B: BufMut>(&self, enc: &mut Encoder<B>) {
         enc.write_str(&self.dubbo_version);
@@ -172,10 +303,51 @@ impl Request {
         enc.write_str(&self.version);
         enc.write_str(&self.method);
         enc.write_str(&self.descriptor);
+        self.encode_args(enc, self.attachments.is_plain());
+        self.attachments.encode(enc);
+    }
+
+    /// Writes the arguments. The encoded section is copied when nothing after it needs the
+    /// stream's tables (`plain_after`: the attachments hold no container) and it is in the
+    /// encoder's generation; otherwise it goes through values and the encoder.
+    fn encode_args<B: BufMut>(&self, enc: &mut Encoder<B>, plain_after: bool) {
+        if let Some(e) = &self.encoded {
+            let copy = plain_after && self.args.is_empty() && enc.version() == ENCODED_VERSION;
+            match (!copy).then(|| e.values()) {
+                Some(Ok(values)) => values.iter().for_each(|v| v.encode(enc)),
+                // Or deeper than the decoder's limit: the bytes as they are (what follows
+                // uses tables of its own).
+                _ => enc.get_mut().put_slice(&e.bytes),
+            }
+        }
         for arg in &self.args {
             arg.encode(enc);
         }
-        self.attachments.encode(enc);
+    }
+
+    /// The argument section as written in a body.
+    fn args_bytes(&self) -> Vec<u8> {
+        let mut enc = Encoder::new(Vec::new());
+        self.encode_args(&mut enc, true);
+        enc.into_inner()
+    }
+
+    /// About how many bytes the body takes (exact for ASCII strings and encoded arguments; a
+    /// guess for `Value` arguments).
+    fn size_hint(&self) -> usize {
+        [
+            &self.dubbo_version,
+            &self.path,
+            &self.version,
+            &self.method,
+            &self.descriptor,
+        ]
+        .iter()
+        .map(|s| str_size_hint(s))
+        .sum::<usize>()
+            + self.encoded.as_ref().map_or(0, |e| e.bytes.len())
+            + 32 * self.args.len()
+            + self.attachments.size_hint()
     }
 
     /// Appends the body to `buf`.
@@ -187,7 +359,8 @@ impl Request {
 
     /// The body.
     pub fn to_bytes(&self) -> Bytes {
-        self.encode(BytesMut::new()).freeze()
+        self.encode(BytesMut::with_capacity(self.size_hint()))
+            .freeze()
     }
 
     /// A frame carrying this call (Hessian2; `two_way` false for a one-way call, which is
@@ -265,6 +438,7 @@ fn decode_request<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<Reques
         descriptor,
         args,
         attachments,
+        encoded: None,
     })
 }
 
@@ -490,6 +664,10 @@ pub struct RequestBuilder {
     dubbo_version: String,
     descriptor: String,
     explicit_descriptor: Option<String>,
+    /// The typed arguments so far, written into the argument section by one serializer
+    /// (while no dynamic argument came).
+    typed: Option<hessian2::Serializer<Vec<u8>>>,
+    typed_count: usize,
     args: Vec<Value>,
     /// Containers the arguments so far start: the reference base of the next argument.
     refs: u32,
@@ -508,6 +686,8 @@ impl RequestBuilder {
             dubbo_version: DUBBO_PROTOCOL_VERSION.to_owned(),
             descriptor: String::new(),
             explicit_descriptor: None,
+            typed: None,
+            typed_count: 0,
             args: Vec::new(),
             refs: 0,
             attachments: Attachments::new(),
@@ -553,49 +733,86 @@ impl RequestBuilder {
     }
 
     /// A typed argument of Java type `java_type` (`java.lang.String`, `int`, `long[]`,
-    /// `com.example.User`), serialized through serde as [`hessian2::to_vec`] writes it.
+    /// `com.example.User`), serialized through serde as [`hessian2::Serializer`] writes it,
+    /// straight into the body's stream: the typed arguments of a request share one serializer,
+    /// so a class is defined once for all of them, as Java does (see the [module
+    /// documentation](self#typed-arguments-are-written-once-never-through-value)).
     pub fn arg<T: Serialize + ?Sized>(mut self, java_type: &str, value: &T) -> Self {
-        if self.error.is_some() {
+        if self.error.is_some() || !self.push_desc(java_type) {
             return self;
         }
-        let value = hessian2::to_vec(value)
-            .map_err(|source| BodyError::Serialize {
-                field: arg_field(self.args.len()),
-                source,
-            })
-            .and_then(|bytes| {
-                hessian2::value::from_slice(&bytes).map_err(|source| BodyError::Serialize {
-                    field: arg_field(self.args.len()),
-                    source,
-                })
-            });
-        match value {
-            Ok(v) => self.value_arg(java_type, v),
-            Err(e) => {
-                self.error = Some(e);
-                self
+        let field = arg_field(self.arg_count());
+        let to_error = |source| BodyError::Serialize { field, source };
+        if !self.args.is_empty() {
+            // After a dynamic argument: the dynamic way (see the module documentation).
+            let value = hessian2::to_vec(value)
+                .and_then(|bytes| hessian2::value::from_slice(&bytes))
+                .map_err(to_error);
+            match value {
+                Ok(v) => self.push_arg(v),
+                Err(e) => self.error = Some(e),
             }
+            return self;
         }
+        let ser = self
+            .typed
+            .get_or_insert_with(|| typed::serializer(typed::ARGS.buffer()));
+        match ser.serialize(value) {
+            Ok(()) => self.typed_count += 1,
+            Err(e) => self.error = Some(to_error(e)),
+        }
+        self
     }
 
     /// A dynamic argument of Java type `java_type`. Its references (if any) count from the
     /// argument's own start; the builder moves them to the body's stream.
     pub fn value_arg(mut self, java_type: &str, value: impl Into<Value>) -> Self {
-        if self.error.is_some() {
+        if self.error.is_some() || !self.push_desc(java_type) {
             return self;
         }
-        match name_to_desc(java_type) {
-            Ok(desc) => self.descriptor.push_str(&desc),
+        if let Err(e) = self.typed_to_values() {
+            self.error = Some(e);
+            return self;
+        }
+        self.push_arg(value.into());
+        self
+    }
+
+    /// Appends the descriptor of `java_type`; false (and the error recorded) for a bad name.
+    fn push_desc(&mut self, java_type: &str) -> bool {
+        match push_name_desc(java_type, &mut self.descriptor) {
+            Ok(()) => true,
             Err(source) => {
                 self.error = Some(BodyError::TypeName {
                     name: java_type.to_owned(),
                     source,
                 });
-                return self;
+                false
             }
         }
-        self.push_arg(value.into());
-        self
+    }
+
+    fn arg_count(&self) -> usize {
+        self.typed_count + self.args.len()
+    }
+
+    /// The typed arguments so far, taken out of the serializer.
+    fn take_typed(&mut self) -> Option<EncodedArgs> {
+        let bytes = typed::finish(self.typed.take()?);
+        typed::ARGS.record(bytes.len());
+        let count = std::mem::take(&mut self.typed_count);
+        Some(EncodedArgs { bytes, count })
+    }
+
+    /// Turns the typed arguments so far into values, before a dynamic argument.
+    fn typed_to_values(&mut self) -> Result<(), BodyError> {
+        if let Some(encoded) = self.take_typed() {
+            for v in encoded.values()? {
+                self.refs = self.refs.saturating_add(count_containers(&v));
+                self.args.push(v);
+            }
+        }
+        Ok(())
     }
 
     fn push_arg(&mut self, mut value: Value) {
@@ -626,11 +843,12 @@ impl RequestBuilder {
     }
 
     /// The request, or the first error met (a bad Java type name, a serde error).
-    pub fn build(self) -> Result<Request, BodyError> {
+    pub fn build(mut self) -> Result<Request, BodyError> {
+        let encoded = self.take_typed();
         if let Some(e) = self.error {
             return Err(e);
         }
-        let mut attachments = Attachments::new();
+        let mut attachments = Attachments::with_capacity(5 + self.attachments.len());
         attachments.insert(PATH_KEY, self.service.as_str());
         attachments.insert(INTERFACE_KEY, self.service.as_str());
         attachments.insert(VERSION_KEY, self.version.as_str());
@@ -650,6 +868,7 @@ impl RequestBuilder {
             descriptor,
             args: self.args,
             attachments,
+            encoded,
         })
     }
 }

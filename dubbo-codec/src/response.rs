@@ -51,6 +51,7 @@ use crate::frame::Frame;
 use crate::request::DUBBO_PROTOCOL_VERSION;
 use crate::serialization::Serialization;
 use crate::status::Status;
+use crate::typed;
 
 /// Flag 0: the method threw; the exception follows.
 pub const RESPONSE_WITH_EXCEPTION: i32 = 0;
@@ -423,6 +424,11 @@ impl<T: DeserializeOwned> TypedResult<T> {
 /// Writes the body of an OK response whose value is a Rust value, through serde: flag 1 (or 2
 /// when the value serializes to `null`, as Java writes a `null` return), the value, and with
 /// `attachments` flags 4/5 and the map.
+///
+/// The value is serialized straight into the body, never through a `Value`: the flag is an
+/// int, which starts no table entry, so the value's stream is the body's. Attachments with
+/// lists, maps or objects must share the value's tables, which a serializer cannot hand to an
+/// encoder: for those (rare) the value goes through a `Value` and one encoder.
 pub fn encode_typed_result<T: Serialize + ?Sized>(
     value: &T,
     attachments: Option<&Attachments>,
@@ -431,10 +437,7 @@ pub fn encode_typed_result<T: Serialize + ?Sized>(
         field: "value",
         source,
     };
-    let plain = attachments.is_none_or(|a| a.iter().all(|(_, v)| is_scalar(v)));
-    if !plain {
-        // Attachments with lists, maps or objects must share the value's tables: go through
-        // a `Value` and one encoder.
+    if !attachments.is_none_or(Attachments::is_plain) {
         let bytes = hessian2::to_vec(value).map_err(serialize_error)?;
         let v = hessian2::value::from_slice(&bytes).map_err(serialize_error)?;
         let outcome = match v {
@@ -447,39 +450,64 @@ pub fn encode_typed_result<T: Serialize + ?Sized>(
         };
         return Ok(result.to_bytes());
     }
-    let mut ser = hessian2::Serializer::new(Vec::with_capacity(64));
-    // The flag is one byte (0x90 + flag) and starts no table entry: write a placeholder,
-    // then the value, then set the flag.
+    let mut ser = typed::serializer(typed::RESULT.buffer());
+    // A placeholder for the flag, set once the value is known to be null or not.
     ser.get_mut().push(0x90);
-    ser.serialize(value).map_err(serialize_error)?;
-    let mut out = ser.into_inner();
-    let flag = if out[1..] == *b"N" {
+    let written = ser.serialize(value);
+    let mut out = typed::finish(ser);
+    written.map_err(serialize_error)?;
+    let null = out[1..] == *b"N";
+    if null {
         out.truncate(1);
-        RESPONSE_NULL_VALUE
-    } else {
-        RESPONSE_VALUE
-    };
-    let flag = if attachments.is_some() {
-        flag + 3
-    } else {
-        flag
-    };
-    out[0] = 0x90 + flag as u8;
-    if let Some(a) = attachments {
-        // Keys and scalar values use no table: a fresh encoder writes them as the
-        // serializer's own would.
-        let mut enc = Encoder::new(out);
-        a.encode(&mut enc);
-        out = enc.into_inner();
     }
+    finish_result(&mut out, null, attachments);
+    typed::RESULT.record(out.len());
     Ok(Bytes::from(out))
 }
 
-fn is_scalar(v: &Value) -> bool {
-    !matches!(
-        v,
-        Value::List(_) | Value::Map(_) | Value::Object(_) | Value::Ref(_)
-    )
+/// The body of an OK response whose value (not `null`) or `null` result is already written
+/// after a placeholder flag byte in `body`: sets the flag and appends the plain `attachments`.
+fn finish_result<B: BufMut + AsMut<[u8]>>(
+    body: &mut B,
+    null: bool,
+    attachments: Option<&Attachments>,
+) {
+    let flag = if null {
+        RESPONSE_NULL_VALUE
+    } else {
+        RESPONSE_VALUE
+    } + if attachments.is_some() { 3 } else { 0 };
+    body.as_mut()[0] = 0x90 + flag as u8;
+    if let Some(a) = attachments {
+        // Plain attachments use no table: a fresh encoder writes them as the value's own
+        // stream would.
+        a.encode(&mut Encoder::new(body));
+    }
+}
+
+/// The body of an OK response whose value is already serialized as one Hessian value (a
+/// stream of its own, `N` for `null`), as [`hessian2::to_vec`] writes it, with the attachments
+/// a provider sends to a caller of `request_dubbo_version` (`{dubbo: "2.0.2"}` when it
+/// supports them, as [`RpcResult::for_request`]).
+#[cfg(feature = "tokio")]
+pub(crate) fn encoded_result_body(value: &[u8], request_dubbo_version: &str) -> Bytes {
+    static DUBBO: std::sync::OnceLock<Attachments> = std::sync::OnceLock::new();
+    let attachments = supports_response_attachments(request_dubbo_version).then(|| {
+        DUBBO.get_or_init(|| {
+            [(DUBBO_VERSION_KEY, DUBBO_PROTOCOL_VERSION)]
+                .into_iter()
+                .collect()
+        })
+    });
+    let null = value == b"N";
+    let len = 1 + if null { 0 } else { value.len() } + attachments.map_or(0, |a| a.size_hint());
+    let mut body = BytesMut::with_capacity(len);
+    body.put_u8(0x90);
+    if !null {
+        body.put_slice(value);
+    }
+    finish_result(&mut body, null, attachments);
+    body.freeze()
 }
 
 #[cfg(test)]

@@ -60,9 +60,7 @@ use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
 use tokio::sync::{mpsc, watch, Notify};
 use tokio::task::JoinHandle;
 
-use crate::attachments::{
-    Attachments, DUBBO_VERSION_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, VERSION_KEY,
-};
+use crate::attachments::{Attachments, GROUP_KEY, INTERFACE_KEY, PATH_KEY, VERSION_KEY};
 use crate::codec::DEFAULT_MAX_PAYLOAD;
 use crate::conn::{write_loop, FrameReader, Read, ReadError};
 use crate::error::{BodyError, DecodeError};
@@ -70,13 +68,8 @@ use crate::event::Event;
 use crate::exception::JavaException;
 use crate::frame::{Frame, FrameKind};
 use crate::metadata::MetadataCache;
-use crate::request::{
-    decode_args_at, is_generic_call, RequestHead, DUBBO_PROTOCOL_VERSION, ECHO_METHOD,
-};
-use crate::response::{
-    error_frame, supports_response_attachments, Outcome, RpcResult, RESPONSE_NULL_VALUE,
-    RESPONSE_VALUE,
-};
+use crate::request::{decode_args_at, is_generic_call, RequestHead, ECHO_METHOD};
+use crate::response::{encoded_result_body, error_frame, Outcome, RpcResult};
 use crate::serialization::Serialization;
 use crate::status::Status;
 
@@ -97,7 +90,9 @@ pub enum Reply {
 
 impl Reply {
     /// A Rust value, serialized through serde (a value that serializes to `null`, such as
-    /// `None` or `()`, is a null result, as Java answers a `null` return).
+    /// `None` or `()`, is a null result, as Java answers a `null` return), never through a
+    /// `Value`: the bytes are what the response body carries after its flag (an int, which
+    /// touches none of the stream's tables), so the server copies them once into the body.
     pub fn typed<T: Serialize + ?Sized>(value: &T) -> Result<Reply, HandlerError> {
         hessian2::to_vec(value)
             .map(|v| Reply::Encoded(Bytes::from(v)))
@@ -792,35 +787,17 @@ fn answer(
     result: Result<Reply, HandlerError>,
     max_payload: u32,
 ) -> Frame {
-    let attach = supports_response_attachments(dubbo_version);
     let frame = match result {
         Ok(Reply::Value(v)) => {
             RpcResult::for_request(Outcome::Value(v), dubbo_version).to_frame(id)
         }
         Ok(Reply::Null) => RpcResult::for_request(Outcome::Null, dubbo_version).to_frame(id),
-        Ok(Reply::Encoded(bytes)) => {
-            let null = bytes[..] == *b"N";
-            let flag = if null {
-                RESPONSE_NULL_VALUE
-            } else {
-                RESPONSE_VALUE
-            } + if attach { 3 } else { 0 };
-            let mut body = BytesMut::with_capacity(bytes.len() + 24);
-            body.extend_from_slice(&[0x90 + flag as u8]);
-            if !null {
-                body.extend_from_slice(&bytes);
-            }
-            if attach {
-                // A map of one string entry uses no table: a fresh encoder writes it as the
-                // value's own stream would.
-                let mut a = Attachments::new();
-                a.insert(DUBBO_VERSION_KEY, DUBBO_PROTOCOL_VERSION);
-                let mut enc = Encoder::new(body);
-                a.encode(&mut enc);
-                body = enc.into_inner();
-            }
-            Frame::response(id, Serialization::Hessian2, Status::Ok, body.freeze())
-        }
+        Ok(Reply::Encoded(bytes)) => Frame::response(
+            id,
+            Serialization::Hessian2,
+            Status::Ok,
+            encoded_result_body(&bytes, dubbo_version),
+        ),
         Err(HandlerError::Exception(e)) => {
             RpcResult::for_request(Outcome::Exception(e.value), dubbo_version).to_frame(id)
         }
