@@ -384,6 +384,22 @@ fn encoding_a_typed_request_allocates_only_its_body() {
 }
 
 #[test]
+fn interleaved_and_dropped_builders_write_their_own_streams() {
+    let (a, b) = (user(1, "a"), user(2, "b"));
+    let alone = |u: &User| builder().arg(USER_CLASS, u).arg(USER_CLASS, u).build();
+    let (first, second) = (alone(&a).unwrap(), alone(&b).unwrap());
+    // Two builders open on one thread at once: each has a serializer of its own.
+    let x = builder().arg(USER_CLASS, &a);
+    let y = builder().arg(USER_CLASS, &b);
+    drop(builder().arg(USER_CLASS, &a));
+    let x = x.arg(USER_CLASS, &a).build().unwrap();
+    let y = y.arg(USER_CLASS, &b).build().unwrap();
+    assert_eq!(x.to_bytes(), first.to_bytes());
+    assert_eq!(y.to_bytes(), second.to_bytes());
+    assert_eq!(count(&x.to_bytes(), USER_CLASS.as_bytes()), 1);
+}
+
+#[test]
 fn builders_stay_send() {
     fn send<T: Send>(_: &T) {}
     let b = builder().arg("int", &1);
