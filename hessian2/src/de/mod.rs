@@ -87,6 +87,11 @@ use access::{EnumMap, JavaEnum, ListAccess, MapAcc, ObjectAccess};
 /// Offset of an error made by serde's `Error::custom`, to be replaced by the deserializer.
 const UNSET: u64 = u64::MAX;
 
+/// How `Deserializer::visit_read` hands a string or binary to a visitor.
+const TEXT: u8 = 0;
+const ENUM_NAME: u8 = 1;
+const BYTES: u8 = 2;
+
 impl de::Error for Error {
     fn custom<T: Display>(msg: T) -> Self {
         Error::new(ErrorKind::Message(msg.to_string()), UNSET)
@@ -636,8 +641,12 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Int(v) => visitor.visit_i32(v),
             Header::Long(v) | Header::Date(v) => visitor.visit_i64(v),
             Header::Double(v) => visitor.visit_f64(v),
-            Header::String { len, last } => return self.str_text(len, last, at, visitor),
-            Header::Binary { len, last } => return self.binary_data(len, last, at, visitor),
+            Header::String { len, last } => {
+                return self.visit_read::<TEXT, V>(len, last, at, visitor)
+            }
+            Header::Binary { len, last } => {
+                return self.visit_read::<BYTES, V>(len, last, at, visitor)
+            }
             Header::List { .. } => return self.seq_from(header, at, visitor),
             Header::Map { .. } | Header::Object { .. } => {
                 return self.map_from(header, at, visitor)
@@ -653,58 +662,33 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         fix(result, at)
     }
 
-    /// The text of a string whose (first) header was read, to `visitor`.
+    /// A string or binary whose (first) header was read, to `visitor`: as text (`TEXT`), as
+    /// a Java enum constant's name (`ENUM_NAME`) or as bytes (`BYTES`); borrowed from the
+    /// input where it allows.
     #[inline]
-    fn str_text<V: Visitor<'de>>(
+    fn visit_read<const AS: u8, V: Visitor<'de>>(
         &mut self,
         len: usize,
         last: bool,
         at: u64,
         visitor: V,
     ) -> Result<V::Value> {
-        fix(
-            match self.dec.read_str(len, last)? {
-                Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
-                Reference::Copied(s) => visitor.visit_str(s),
-            },
-            at,
-        )
-    }
-
-    /// The bytes of a binary whose (first) header was read, to `visitor`.
-    #[inline]
-    fn binary_data<V: Visitor<'de>>(
-        &mut self,
-        len: usize,
-        last: bool,
-        at: u64,
-        visitor: V,
-    ) -> Result<V::Value> {
-        fix(
+        let value = if AS == BYTES {
             match self.dec.read_binary(len, last)? {
                 Reference::Borrowed(b) => visitor.visit_borrowed_bytes(b),
                 Reference::Copied(b) => visitor.visit_bytes(b),
-            },
-            at,
-        )
-    }
-
-    /// A string whose (first) header was read, as a Java enum constant (a unit variant).
-    #[inline]
-    fn enum_text<V: Visitor<'de>>(
-        &mut self,
-        len: usize,
-        last: bool,
-        at: u64,
-        visitor: V,
-    ) -> Result<V::Value> {
-        fix(
+            }
+        } else {
             match self.dec.read_str(len, last)? {
-                Reference::Borrowed(s) => visitor.visit_enum(JavaEnum::Borrowed(s)),
-                Reference::Copied(s) => visitor.visit_enum(JavaEnum::Copied(s)),
-            },
-            at,
-        )
+                Reference::Borrowed(s) if AS == ENUM_NAME => {
+                    visitor.visit_enum(JavaEnum::Borrowed(s))
+                }
+                Reference::Copied(s) if AS == ENUM_NAME => visitor.visit_enum(JavaEnum::Copied(s)),
+                Reference::Borrowed(s) => visitor.visit_borrowed_str(s),
+                Reference::Copied(s) => visitor.visit_str(s),
+            }
+        };
+        fix(value, at)
     }
 
     fn str_from<V: Visitor<'de>>(
@@ -714,7 +698,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         match header {
-            Header::String { len, last } => self.str_text(len, last, at, visitor),
+            Header::String { len, last } => self.visit_read::<TEXT, V>(len, last, at, visitor),
             other => Err(invalid(other, &visitor, at)),
         }
     }
@@ -726,7 +710,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         match header {
-            Header::Binary { len, last } => self.binary_data(len, last, at, visitor),
+            Header::Binary { len, last } => self.visit_read::<BYTES, V>(len, last, at, visitor),
             Header::String { .. } => self.str_from(header, at, visitor),
             Header::List { .. } | Header::Ref(_) => self.seq_from(header, at, visitor),
             other => Err(invalid(other, &visitor, at)),
@@ -758,7 +742,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 }
                 let name_offset = self.dec.offset();
                 let value = match self.dec.pull()? {
-                    Header::String { len, last } => self.enum_text(len, last, at, visitor)?,
+                    Header::String { len, last } => {
+                        self.visit_read::<ENUM_NAME, V>(len, last, at, visitor)?
+                    }
                     other => {
                         return Err(invalid(other, &"an enum constant name", name_offset));
                     }
@@ -769,7 +755,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
-            Header::String { len, last } => self.enum_text(len, last, at, visitor),
+            Header::String { len, last } => self.visit_read::<ENUM_NAME, V>(len, last, at, visitor),
             Header::Map { .. } => {
                 let slot = self.open()?;
                 let value = fix(visitor.visit_enum(EnumMap { de: &mut *self }), at)?;
@@ -972,7 +958,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
         if let Some(len) = self.dec.try_string_header() {
-            return self.str_text(len, true, at, visitor);
+            return self.visit_read::<TEXT, V>(len, true, at, visitor);
         }
         let header = self.dec.pull()?;
         self.any_from(header, at, visitor)
@@ -1042,7 +1028,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
         if let Some(len) = self.dec.try_string_header() {
-            return self.str_text(len, true, at, visitor);
+            return self.visit_read::<TEXT, V>(len, true, at, visitor);
         }
         let header = self.dec.pull()?;
         self.str_from(header, at, visitor)
@@ -1178,7 +1164,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         let at = self.dec.offset();
         // The common case first: a plain string (a variant name, or a map key read as one).
         if let Some(len) = self.dec.try_string_header() {
-            return self.enum_text(len, true, at, visitor);
+            return self.visit_read::<ENUM_NAME, V>(len, true, at, visitor);
         }
         let header = self.dec.pull()?;
         self.enum_from(header, at, visitor)

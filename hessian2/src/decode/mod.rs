@@ -496,71 +496,79 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Some(out)
     }
 
+    /// Consumes a value of a fixed size from the head of the current input chunk: `read` gets
+    /// the decoder and the first byte, and gives the value and its size in bytes, or `None`
+    /// (then nothing is consumed).
+    #[inline(always)]
+    fn take_fixed<T>(&mut self, read: impl FnOnce(&Self, u8) -> Option<(T, usize)>) -> Option<T> {
+        let code = *self.input.chunk().first()?;
+        let (v, n) = read(self, code)?;
+        self.input.advance(n);
+        Some(v)
+    }
+
     /// Reads an int or a long in any of their forms, if that is what comes next in the current
     /// input chunk; otherwise consumes nothing (the caller falls back to [`pull`](Self::pull),
     /// which handles every case, errors included).
     #[inline]
     pub(crate) fn try_integer(&mut self) -> Option<i64> {
-        let code = *self.input.chunk().first()?;
-        let (v, n) = match code {
-            0x80..=0xbf => (code as i64 - int::DIRECT_ZERO as i64, 1),
-            0xc0..=0xcf => {
-                let [b1] = self.peek_fixed()?;
-                (((code as i64 - int::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
-            }
-            0xd0..=0xd7 => {
-                let [b1, b2] = self.peek_fixed()?;
-                let v = ((code as i64 - int::SHORT_ZERO as i64) << 16) | (b1 as i64) << 8;
-                (v | b2 as i64, 3)
-            }
-            0xd8..=0xef => (code as i64 - long::DIRECT_ZERO as i64, 1),
-            0xf0..=0xff => {
-                let [b1] = self.peek_fixed()?;
-                (((code as i64 - long::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
-            }
-            0x38..=0x3f => {
-                let [b1, b2] = self.peek_fixed()?;
-                let v = ((code as i64 - long::SHORT_ZERO as i64) << 16) | (b1 as i64) << 8;
-                (v | b2 as i64, 3)
-            }
-            int::FULL | long::INT32 => (i32::from_be_bytes(self.peek_fixed()?) as i64, 5),
-            long::FULL => (i64::from_be_bytes(self.peek_fixed()?), 9),
-            _ => return None,
-        };
-        self.input.advance(n);
-        Some(v)
+        self.take_fixed(|d, code| {
+            Some(match code {
+                0x80..=0xbf => (code as i64 - int::DIRECT_ZERO as i64, 1),
+                0xc0..=0xcf => {
+                    let [b1] = d.peek_fixed()?;
+                    (((code as i64 - int::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
+                }
+                0xd0..=0xd7 => {
+                    let [b1, b2] = d.peek_fixed()?;
+                    let v = ((code as i64 - int::SHORT_ZERO as i64) << 16) | (b1 as i64) << 8;
+                    (v | b2 as i64, 3)
+                }
+                0xd8..=0xef => (code as i64 - long::DIRECT_ZERO as i64, 1),
+                0xf0..=0xff => {
+                    let [b1] = d.peek_fixed()?;
+                    (((code as i64 - long::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
+                }
+                0x38..=0x3f => {
+                    let [b1, b2] = d.peek_fixed()?;
+                    let v = ((code as i64 - long::SHORT_ZERO as i64) << 16) | (b1 as i64) << 8;
+                    (v | b2 as i64, 3)
+                }
+                int::FULL | long::INT32 => (i32::from_be_bytes(d.peek_fixed()?) as i64, 5),
+                long::FULL => (i64::from_be_bytes(d.peek_fixed()?), 9),
+                _ => return None,
+            })
+        })
     }
 
     /// Reads a double in any of its forms, if that is what comes next in the current input
     /// chunk (see [`try_integer`](Self::try_integer)).
     #[inline]
     pub(crate) fn try_double(&mut self) -> Option<f64> {
-        let code = *self.input.chunk().first()?;
-        let (v, n) = match code {
-            double::ZERO => (0.0, 1),
-            double::ONE => (1.0, 1),
-            double::BYTE => (i8::from_be_bytes(self.peek_fixed()?) as f64, 2),
-            double::SHORT => (i16::from_be_bytes(self.peek_fixed()?) as f64, 3),
-            double::MILLS => (0.001 * i32::from_be_bytes(self.peek_fixed()?) as f64, 5),
-            double::FULL => (f64::from_be_bytes(self.peek_fixed()?), 9),
-            _ => return None,
-        };
-        self.input.advance(n);
-        Some(v)
+        self.take_fixed(|d, code| {
+            Some(match code {
+                double::ZERO => (0.0, 1),
+                double::ONE => (1.0, 1),
+                double::BYTE => (i8::from_be_bytes(d.peek_fixed()?) as f64, 2),
+                double::SHORT => (i16::from_be_bytes(d.peek_fixed()?) as f64, 3),
+                double::MILLS => (0.001 * i32::from_be_bytes(d.peek_fixed()?) as f64, 5),
+                double::FULL => (f64::from_be_bytes(d.peek_fixed()?), 9),
+                _ => return None,
+            })
+        })
     }
 
     /// Reads a date (milliseconds), if that is what comes next in the current input chunk
     /// (see [`try_integer`](Self::try_integer)).
     #[inline]
     pub(crate) fn try_date(&mut self) -> Option<i64> {
-        let code = *self.input.chunk().first()?;
-        let (v, n) = match code {
-            date::MILLIS => (i64::from_be_bytes(self.peek_fixed()?), 9),
-            date::MINUTES => (i32::from_be_bytes(self.peek_fixed()?) as i64 * 60_000, 5),
-            _ => return None,
-        };
-        self.input.advance(n);
-        Some(v)
+        self.take_fixed(|d, code| {
+            Some(match code {
+                date::MILLIS => (i64::from_be_bytes(d.peek_fixed()?), 9),
+                date::MINUTES => (i32::from_be_bytes(d.peek_fixed()?) as i64 * 60_000, 5),
+                _ => return None,
+            })
+        })
     }
 
     /// Steps over the next value if it is a scalar, an ASCII one-chunk string or a one-chunk

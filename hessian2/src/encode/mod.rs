@@ -67,6 +67,25 @@ const UNDEFINED: u32 = u32::MAX;
 /// How many type names and class definitions a reset encoder keeps for reuse.
 const KEPT: usize = 512;
 
+/// Writes `$v`, an int or a long (`$family`: the marker module whose constants give the
+/// forms), in its 1-, 2- or 3-byte form and returns, if it fits one.
+macro_rules! put_compact {
+    ($self:ident, $v:expr, $family:ident, $t:ty) => {{
+        let v: $t = $v;
+        if ($family::DIRECT_MIN..=$family::DIRECT_MAX).contains(&v) {
+            return $self.buf.put_u8((v + $family::DIRECT_ZERO as $t) as u8);
+        }
+        if ($family::BYTE_MIN..=$family::BYTE_MAX).contains(&v) {
+            let head = ((v >> 8) + $family::BYTE_ZERO as $t) as u8;
+            return $self.buf.put_slice(&[head, v as u8]);
+        }
+        if ($family::SHORT_MIN..=$family::SHORT_MAX).contains(&v) {
+            let head = ((v >> 16) + $family::SHORT_ZERO as $t) as u8;
+            return $self.buf.put_slice(&[head, (v >> 8) as u8, v as u8]);
+        }
+    }};
+}
+
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing to `buf`, byte-identical with hessian-lite 3.2.
     pub fn new(buf: B) -> Self {
@@ -140,38 +159,16 @@ impl<B: BufMut> Encoder<B> {
     /// An int in its shortest form.
     #[inline]
     pub fn write_int(&mut self, v: i32) {
-        if (int::DIRECT_MIN..=int::DIRECT_MAX).contains(&v) {
-            self.buf.put_u8((v + int::DIRECT_ZERO as i32) as u8);
-        } else if (int::BYTE_MIN..=int::BYTE_MAX).contains(&v) {
-            self.buf
-                .put_slice(&[((v >> 8) + int::BYTE_ZERO as i32) as u8, v as u8]);
-        } else if (int::SHORT_MIN..=int::SHORT_MAX).contains(&v) {
-            self.buf.put_slice(&[
-                ((v >> 16) + int::SHORT_ZERO as i32) as u8,
-                (v >> 8) as u8,
-                v as u8,
-            ]);
-        } else {
-            self.buf.put_u8(int::FULL);
-            self.buf.put_i32(v);
-        }
+        put_compact!(self, v, int, i32);
+        self.buf.put_u8(int::FULL);
+        self.buf.put_i32(v);
     }
 
     /// A long in its shortest form (`Y` for longs that fit in 32 bits).
     #[inline]
     pub fn write_long(&mut self, v: i64) {
-        if (long::DIRECT_MIN..=long::DIRECT_MAX).contains(&v) {
-            self.buf.put_u8((v + long::DIRECT_ZERO as i64) as u8);
-        } else if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
-            self.buf
-                .put_slice(&[((v >> 8) + long::BYTE_ZERO as i64) as u8, v as u8]);
-        } else if (long::SHORT_MIN..=long::SHORT_MAX).contains(&v) {
-            self.buf.put_slice(&[
-                ((v >> 16) + long::SHORT_ZERO as i64) as u8,
-                (v >> 8) as u8,
-                v as u8,
-            ]);
-        } else if let Ok(v) = i32::try_from(v) {
+        put_compact!(self, v, long, i64);
+        if let Ok(v) = i32::try_from(v) {
             self.buf.put_u8(long::INT32);
             self.buf.put_i32(v);
         } else {

@@ -816,59 +816,32 @@ impl<B: BufMut> Compound<'_, B> {
     }
 }
 
-impl<B: BufMut> ser::SerializeSeq for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
+/// The list-like serde traits of [`Compound`]: each item is the next value of the list.
+macro_rules! list_compound {
+    ($($trait:ident::$method:ident),*) => {$(
+        impl<B: BufMut> ser::$trait for Compound<'_, B> {
+            type Ok = ();
+            type Error = Error;
 
-    #[inline]
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.ser.put(value)
-    }
+            #[inline]
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+                self.ser.put(value)
+            }
 
-    #[inline]
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
+            #[inline]
+            fn end(self) -> Result<()> {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl<B: BufMut> ser::SerializeTuple for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.ser.put(value)
-    }
-
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
-
-impl<B: BufMut> ser::SerializeTupleStruct for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.ser.put(value)
-    }
-
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
-
-impl<B: BufMut> ser::SerializeTupleVariant for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.ser.put(value)
-    }
-
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
+list_compound!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<B: BufMut> ser::SerializeMap for Compound<'_, B> {
     type Ok = ();
