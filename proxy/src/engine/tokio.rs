@@ -218,9 +218,13 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         if io.stream.readable().await.is_err() {
             break;
         }
+        let room = buf.capacity() - buf.len();
         match io.stream.try_read_buf(&mut buf) {
             Ok(0) => break,
-            Ok(_) => {
+            Ok(n) => {
+                if n < room {
+                    drained(&io.stream);
+                }
                 feed(&local, conn, &mut buf);
                 // An outbox went over the high watermark: let the flusher write it before
                 // reading more (it was woken already, so it runs first).
@@ -236,6 +240,19 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     // The reader's own abort handle is of no use now.
     io.reader.borrow_mut().take();
     finish(&local, conn, &io);
+}
+
+/// A read that did not fill the room it was given emptied the socket's receive queue: the
+/// readiness is cleared now, without the `read` that would only return `WouldBlock`
+/// (one system call per arrival saved, on both sides of every call). Sound because the
+/// socket is registered edge-triggered: bytes that arrive after that read raise a new
+/// edge, which the driver turns into readiness again (and readiness it recorded after the
+/// one this task saw is not cleared: tokio clears by tick). A closed read side is never
+/// cleared, so end of stream is still read.
+fn drained(stream: &TcpStream) {
+    let _ = stream.try_io(tokio::io::Interest::READABLE, || {
+        Err::<(), _>(io::ErrorKind::WouldBlock.into())
+    });
 }
 
 /// Hands the core what was read, and applies the effects.

@@ -62,14 +62,17 @@ struct ConnIo {
     paused: bool,
     /// Resumed: the bytes left in `rbuf` go to the core before the next read.
     refeed: bool,
+    /// An event said the peer closed its side (or the socket failed): read until the end
+    /// of stream, not only until a short read.
+    hup: bool,
 }
 
 pub(super) struct Loop {
     id: usize,
     poll: Poll,
     events: Events,
-    /// (token, readable, writable) of the events of this turn.
-    batch: Vec<(Token, bool, bool)>,
+    /// (token, readable, writable, read side closed or error) of the events of this turn.
+    batch: Vec<(Token, bool, bool, bool)>,
     worker: Worker,
     conns: Slab<ConnIo>,
     /// Core key index -> connection token + 1 (0: none), per side.
@@ -191,11 +194,12 @@ impl Loop {
                     e.token(),
                     e.is_readable() || e.is_read_closed() || e.is_error(),
                     e.is_writable() || e.is_write_closed() || e.is_error(),
+                    e.is_read_closed() || e.is_error(),
                 )
             }));
             for i in 0..self.batch.len() {
-                let (token, readable, writable) = self.batch[i];
-                self.event(token, readable, writable);
+                let (token, readable, writable, hup) = self.batch[i];
+                self.event(token, readable, writable, hup);
             }
             // Connections with reads left over from the last turn.
             if !self.ready.is_empty() {
@@ -228,7 +232,7 @@ impl Loop {
         }
     }
 
-    fn event(&mut self, token: Token, readable: bool, writable: bool) {
+    fn event(&mut self, token: Token, readable: bool, writable: bool, hup: bool) {
         if token == WAKER {
             self.commands();
             return;
@@ -245,6 +249,7 @@ impl Loop {
             return;
         }
         let c = &mut self.conns[t];
+        c.hup |= hup;
         if writable && c.blocked {
             c.blocked = false;
             self.mark_dirty(t);
@@ -395,11 +400,12 @@ impl Loop {
         true
     }
 
-    /// Reads until `WouldBlock` (or the turn's share), handing each read to the core.
+    /// Reads until drained (`WouldBlock` or a short read, see the [engine docs](super)), or
+    /// the turn's share, handing each read to the core.
     ///
     /// A paused connection is not read: its readable edge is dropped, which is why
     /// [`Effect::ResumeRead`] puts it on the ready list: the bytes that came while it was
-    /// paused raise no new edge, so it is read until `WouldBlock` on the next turn whatever
+    /// paused raise no new edge, so it is read until drained on the next turn whatever
     /// the poll reports (the classic edge-triggered stall otherwise).
     fn read(&mut self, t: usize) {
         if let Some(c) = self.conns.get_mut(t) {
@@ -434,6 +440,12 @@ impl Loop {
                 }
                 Ok(n) => {
                     c.rbuf.note_read(n, room);
+                    // A read that did not fill its room emptied the receive queue: bytes
+                    // that come later raise a new edge, so the read that would only return
+                    // `WouldBlock` is skipped (one system call per arrival). Not once the
+                    // peer closed (or the socket failed): that edge came already, and the
+                    // end of stream must be read.
+                    let drained = n < room && !c.hup;
                     let buf = c.rbuf.bytes().expect("a block is held");
                     match c.conn {
                         Conn::Down(k) => self.worker.downstream_data(k, buf, self.now),
@@ -447,6 +459,9 @@ impl Loop {
                     // An outbox went over the high watermark: write before reading more.
                     if self.worker.take_pressure() {
                         self.flush_dirty();
+                    }
+                    if drained {
+                        return;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -666,6 +681,7 @@ impl ConnIo {
             closing: false,
             paused: false,
             refeed: false,
+            hup: false,
         }
     }
 }
