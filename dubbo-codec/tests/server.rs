@@ -444,18 +444,20 @@ async fn client_marks_read_only_connections_and_reconnects() {
 
 #[tokio::test]
 async fn client_heartbeats_and_gives_up_on_a_silent_peer() {
-    // A peer that answers heartbeats keeps the connection.
+    // A peer that answers heartbeats keeps the connection over several periods. (The period
+    // leaves room for a loaded machine: with 50 ms, three missed periods were once a 150 ms
+    // stall of the test process under a parallel build, and the connection was given up.)
     let server = start(1 << 20).await;
     let client = Client::connect_with(
         server.local_addr().to_string(),
         ClientConfig {
-            heartbeat: Duration::from_millis(50),
+            heartbeat: Duration::from_millis(250),
             ..ClientConfig::default()
         },
     )
     .await
     .unwrap();
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
     let _: i32 = client
         .call(&req("add").arg("int", &1).arg("int", &1).build().unwrap())
         .await
