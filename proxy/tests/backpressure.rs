@@ -40,6 +40,23 @@ fn encoded(req: &Request, id: u64) -> Vec<u8> {
     buf.to_vec()
 }
 
+/// A caller that floods the proxy with 2048 calls of 16 KiB from its own task (its writes block
+/// once the proxy stops reading) and never reads: the socket's read half, kept unread, and the
+/// writing task.
+async fn flood(addr: SocketAddr) -> (tokio::net::tcp::OwnedReadHalf, tokio::task::JoinHandle<()>) {
+    let socket = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (rd, mut wr) = socket.into_split();
+    let frame = encoded(&echo(&"f".repeat(16 * 1024)), 0);
+    let task = tokio::spawn(async move {
+        for _ in 0..2048 {
+            if wr.write_all(&frame).await.is_err() {
+                return;
+            }
+        }
+    });
+    (rd, task)
+}
+
 /// A caller floods the proxy with 16 KiB calls (32 MiB in all) and never reads an answer.
 /// Without backpressure the proxy would hold what the socket does not take: tens of MiB.
 /// With it, the caller's reads are paused once its answers back up (or it has
@@ -56,18 +73,7 @@ async fn a_caller_that_never_reads_is_paused_and_memory_stays_bounded(engine: &s
     );
     let p = Proxy::start(engine, &conf);
 
-    // The flood: written from its own task (its writes block once the proxy stops
-    // reading); the socket's read half is kept and never read.
-    let flood = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
-    let (rd, mut wr) = flood.into_split();
-    let frame = encoded(&echo(&"f".repeat(16 * 1024)), 0);
-    let flood_task = tokio::spawn(async move {
-        for _ in 0..2048 {
-            if wr.write_all(&frame).await.is_err() {
-                return;
-            }
-        }
-    });
+    let (rd, flood_task) = flood(p.addr()).await;
 
     // Paused (its answers backed up): it stays paused, since it never reads.
     assert!(
@@ -122,8 +128,11 @@ async fn a_slow_reader_is_resumed_and_gets_every_answer(engine: &str) {
         wr.write_all(&all).await.unwrap();
         wr
     });
+    // The pause counter, not the gauge: with loopback's large socket buffers the answers may
+    // never back up, and a pause for `max_inflight` alone lasts only until a quarter of the
+    // calls are answered (the gauge was once back at 0 whenever the test looked, on epoll).
     assert!(
-        eventually(|| p.metric("dubbo_proxy_paused_connections") == 1.0).await,
+        eventually(|| p.metric("dubbo_proxy_read_pauses_total") >= 1.0).await,
         "never paused"
     );
     let mut codec = FrameCodec::with_max_payload(u32::MAX);
@@ -148,7 +157,6 @@ async fn a_slow_reader_is_resumed_and_gets_every_answer(engine: &str) {
     }
     let _wr = writer.await.unwrap();
     assert_eq!(p.metric("dubbo_proxy_paused_connections"), 0.0);
-    assert!(p.metric("dubbo_proxy_read_pauses_total") >= 1.0);
 }
 
 /// With many calls in flight (the default `max_inflight`), the answers to a caller that does
@@ -164,16 +172,7 @@ async fn a_caller_whose_answers_pass_the_hard_cap_is_closed(engine: &str) {
         ),
     );
     let p = Proxy::start(engine, &conf);
-    let flood = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
-    let (rd, mut wr) = flood.into_split();
-    let frame = encoded(&echo(&"f".repeat(16 * 1024)), 0);
-    let flood_task = tokio::spawn(async move {
-        for _ in 0..2048 {
-            if wr.write_all(&frame).await.is_err() {
-                return;
-            }
-        }
-    });
+    let (rd, flood_task) = flood(p.addr()).await;
     assert!(
         eventually(|| p.metric("dubbo_proxy_downstream_overflow_closed_total") == 1.0).await,
         "never closed for its answers"
