@@ -22,7 +22,22 @@ for_each_engine!(
     sigterm_drains_gracefully,
     sighup_reloads_without_dropping_connections,
     large_bodies_cross_intact,
+    two_workers_serve_every_caller_and_see_a_close_right_after_a_call,
 );
+
+/// A provider "a" and a proxy of `workers` workers that routes every call to it (`before`:
+/// TOML for the listener, put before the route).
+async fn proxy_to_a(engine: &str, workers: usize, before: &str) -> (Upstream, Proxy) {
+    let a = Upstream::start("a").await;
+    let conf = config(
+        workers,
+        &format!(
+            "{before}[[routes]]\ncluster = \"a\"\n{}",
+            cluster("a", &[(&a, 1)], "")
+        ),
+    );
+    (a, Proxy::start(engine, &conf))
+}
 
 fn cluster(name: &str, eps: &[(&Upstream, u32)], extra: &str) -> String {
     let list: Vec<String> = eps
@@ -176,15 +191,7 @@ endpoints = [{{ address = "{dead}" }}]
 }
 
 async fn oversize_and_garbage_disturb_no_one_else(engine: &str) {
-    let a = Upstream::start("a").await;
-    let conf = config(
-        1,
-        &format!(
-            "max_payload = 1024\n[[routes]]\ncluster = \"a\"\n{}",
-            cluster("a", &[(&a, 1)], "")
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
+    let (_a, p) = proxy_to_a(engine, 1, "max_payload = 1024\n").await;
     let mut good = Client::connect(p.addr()).await;
     let mut big = Client::connect(p.addr()).await;
     let mut garbage = Client::connect(p.addr()).await;
@@ -321,15 +328,7 @@ async fn read_only_provider_gets_no_new_calls(engine: &str) {
 }
 
 async fn one_way_calls_are_forwarded(engine: &str) {
-    let a = Upstream::start("a").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"a\"\n{}",
-            cluster("a", &[(&a, 1)], "")
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
+    let (a, p) = proxy_to_a(engine, 1, "").await;
     let mut cl = Client::connect(p.addr()).await;
     for id in 0..5 {
         cl.send(&call("fire").to_frame(id, false)).await;
@@ -433,15 +432,7 @@ async fn admin_endpoints(engine: &str) {
 }
 
 async fn sigterm_drains_gracefully(engine: &str) {
-    let a = Upstream::start("a").await;
-    let conf = config(
-        2,
-        &format!(
-            "[[routes]]\ncluster = \"a\"\n{}",
-            cluster("a", &[(&a, 1)], "")
-        ),
-    );
-    let mut p = Proxy::start(engine, &conf);
+    let (_a, mut p) = proxy_to_a(engine, 2, "").await;
     let mut cl = Client::connect(p.addr()).await;
     assert_eq!(cl.call(1, &call("x")).await.0, Status::Ok);
     cl.send_call(2, &sleep_call(400)).await;
@@ -522,15 +513,7 @@ async fn sighup_reloads_without_dropping_connections(engine: &str) {
 /// once; the epoll engine forwards the large bodies by reference): every byte comes back
 /// to the caller that sent it.
 async fn large_bodies_cross_intact(engine: &str) {
-    let a = Upstream::start("a").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"a\"\n{}",
-            cluster("a", &[(&a, 1)], "")
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
+    let (a, p) = proxy_to_a(engine, 1, "").await;
     let sizes = [100usize, 20_000, 70_000, 300_000, 1 << 20, 5_000];
     let body = move |c: u64, i: u64| {
         let n = sizes[(i as usize + c as usize) % sizes.len()];
@@ -567,4 +550,51 @@ async fn large_bodies_cross_intact(engine: &str) {
         t.await.unwrap();
     }
     assert_eq!(a.calls(), 36);
+}
+
+/// With two workers, worker 0 accepts and hands the callers out in turn (the tokio and the
+/// epoll engine alike): every caller is served, on either worker. A caller that writes a
+/// one-way call and closes at once is seen closed: its bytes and its end of stream arrive
+/// together, before the connection is even registered, and the read that takes the bytes is
+/// short (a short read ends a read only while the peer has not closed: the end of stream
+/// raises no edge of its own afterwards).
+async fn two_workers_serve_every_caller_and_see_a_close_right_after_a_call(engine: &str) {
+    use tokio::io::AsyncWriteExt;
+    let (_a, p) = proxy_to_a(engine, 2, "").await;
+    let mut callers = Vec::new();
+    for i in 0..4u64 {
+        let mut cl = Client::connect(p.addr()).await;
+        assert_eq!(cl.call(i, &call("x")).await, (Status::Ok, "a:x".into()));
+        callers.push(cl);
+    }
+    let open = "dubbo_proxy_listener_connections{listener=\"main\"}";
+    assert!(eventually(|| p.metric(open) == 4.0).await);
+    for round in 0..4u64 {
+        // One-way: no answer is written back, whose failure would close it too.
+        let frame = call("bye").to_frame(100 + round, false);
+        let mut bytes = bytes::BytesMut::new();
+        dubbo_codec::FrameCodec::with_max_payload(u32::MAX)
+            .encode_frame(&frame, &mut bytes)
+            .unwrap();
+        let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+        s.write_all(&bytes).await.unwrap();
+        drop(s);
+        let accepted = 5.0 + round as f64;
+        assert!(
+            eventually(
+                || p.metric("dubbo_proxy_downstream_accepted_total") == accepted
+                    && p.metric(open) == 4.0
+            )
+            .await,
+            "a caller closed right after its call is still open ({} open)",
+            p.metric(open)
+        );
+    }
+    // The others were not disturbed.
+    for (i, cl) in callers.iter_mut().enumerate() {
+        assert_eq!(
+            cl.call(10 + i as u64, &call("y")).await,
+            (Status::Ok, "a:y".into())
+        );
+    }
 }
