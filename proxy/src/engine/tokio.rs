@@ -288,7 +288,9 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         match io.stream.try_read_buf(&mut buf) {
             Ok(0) => break,
             Ok(n) => {
-                if n < room {
+                // Linux only: epoll(7) promises a new edge for every arrival on a stream
+                // socket; elsewhere read until `WouldBlock` as mio asks.
+                if cfg!(target_os = "linux") && n < room {
                     drained(&io.stream);
                 }
                 feed(&local, conn, &mut buf);
