@@ -176,3 +176,52 @@ fn nested_headers_in_lengths_and_names_do_not_recurse() {
         assert!(d.skip().is_err(), "{what}: skip");
     }
 }
+
+/// Found by `value_encode`, `value_roundtrip` and `chunked_input` within minutes of each other,
+/// after a speed-up of one-chunk text (`prefix_of_units` in decode/string.rs): to find where
+/// non-ASCII text ends, the decoder counted its UTF-16 units, then stepped over every byte that
+/// looked like a UTF-8 continuation (`0x80..=0xbf`). But the bytes after the text belong to
+/// the next value, and an int 0..=47 is written as one byte `0x90 + n`: after `é` in a class
+/// name, the field count `0x91` was taken as part of the name, which then failed UTF-8
+/// validation, so our own encoding of any object with a non-ASCII class name did not decode
+/// (and an empty string swallowed the same way). Fixed: the last character takes as many
+/// continuation bytes as its lead byte says.
+#[test]
+fn text_followed_by_continuation_like_bytes() {
+    use bytes::Buf;
+    use hessian2::value::{Object, Stream, Value};
+
+    for class in ["é", "ߩ", "中", "😀", "a.b.Cé", "\0\0ߩK*/"] {
+        let v = Value::Object(Object::new(class, [("f0", Value::Null)]));
+        let bytes = hessian2::value::to_vec(&v);
+        assert_eq!(
+            hessian2::value::from_slice(&bytes).unwrap(),
+            v,
+            "{class}: {bytes:02x?}"
+        );
+    }
+    // A string, then the int 1 (`0x91`); an empty string, then the same.
+    for (bytes, text) in [(&b"\x01\xc3\xa9\x91"[..], "é"), (&b"\x00\x91"[..], "")] {
+        let stream = Stream::from_slice(bytes).unwrap();
+        assert_eq!(
+            stream.values,
+            [Value::String(text.into()), Value::Int(1)],
+            "{bytes:02x?}"
+        );
+    }
+    // The same inside a list, from a slice and from every two-piece chain of it.
+    let list = b"\x7a\x01\xc3\xa9\x91";
+    let want = serde_json::json!(["é", 1]);
+    assert_eq!(
+        hessian2::from_slice::<serde_json::Value>(list).unwrap(),
+        want
+    );
+    for cut in 0..=list.len() {
+        let chain = (&list[..cut]).chain(&list[cut..]);
+        assert_eq!(
+            hessian2::from_buf::<serde_json::Value>(chain).unwrap(),
+            want,
+            "cut at {cut}"
+        );
+    }
+}
