@@ -75,47 +75,6 @@ pub(super) fn scan(bytes: &[u8], units: usize) -> Result<(usize, usize), usize> 
     Ok((i, counted))
 }
 
-/// The length of the prefix of `bytes` that holds exactly `units` UTF-16 units of text and
-/// ends on a character boundary, counting lead bytes (a 4-byte lead counts two) without
-/// validating them; `None` if `bytes` ends first or a 4-byte character would be cut.
-fn prefix_of_units(bytes: &[u8], units: usize) -> Option<usize> {
-    let units_of = |b: u8| ((b as i8) >= -0x40) as usize + (b >= 0xf0) as usize;
-    let (mut i, mut counted) = (0, 0);
-    // Whole blocks while they cannot overshoot (at most 2 units per byte).
-    while units - counted >= 2 * 64 && i + 64 <= bytes.len() {
-        let mut c = 0u8;
-        for &b in &bytes[i..i + 64] {
-            c += ((b as i8) >= -0x40) as u8 + (b >= 0xf0) as u8;
-        }
-        counted += c as usize;
-        i += 64;
-    }
-    while counted < units {
-        counted += units_of(*bytes.get(i)?);
-        i += 1;
-    }
-    if counted > units {
-        return None;
-    }
-    if units == 0 {
-        return Some(0);
-    }
-    // The continuation bytes of the last character: as many as its lead byte announces, and
-    // no more, for the bytes after the text may look like continuations too (an int `0x91`
-    // after a class name once made `é` three bytes long: a fuzz finding,
-    // `text_followed_by_continuation_like_bytes` in tests/fuzz_regressions.rs).
-    let lead = bytes[..i].iter().rposition(|&b| (b as i8) >= -0x40)?;
-    let width = match bytes[lead] {
-        0x00..=0x7f => 1,
-        0xc0..=0xdf => 2,
-        0xe0..=0xef => 3,
-        _ => 4,
-    };
-    let end = lead + width;
-    // The input may end inside the last character: leave that to the general path.
-    (end <= bytes.len()).then_some(end)
-}
-
 /// Decodes CESU-8 (surrogates as 3-byte sequences, plus ordinary UTF-8) into `out`. Returns the
 /// index of the first invalid byte on failure.
 pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> {
@@ -252,21 +211,9 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
                 Err(_) => unreachable!("ASCII is UTF-8"),
             };
         }
-        // Other one-chunk text: find its end by counting units (vectorised), then validate
-        // it once; CESU-8 surrogates and bad bytes fail validation and take the path below.
-        if let Some(n) = prefix_of_units(d.input.chunk(), len) {
-            if let Some(bytes) = d.input.borrow_bytes(n) {
-                if let Ok(s) = std::str::from_utf8(bytes) {
-                    return Ok(Reference::Borrowed(s));
-                }
-                return cesu_text(&mut d.t.text, bytes, start);
-            }
-            let t = &mut *d.t;
-            t.scratch.clear();
-            t.scratch.extend_from_slice(&d.input.chunk()[..n]);
-            d.input.advance(n);
-            return finish(d, start);
-        }
+        // Other one-chunk text: found by `scan`, as the chunked path finds it, so that both
+        // report bad text at the same offset (a count of lead bytes found ends that `scan`
+        // does not, on malformed text: a `chunked_input` finding).
         let found = scan(d.input.chunk(), len);
         match found {
             Ok((n, units)) if units == len => {
@@ -431,20 +378,6 @@ mod tests {
             );
         }
         assert!(d.is_empty());
-    }
-
-    #[test]
-    fn prefix_of_units_ends_on_whole_characters() {
-        let s = "a中😀b".repeat(40);
-        let units: usize = s.chars().map(char::len_utf16).sum();
-        assert_eq!(prefix_of_units(s.as_bytes(), units), Some(s.len()));
-        assert_eq!(prefix_of_units(s.as_bytes(), 2), Some(4));
-        // Half of a surrogate pair cannot end the text.
-        assert_eq!(prefix_of_units(s.as_bytes(), 3), None);
-        // Cut inside the last character, or too short: left to the general path.
-        assert_eq!(prefix_of_units(&s.as_bytes()[..3], 2), None);
-        assert_eq!(prefix_of_units(&s.as_bytes()[..5], 3), None);
-        assert_eq!(prefix_of_units("ab".as_bytes(), 3), None);
     }
 
     #[test]
