@@ -53,6 +53,13 @@ pub struct EpollOptions {
     /// instead of being copied into the outbox; 0 copies every body.
     #[serde(default = "default_forward_by_reference")]
     pub forward_by_reference: usize,
+    /// `epoll.short_read`: a read that did not fill its buffer ends the read, without the
+    /// `read` that would only return `WouldBlock` (Linux only: epoll(7) raises an edge for
+    /// every arrival on a stream socket). Off by default: the engine drains every readable
+    /// socket until `WouldBlock`, as mio asks of edge-triggered sources; on, it saves one
+    /// system call per arrival (`strace -c`: 2 instead of 4 reads per call at one caller).
+    #[serde(default)]
+    pub short_read: bool,
 }
 
 impl EpollOptions {
@@ -61,6 +68,7 @@ impl EpollOptions {
         busy_poll: false,
         busy_poll_us: 0,
         forward_by_reference: 16 * 1024,
+        short_read: false,
     };
 }
 

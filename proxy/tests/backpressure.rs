@@ -108,11 +108,22 @@ async fn a_caller_that_never_reads_is_paused_and_memory_stays_bounded(engine: &s
 /// still waiting in the socket are read although no new byte arrives to signal them (the
 /// edge-triggered engine must read on resume by itself).
 async fn a_slow_reader_is_resumed_and_gets_every_answer(engine: &str) {
+    slow_reader(engine, "").await
+}
+
+/// The same with the epoll engine's opt-in short reads (`[epoll] short_read`), where a missed
+/// edge would stall the caller.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_is_resumed_with_epoll_short_reads() {
+    slow_reader("epoll", "[epoll]\nshort_read = true\n").await
+}
+
+async fn slow_reader(engine: &str, extra: &str) {
     let a = Upstream::start("a").await;
     let conf = config(
         1,
         &format!(
-            "max_inflight = 16\n{LIMITS}[[routes]]\ncluster = \"a\"\n[clusters.a]\nmax_payload = 262144\nendpoints = [{{ address = \"{}\" }}]\n",
+            "max_inflight = 16\n{LIMITS}{extra}[[routes]]\ncluster = \"a\"\n[clusters.a]\nmax_payload = 262144\nendpoints = [{{ address = \"{}\" }}]\n",
             a.addr
         ),
     );

@@ -445,8 +445,10 @@ impl Loop {
                     // `WouldBlock` is skipped (one system call per arrival). Not once the
                     // peer closed (or the socket failed): that edge came already, and the
                     // end of stream must be read.
-                    // Linux only (epoll(7)'s promise; elsewhere mio's rule holds).
-                    let drained = cfg!(target_os = "linux") && n < room && !c.hup;
+                    // Opt-in, and Linux only (epoll(7)'s promise; elsewhere mio's rule
+                    // holds): see `EpollOptions::short_read`.
+                    let drained =
+                        self.options.short_read && cfg!(target_os = "linux") && n < room && !c.hup;
                     let buf = c.rbuf.bytes().expect("a block is held");
                     match c.conn {
                         Conn::Down(k) => self.worker.downstream_data(k, buf, self.now),

@@ -13,12 +13,13 @@
 //! * **Reading.** Edge-triggered: on a readable event the connection is read until it is
 //!   drained, into a block lent by the loop's [`BlockPool`](crate::buffer::BlockPool) (see
 //!   [`crate::buffer`] for why a block and not a chain), and each read is handed to the core
-//!   at once. Drained means `WouldBlock`, as mio asks, or a read that did not fill its room:
-//!   on Linux every arrival on a TCP socket raises a new edge, so a short read has emptied
-//!   the receive queue and the `read` that would only say `WouldBlock` is skipped (one
-//!   system call less per arrival: `strace -c` counted one `EAGAIN` read per call on each
-//!   side before). Once an event reported the peer's close, reads go on to the end of
-//!   stream, whose edge will not come again. A connection that still has
+//!   at once. Drained means `WouldBlock`, as mio asks; with `[epoll] short_read` (opt-in,
+//!   Linux only) also a read that did not fill its room: on Linux every arrival on a TCP
+//!   socket raises a new edge, so a short read has emptied the receive queue and the `read`
+//!   that would only say `WouldBlock` can be skipped (one system call less per arrival:
+//!   `strace -c` counted one `EAGAIN` read per call on each side without it); once an event
+//!   reported the peer's close, reads go on to the end of stream, whose edge will not come
+//!   again. A connection that still has
 //!   data after 16 reads is put on a ready list and finished on the next turn (the edge will
 //!   not come again), so one busy caller cannot starve the others.
 //! * **Writing.** Effects only mark a connection dirty; after every event of a turn was
