@@ -325,24 +325,20 @@ impl Loop {
         }
     }
 
-    fn add_down(&mut self, listener: usize, mut stream: TcpStream) {
+    fn add_down(&mut self, listener: usize, stream: TcpStream) {
         // Over the listener's max_connections: closed at once (dropped).
         let Some(key) = self.worker.try_open_downstream(listener, self.now) else {
             return;
         };
-        let entry = self.conns.vacant_entry();
-        let t = entry.key();
-        if let Err(e) = self.poll.registry().register(
-            &mut stream,
-            Token(t),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            tracing::warn!("register: {e}");
-            self.worker.closed(Conn::Down(key), self.now);
-            self.drain_effects();
-            return;
-        }
-        entry.insert(ConnIo::new(Conn::Down(key), stream, false));
+        let t = match self.register(stream, Conn::Down(key), false) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::warn!("register: {e}");
+                self.worker.closed(Conn::Down(key), self.now);
+                self.drain_effects();
+                return;
+            }
+        };
         set_tok(&mut self.down_tok, key, t);
         // Bytes that arrived before the registration are reported by it (epoll_ctl(ADD)
         // looks at the socket's readiness), so nothing is read here.
@@ -350,7 +346,7 @@ impl Loop {
     }
 
     fn connect(&mut self, up: Key, addr: SocketAddr, timeout: Duration) {
-        let mut stream = match TcpStream::connect(addr) {
+        let stream = match TcpStream::connect(addr) {
             Ok(s) => s,
             Err(e) => {
                 tracing::debug!("connect {addr}: {e}");
@@ -358,20 +354,34 @@ impl Loop {
                 return;
             }
         };
+        let t = match self.register(stream, Conn::Up(up), true) {
+            Ok(t) => t,
+            Err(e) => {
+                tracing::debug!("connect {addr}: register: {e}");
+                self.worker.closed(Conn::Up(up), self.now);
+                return;
+            }
+        };
+        set_tok(&mut self.up_tok, up, t);
+        self.wheel.insert(self.now + timeout, Timer::Connect(up));
+    }
+
+    /// Registers a new socket (edge-triggered, both directions) and keeps it under its token.
+    fn register(
+        &mut self,
+        mut stream: TcpStream,
+        conn: Conn,
+        connecting: bool,
+    ) -> io::Result<usize> {
         let entry = self.conns.vacant_entry();
         let t = entry.key();
-        if let Err(e) = self.poll.registry().register(
+        self.poll.registry().register(
             &mut stream,
             Token(t),
             Interest::READABLE | Interest::WRITABLE,
-        ) {
-            tracing::debug!("connect {addr}: register: {e}");
-            self.worker.closed(Conn::Up(up), self.now);
-            return;
-        }
-        entry.insert(ConnIo::new(Conn::Up(up), stream, true));
-        set_tok(&mut self.up_tok, up, t);
-        self.wheel.insert(self.now + timeout, Timer::Connect(up));
+        )?;
+        entry.insert(ConnIo::new(conn, stream, connecting));
+        Ok(t)
     }
 
     /// A connecting socket had an event: true once it is open (false: still connecting, or
