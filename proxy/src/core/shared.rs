@@ -325,4 +325,43 @@ mod tests {
         shared.set_discovered("d", None);
         assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
     }
+
+    #[test]
+    fn endpoint_state_is_kept_for_the_endpoints_a_reload_keeps() {
+        let text = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"c\"\n\
+                    [clusters.c]\nendpoints = [{ address = \"127.0.0.1:1\" }, { address = \"127.0.0.1:2\" }]\n";
+        let config = Config::from_toml(text).unwrap();
+        let shared = Shared::new(config.clone(), 2);
+        let before = shared.snapshot().endpoints["c"].clone();
+        let now = Instant::now();
+        let outlier = crate::config::Outlier {
+            consecutive_failures: 1,
+            ..Default::default()
+        };
+        assert!(before[1].health.failure(now, &outlier, true, None));
+        before[1].regauge(now);
+        let gauge = &shared.metrics.endpoint_health("c", "127.0.0.1:2").ejected;
+        assert_eq!(gauge.load(Ordering::Relaxed), 1);
+        // 127.0.0.1:2 stays (first now), 127.0.0.1:1 leaves, 127.0.0.1:3 comes.
+        let mut next = config.clone();
+        next.clusters.get_mut("c").unwrap().endpoints = vec![
+            next.clusters["c"].endpoints[1].clone(),
+            Endpoint {
+                address: "127.0.0.1:3".into(),
+                weight: 1,
+            },
+        ];
+        shared.reload(next);
+        let after = shared.snapshot().endpoints["c"].clone();
+        assert!(Arc::ptr_eq(&after[0], &before[1]), "kept, still ejected");
+        assert!(after[0].health.ejected_at(now));
+        assert!(!Arc::ptr_eq(&after[1], &before[0]));
+        // It leaves: once no one holds it, it is no longer counted as ejected.
+        let mut gone = config;
+        gone.clusters.get_mut("c").unwrap().endpoints.truncate(1);
+        shared.reload(gone);
+        assert_eq!(gauge.load(Ordering::Relaxed), 1, "still held here");
+        drop((before, after));
+        assert_eq!(gauge.load(Ordering::Relaxed), 0);
+    }
 }

@@ -57,6 +57,8 @@ mod downstream;
 mod pool;
 mod probes;
 #[cfg(test)]
+mod shared_tests;
+#[cfg(test)]
 mod tests;
 mod timers;
 mod upstream;
