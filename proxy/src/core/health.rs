@@ -89,12 +89,18 @@ impl Health {
         match self.state.load(Relaxed) {
             IN => false,
             HELD => true,
-            until if self.ticks(now) < until => true,
-            until => {
-                let _ = self.state.compare_exchange(until, IN, Relaxed, Relaxed);
-                false
-            }
+            until => self.ejected_until(until, now),
         }
+    }
+
+    /// [`Health::ejected_at`] for an ejection that ends at `until`.
+    #[cold]
+    fn ejected_until(&self, until: u64, now: Instant) -> bool {
+        if self.ticks(now) < until {
+            return true;
+        }
+        let _ = self.state.compare_exchange(until, IN, Relaxed, Relaxed);
+        false
     }
 
     /// True while ejected and waiting for probes to bring it back.
