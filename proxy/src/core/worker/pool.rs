@@ -338,6 +338,8 @@ impl Worker {
             .iter()
             .filter(|e| e.shared.health.ejected_at(now))
             .count();
+        // Counted from the shared state: two workers ejecting two endpoints at the same
+        // instant can pass the budget by one.
         let may = (ejected + 1) * 100 <= c.spec.outlier.max_ejection_percent as usize * n;
         let hc = &c.spec.health_check;
         let probe_every =
