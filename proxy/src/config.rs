@@ -288,7 +288,7 @@ pub enum LbPolicy {
     RoundRobin,
     /// Weighted random.
     Random,
-    /// Fewest in-flight calls relative to weight (per worker).
+    /// Fewest in-flight calls (over all workers) relative to weight.
     LeastRequest,
 }
 

@@ -2,8 +2,9 @@
 //!
 //! The balancer only sees weights, which endpoints are eligible right now (healthy, not
 //! ejected, not read-only, connected) and, for least-request, how many calls each has in
-//! flight. It keeps its own small state (the smooth round-robin's current weights, a random
-//! generator) per worker; nothing is allocated per pick.
+//! flight over all workers (see [`SharedEndpoint`](crate::core::shared::SharedEndpoint)). It
+//! keeps its own small state (the smooth round-robin's current weights, a random generator)
+//! per worker; nothing is allocated per pick.
 
 use crate::config::LbPolicy;
 

@@ -116,11 +116,11 @@ pub struct ListenerStats {
     pub rejected: AtomicU64,
 }
 
-/// Health of one endpoint of a cluster, over all workers (each worker ejects and probes on
-/// its own).
+/// Health of one endpoint of a cluster (its state is shared by all workers: see
+/// [`Health`](crate::core::health::Health)).
 #[derive(Debug, Default)]
 pub struct EndpointHealth {
-    /// Workers that have the endpoint ejected now.
+    /// 1 while the endpoint is ejected (by all workers at once).
     pub ejected: AtomicI64,
     /// Ejections so far.
     pub ejections: AtomicU64,
@@ -410,7 +410,7 @@ impl Registry {
             (
                 "dubbo_proxy_endpoint_ejected",
                 "",
-                "gauge Workers that have the endpoint ejected now (outlier detection), per cluster and endpoint.",
+                "gauge 1 while the endpoint is ejected (outlier detection, shared by all workers), per cluster and endpoint.",
                 |h| h.ejected.load(Relaxed).max(0) as u64,
             ),
             (

@@ -1,5 +1,7 @@
 //! State shared by all workers and the admin endpoint: the current configuration snapshot,
-//! the metadata cache, the metrics and the run-time switches.
+//! the metadata cache, the metrics, the run-time switches, and the state of each upstream
+//! endpoint that every worker's choices depend on ([`SharedEndpoint`]: its health and its
+//! calls in flight).
 //!
 //! Workers never lock on the hot path. A change (SIGHUP reload, `/metadata` registration)
 //! builds a new immutable [`Snapshot`] and bumps a generation counter; each worker compares
@@ -10,15 +12,22 @@
 //! over with [`Shared::set_discovered`]; every snapshot (also one built from a reloaded file)
 //! carries the latest discovered endpoints of those clusters. Publishing is serialised, so a
 //! reload and a discovery update never undo each other.
+//!
+//! Each snapshot carries a [`SharedEndpoint`] per endpoint of each cluster. A new snapshot
+//! keeps those of the endpoints still there (their health and calls in flight go on) and
+//! makes fresh ones for endpoints that are new; a worker moves to them when it picks up the
+//! snapshot.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::Instant;
 
 use dubbo_codec::metadata::MetadataCache;
 
 use crate::config::{Config, Endpoint, Metadata};
-use crate::core::metrics::Registry;
+use crate::core::health::Health;
+use crate::core::metrics::{EndpointHealth, Registry};
 use crate::core::route::RouteTable;
 
 /// One immutable version of everything the workers route with.
@@ -31,6 +40,62 @@ pub struct Snapshot {
     pub cache: MetadataCache,
     /// The entries of the cache, for `/metadata`.
     pub metadata: Vec<Metadata>,
+    /// Per cluster, the shared state of each endpoint, in the order of the cluster's
+    /// `endpoints`.
+    pub endpoints: BTreeMap<String, Vec<Arc<SharedEndpoint>>>,
+}
+
+/// What all workers know of one endpoint of a cluster.
+#[derive(Debug)]
+#[repr(align(128))] // Its own cache lines: workers write it on calls (least-request).
+pub struct SharedEndpoint {
+    /// Outlier ejection and probes.
+    pub health: Health,
+    /// Calls in flight to it over all workers, for least-request: only clusters balanced
+    /// that way count them (workers add their own count when a cluster switches to it and
+    /// take it back when it switches away).
+    pub active: AtomicU32,
+    /// Its health metrics.
+    pub metrics: Arc<EndpointHealth>,
+    /// Counted in `metrics.ejected`.
+    gauged: AtomicBool,
+}
+
+impl SharedEndpoint {
+    fn new(metrics: Arc<EndpointHealth>, epoch: Instant) -> SharedEndpoint {
+        SharedEndpoint {
+            health: Health::new(epoch),
+            active: AtomicU32::new(0),
+            metrics,
+            gauged: AtomicBool::new(false),
+        }
+    }
+
+    /// Brings the ejected gauge in line with the health state (whichever worker sees a
+    /// change first moves it, once).
+    pub fn regauge(&self, now: Instant) {
+        let ejected = self.health.ejected_at(now);
+        if self.gauged.load(Ordering::Relaxed) != ejected
+            && self
+                .gauged
+                .compare_exchange(!ejected, ejected, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+        {
+            self.metrics
+                .ejected
+                .fetch_add(if ejected { 1 } else { -1 }, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Drop for SharedEndpoint {
+    /// The endpoint left its cluster (and no worker holds it any more): no longer counted as
+    /// ejected.
+    fn drop(&mut self) {
+        if *self.gauged.get_mut() {
+            self.metrics.ejected.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
 }
 
 /// See the [module docs](self).
@@ -39,6 +104,8 @@ pub struct Shared {
     pub workers: usize,
     /// Names of the listeners running (fixed for the process's life).
     pub listeners: Vec<String>,
+    /// The origin of the times in [`Health`].
+    epoch: Instant,
     generation: AtomicU64,
     snapshot: RwLock<Arc<Snapshot>>,
     registered: Mutex<Vec<Metadata>>,
@@ -67,6 +134,38 @@ fn build_cache(config: &Config, registered: &[Metadata]) -> (MetadataCache, Vec<
     (cache, all)
 }
 
+/// The shared state of every endpoint of `config`: those of `old` for endpoints still in the
+/// same cluster, fresh ones for the others.
+fn endpoint_states(
+    config: &Config,
+    old: Option<&Snapshot>,
+    metrics: &Registry,
+    epoch: Instant,
+) -> BTreeMap<String, Vec<Arc<SharedEndpoint>>> {
+    let mut out = BTreeMap::new();
+    for (name, c) in &config.clusters {
+        let mut kept = old
+            .and_then(|s| Some((s.config.clusters.get(name)?, s.endpoints.get(name)?)))
+            .map(|(c, states)| c.endpoints.iter().zip(states).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let states = c
+            .endpoints
+            .iter()
+            .map(
+                |e| match kept.iter().position(|(k, _)| k.address == e.address) {
+                    Some(i) => kept.swap_remove(i).1.clone(),
+                    None => Arc::new(SharedEndpoint::new(
+                        metrics.endpoint_health(name, &e.address),
+                        epoch,
+                    )),
+                },
+            )
+            .collect();
+        out.insert(name.clone(), states);
+    }
+    out
+}
+
 /// Gives every cluster with a `discovery` its discovered endpoints (none yet: no endpoints).
 fn merge_discovered(config: &mut Config, discovered: &BTreeMap<String, Vec<Endpoint>>) {
     for (name, c) in config.clusters.iter_mut() {
@@ -83,15 +182,20 @@ impl Shared {
         let metrics = Registry::new(workers).with_listeners(&listeners);
         let routes = RouteTable::compile(&config, &listeners, &metrics);
         let (cache, metadata) = build_cache(&config, &[]);
+        // The one clock read of the core: an origin for the times workers share.
+        let epoch = Instant::now();
+        let endpoints = endpoint_states(&config, None, &metrics, epoch);
         Arc::new(Shared {
             workers,
             listeners,
+            epoch,
             generation: AtomicU64::new(1),
             snapshot: RwLock::new(Arc::new(Snapshot {
                 config,
                 routes,
                 cache,
                 metadata,
+                endpoints,
             })),
             registered: Mutex::new(Vec::new()),
             discovered: Mutex::new(BTreeMap::new()),
@@ -118,7 +222,8 @@ impl Shared {
     /// Builds and stores a snapshot of `config` (`None`: the current one again).
     fn publish(&self, config: Option<Config>) {
         let _one_at_a_time = self.publishing.lock().unwrap_or_else(|e| e.into_inner());
-        let mut config = config.unwrap_or_else(|| self.snapshot().config.clone());
+        let old = self.snapshot();
+        let mut config = config.unwrap_or_else(|| old.config.clone());
         merge_discovered(
             &mut config,
             &self.discovered.lock().unwrap_or_else(|e| e.into_inner()),
@@ -130,11 +235,14 @@ impl Shared {
             .unwrap_or_else(|e| e.into_inner())
             .clone();
         let (cache, metadata) = build_cache(&config, &registered);
+        let endpoints = endpoint_states(&config, Some(&old), &self.metrics, self.epoch);
+        drop(old);
         *self.snapshot.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(Snapshot {
             config,
             routes,
             cache,
             metadata,
+            endpoints,
         });
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
@@ -216,5 +324,44 @@ mod tests {
         assert_eq!(shared.snapshot().config.clusters["d"].endpoints, eps);
         shared.set_discovered("d", None);
         assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
+    }
+
+    #[test]
+    fn endpoint_state_is_kept_for_the_endpoints_a_reload_keeps() {
+        let text = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"c\"\n\
+                    [clusters.c]\nendpoints = [{ address = \"127.0.0.1:1\" }, { address = \"127.0.0.1:2\" }]\n";
+        let config = Config::from_toml(text).unwrap();
+        let shared = Shared::new(config.clone(), 2);
+        let before = shared.snapshot().endpoints["c"].clone();
+        let now = Instant::now();
+        let outlier = crate::config::Outlier {
+            consecutive_failures: 1,
+            ..Default::default()
+        };
+        assert!(before[1].health.failure(now, &outlier, true, None));
+        before[1].regauge(now);
+        let gauge = &shared.metrics.endpoint_health("c", "127.0.0.1:2").ejected;
+        assert_eq!(gauge.load(Ordering::Relaxed), 1);
+        // 127.0.0.1:2 stays (first now), 127.0.0.1:1 leaves, 127.0.0.1:3 comes.
+        let mut next = config.clone();
+        next.clusters.get_mut("c").unwrap().endpoints = vec![
+            next.clusters["c"].endpoints[1].clone(),
+            Endpoint {
+                address: "127.0.0.1:3".into(),
+                weight: 1,
+            },
+        ];
+        shared.reload(next);
+        let after = shared.snapshot().endpoints["c"].clone();
+        assert!(Arc::ptr_eq(&after[0], &before[1]), "kept, still ejected");
+        assert!(after[0].health.ejected_at(now));
+        assert!(!Arc::ptr_eq(&after[1], &before[0]));
+        // It leaves: once no one holds it, it is no longer counted as ejected.
+        let mut gone = config;
+        gone.clusters.get_mut("c").unwrap().endpoints.truncate(1);
+        shared.reload(gone);
+        assert_eq!(gauge.load(Ordering::Relaxed), 1, "still held here");
+        drop((before, after));
+        assert_eq!(gauge.load(Ordering::Relaxed), 0);
     }
 }

@@ -98,7 +98,7 @@ impl Worker {
                 .get_mut(ci)
                 .and_then(|c| c.endpoints.get_mut(ei))
             {
-                ep.active = ep.active.saturating_sub(1);
+                ep.calls_ended(1);
             }
         }
         ids.clear();
@@ -196,7 +196,7 @@ impl Worker {
                     let max = Duration::from_millis(c.spec.reconnect_max_ms);
                     let base = Duration::from_millis(c.spec.reconnect_base_ms);
                     if let Some(ep) = c.endpoints.get_mut(ei) {
-                        ep.active = ep.active.saturating_sub(u.inflight);
+                        ep.calls_ended(u.inflight);
                         if let Some(s) = ep.slots.get_mut(si).filter(|s| s.up == Some(k)) {
                             s.up = None;
                             // A connection that worked is retried soon; one that never

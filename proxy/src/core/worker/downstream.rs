@@ -181,7 +181,7 @@ impl Worker {
             if d.inflight >= d.max_inflight {
                 self.set_pause(down, Pause::INFLIGHT, true);
             }
-            self.clusters[cluster].endpoints[ei].active += 1;
+            self.clusters[cluster].endpoints[ei].call_started();
             id
         } else {
             h.request_id()
@@ -244,7 +244,7 @@ impl Worker {
                 .get_mut(ci)
                 .and_then(|c| c.endpoints.get_mut(ei))
             {
-                ep.active = ep.active.saturating_sub(1);
+                ep.calls_ended(1);
             }
             // Its endpoint left the cluster and its last call is over: close it.
             let orphan_done = u.cluster == ORPHAN && u.inflight == 0;

@@ -43,19 +43,21 @@ use slab::Slab;
 use crate::config;
 use crate::core::balance::Balancer;
 use crate::core::flow::{inflight_resume_at, Change, Pause, Watermarks};
-use crate::core::health::{is_failure_status, Health};
+use crate::core::health::is_failure_status;
 use crate::core::inflight::{InFlight, InFlightTable};
 use crate::core::key::{Conn, Key};
 use crate::core::metrics::{EndpointHealth, Stats};
 use crate::core::outbox::Outbox;
 use crate::core::peek::{peek, Scratch};
-use crate::core::shared::{Shared, Snapshot};
+use crate::core::shared::{Shared, SharedEndpoint, Snapshot};
 
 mod backpressure;
 mod connections;
 mod downstream;
 mod pool;
 mod probes;
+#[cfg(test)]
+mod shared_tests;
 #[cfg(test)]
 mod tests;
 mod timers;
@@ -262,20 +264,24 @@ struct Probe {
     /// The heartbeat's request id; 0 until the connection is open and it is sent.
     id: u64,
     started: Instant,
+    /// This worker's claim on the endpoint's probe ([`Health::claim_probe`]).
+    ///
+    /// [`Health::claim_probe`]: crate::core::health::Health::claim_probe
+    claim: u64,
 }
 
 struct EndpointState {
     addr: SocketAddr,
     slots: Vec<Slot>,
     rr: usize,
-    health: Health,
+    /// What all workers know of it: health, calls in flight.
+    shared: Arc<SharedEndpoint>,
+    /// This worker's calls in flight to it.
     active: u32,
+    /// Its cluster balances by least-request: `active` is counted in `shared.active` too.
+    least: bool,
     gauge: Arc<AtomicI64>,
-    hstats: Arc<EndpointHealth>,
-    /// Counted in `hstats.ejected`.
-    gauged: bool,
     probe: Option<Probe>,
-    next_probe: Instant,
 }
 
 struct ClusterState {

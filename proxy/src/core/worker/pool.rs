@@ -4,6 +4,53 @@
 
 use super::*;
 
+impl EndpointState {
+    /// A call to it starts on this worker.
+    #[inline]
+    pub(super) fn call_started(&mut self) {
+        self.active += 1;
+        if self.least {
+            self.shared.active.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// `n` calls to it on this worker ended (answered, failed, or dropped).
+    #[inline]
+    pub(super) fn calls_ended(&mut self, n: u32) {
+        let n = n.min(self.active);
+        self.active -= n;
+        if self.least && n > 0 {
+            self.shared.active.fetch_sub(n, Relaxed);
+        }
+    }
+
+    /// Points it at the shared state of a new snapshot (the same one unless the endpoint
+    /// left its cluster and came back) and its cluster's policy: this worker's calls in
+    /// flight move to the count the policy reads.
+    fn attach(&mut self, shared: &Arc<SharedEndpoint>, least: bool) {
+        if Arc::ptr_eq(&self.shared, shared) && self.least == least {
+            return;
+        }
+        self.leave();
+        if !Arc::ptr_eq(&self.shared, shared) {
+            // Fresh health: a probe claimed on the old one is not this one's.
+            self.probe = None;
+            self.shared = shared.clone();
+        }
+        self.least = least;
+        if least {
+            self.shared.active.fetch_add(self.active, Relaxed);
+        }
+    }
+
+    /// It leaves this worker's view: its calls in flight here no longer count.
+    fn leave(&self) {
+        if self.least {
+            self.shared.active.fetch_sub(self.active, Relaxed);
+        }
+    }
+}
+
 impl Worker {
     /// Picks up a new snapshot if one was published (SIGHUP, `/metadata`, discovery).
     #[inline]
@@ -59,7 +106,8 @@ impl Worker {
             };
             let mut prev_eps = prev.map(|p| std::mem::take(&mut p.endpoints));
             let mut endpoints = Vec::with_capacity(spec.endpoints.len());
-            for e in &spec.endpoints {
+            let least = spec.lb == config::LbPolicy::LeastRequest;
+            for (e, shared) in spec.endpoints.iter().zip(&snap.endpoints[name]) {
                 let addr: SocketAddr = e.address.parse().expect("validated address");
                 let kept = prev_eps
                     .as_mut()
@@ -68,14 +116,13 @@ impl Worker {
                     addr,
                     slots: Vec::new(),
                     rr: 0,
-                    health: Health::default(),
+                    shared: shared.clone(),
                     active: 0,
+                    least,
                     gauge: self.shared.metrics.endpoint(name, &e.address),
-                    hstats: self.shared.metrics.endpoint_health(name, &e.address),
-                    gauged: false,
                     probe: None,
-                    next_probe: now,
                 });
+                ep.attach(shared, least);
                 while ep.slots.len() > spec.connections {
                     if let Some(k) = ep.slots.pop().and_then(|s| s.up) {
                         self.orphan(k);
@@ -92,7 +139,7 @@ impl Worker {
                 endpoints.push(ep);
             }
             for ep in prev_eps.into_iter().flatten() {
-                ep.ungauge();
+                ep.leave();
                 for s in ep.slots {
                     if let Some(k) = s.up {
                         self.orphan(k);
@@ -110,7 +157,7 @@ impl Worker {
         }
         for c in old {
             for ep in c.endpoints {
-                ep.ungauge();
+                ep.leave();
                 for s in ep.slots {
                     if let Some(k) = s.up {
                         self.orphan(k);
@@ -185,7 +232,7 @@ impl Worker {
             heartbeat_sent: None,
             stats: c.stats.clone(),
             gauge: ep.gauge.clone(),
-            hstats: ep.hstats.clone(),
+            hstats: ep.shared.metrics.clone(),
             connected: false,
             blamed: false,
             backed_up: false,
@@ -222,7 +269,7 @@ impl Worker {
         let ejected = c
             .endpoints
             .iter()
-            .filter(|e| e.health.ejected_at(now))
+            .filter(|e| e.shared.health.ejected_at(now))
             .count();
         let ClusterState {
             lb,
@@ -240,12 +287,13 @@ impl Worker {
                 |i| {
                     let e = &endpoints[i];
                     let allowed = match state {
-                        UpState::Ready => ejected == n || !e.health.ejected_at(now),
-                        _ => !e.health.ejected_at(now),
+                        UpState::Ready => ejected == n || !e.shared.health.ejected_at(now),
+                        _ => !e.shared.health.ejected_at(now),
                     };
                     allowed && e.slots.iter().any(|s| s.up.is_some_and(takes))
                 },
-                |i| endpoints[i].active,
+                // Only least-request asks: all workers' calls in flight.
+                |i| endpoints[i].shared.active.load(Relaxed),
             );
             let Some(ei) = chosen else { continue };
             let ep = &mut endpoints[ei];
@@ -263,7 +311,7 @@ impl Worker {
         // Every connection is backed up: the one with the least waiting, under the cap.
         let mut best: Option<(usize, usize, Key)> = None;
         for (ei, e) in endpoints.iter().enumerate() {
-            if ejected < n && e.health.ejected_at(now) {
+            if ejected < n && e.shared.health.ejected_at(now) {
                 continue;
             }
             for k in e.slots.iter().filter_map(|s| s.up) {
@@ -288,18 +336,24 @@ impl Worker {
         let ejected = c
             .endpoints
             .iter()
-            .filter(|e| e.health.ejected_at(now))
+            .filter(|e| e.shared.health.ejected_at(now))
             .count();
+        // Counted from the shared state: two workers ejecting two endpoints at the same
+        // instant can pass the budget by one.
         let may = (ejected + 1) * 100 <= c.spec.outlier.max_ejection_percent as usize * n;
         let hc = &c.spec.health_check;
-        let probes = hc.probe_interval_ms > 0;
+        let probe_every =
+            (hc.probe_interval_ms > 0).then(|| Duration::from_millis(hc.probe_interval_ms));
         if let Some(ep) = c.endpoints.get_mut(ei) {
-            if ep.health.failure(now, &c.spec.outlier, may, probes) {
-                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, probes, "endpoint ejected after consecutive failures");
-                ep.hstats.ejections.fetch_add(1, Relaxed);
-                ep.regauge(now);
+            if ep
+                .shared
+                .health
+                .failure(now, &c.spec.outlier, may, probe_every)
+            {
+                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, probes = probe_every.is_some(), "endpoint ejected after consecutive failures");
+                ep.shared.metrics.ejections.fetch_add(1, Relaxed);
+                ep.shared.regauge(now);
                 ep.probe = None;
-                ep.next_probe = now + Duration::from_millis(hc.probe_interval_ms);
             }
         }
     }

@@ -5,28 +5,13 @@
 //! once instead of at the slot's reconnect backoff. It succeeds when the heartbeat is
 //! answered within `health_check.timeout_ms`; it fails on no answer, a refused or timed-out
 //! connect, or a connection lost.
+//!
+//! The health state is shared by the workers, and so is the probing: each interval, the
+//! worker that claims the endpoint's probe sends it (on its own connections); the others
+//! only see the endpoint come back. A claim lapses after the probe's own time limit plus an
+//! interval, so a worker that stops probing (reload, shutdown) leaves it to another.
 
 use super::*;
-
-impl EndpointState {
-    /// Brings the ejected gauge in line with the health state.
-    pub(super) fn regauge(&mut self, now: Instant) {
-        let ejected = self.health.ejected_at(now);
-        if ejected != self.gauged {
-            self.gauged = ejected;
-            self.hstats
-                .ejected
-                .fetch_add(if ejected { 1 } else { -1 }, Relaxed);
-        }
-    }
-
-    /// The endpoint leaves its cluster: no longer counted as ejected.
-    pub(super) fn ungauge(&self) {
-        if self.gauged {
-            self.hstats.ejected.fetch_sub(1, Relaxed);
-        }
-    }
-}
 
 impl Worker {
     /// Housekeeping: probes due are started, probes late are failed, and the ejected gauges
@@ -37,10 +22,11 @@ impl Worker {
             let interval = spec.health_check.probe_interval_ms;
             let answer = Duration::from_millis(spec.health_check.timeout_ms);
             let connect = Duration::from_millis(spec.connect_timeout_ms);
+            let lease = connect + answer + Duration::from_millis(interval);
             for ei in 0..self.clusters[ci].endpoints.len() {
                 let ep = &mut self.clusters[ci].endpoints[ei];
-                ep.regauge(now);
-                if interval == 0 || !ep.health.is_held() {
+                ep.shared.regauge(now);
+                if interval == 0 || !ep.shared.health.is_held() {
                     ep.probe = None;
                     continue;
                 }
@@ -52,14 +38,18 @@ impl Worker {
                             self.probe_done(ci, ei, false, now);
                         }
                     }
-                    None if now >= ep.next_probe && !self.draining => self.start_probe(ci, ei, now),
+                    None if !self.draining => {
+                        if let Some(claim) = ep.shared.health.claim_probe(now, lease) {
+                            self.start_probe(ci, ei, claim, now);
+                        }
+                    }
                     None => {}
                 }
             }
         }
     }
 
-    fn start_probe(&mut self, ci: usize, ei: usize, now: Instant) {
+    fn start_probe(&mut self, ci: usize, ei: usize, claim: u64, now: Instant) {
         let ups = &self.ups;
         let ep = &self.clusters[ci].endpoints[ei];
         let in_state = |state: UpState| {
@@ -74,12 +64,14 @@ impl Worker {
                 up: k,
                 id: self.event_id,
                 started: now,
+                claim,
             })
         } else if let Some(k) = in_state(UpState::Connecting) {
             Some(Probe {
                 up: k,
                 id: 0,
                 started: now,
+                claim,
             })
         } else if let Some(si) = ep.slots.iter().position(|s| s.up.is_none()) {
             // A fresh connection, now rather than at the slot's reconnect time.
@@ -88,17 +80,19 @@ impl Worker {
                 up: k,
                 id: 0,
                 started: now,
+                claim,
             })
         } else {
             // Every connection is closing: try again at the next interval.
             None
         };
-        let ep = &mut self.clusters[ci].endpoints[ei];
+        let c = &mut self.clusters[ci];
+        let ep = &mut c.endpoints[ei];
         match up {
             Some(p) => ep.probe = Some(p),
             None => {
-                let interval = self.clusters[ci].spec.health_check.probe_interval_ms;
-                self.clusters[ci].endpoints[ei].next_probe = now + Duration::from_millis(interval);
+                let interval = Duration::from_millis(c.spec.health_check.probe_interval_ms);
+                ep.shared.health.probe_later(claim, now + interval);
             }
         }
     }
@@ -127,17 +121,20 @@ impl Worker {
 
     /// A provider connection opened: the probe waiting for it is sent.
     pub(super) fn probe_connected(&mut self, ci: usize, ei: usize, up: Key, now: Instant) {
-        let waiting = self
+        let Some(claim) = self
             .probe_of(ci, ei)
-            .is_some_and(|p| p.up == up && p.id == 0);
-        if waiting {
-            self.send_probe(up);
-            self.clusters[ci].endpoints[ei].probe = Some(Probe {
-                up,
-                id: self.event_id,
-                started: now,
-            });
-        }
+            .filter(|p| p.up == up && p.id == 0)
+            .map(|p| p.claim)
+        else {
+            return;
+        };
+        self.send_probe(up);
+        self.clusters[ci].endpoints[ei].probe = Some(Probe {
+            up,
+            id: self.event_id,
+            started: now,
+            claim,
+        });
     }
 
     /// A provider connection is gone: the probe on it failed.
@@ -166,16 +163,22 @@ impl Worker {
         let c = &mut self.clusters[ci];
         let hc = &c.spec.health_check;
         let ep = &mut c.endpoints[ei];
-        ep.probe = None;
-        ep.next_probe = now + Duration::from_millis(hc.probe_interval_ms);
+        let Some(p) = ep.probe.take() else {
+            return;
+        };
+        let shared = &ep.shared;
         if ok {
-            ep.hstats.probes_ok.fetch_add(1, Relaxed);
+            shared.metrics.probes_ok.fetch_add(1, Relaxed);
         } else {
-            ep.hstats.probes_failed.fetch_add(1, Relaxed);
+            shared.metrics.probes_failed.fetch_add(1, Relaxed);
         }
-        if ep.health.probe(ok, hc.healthy_threshold) {
+        if shared.health.probe(ok, hc.healthy_threshold) {
             tracing::info!(cluster = %c.name, endpoint = %ep.addr, "ejected endpoint answered its probes: back in");
-            ep.regauge(now);
+            shared.regauge(now);
         }
+        // After the result: a worker claiming the next probe sees the count it left.
+        shared
+            .health
+            .probe_later(p.claim, now + Duration::from_millis(hc.probe_interval_ms));
     }
 }

@@ -115,9 +115,9 @@ impl Worker {
                 .get_mut(ci)
                 .and_then(|c| c.endpoints.get_mut(ei))
             {
-                ep.active = ep.active.saturating_sub(1);
+                ep.calls_ended(1);
                 if !is_failure_status(status) {
-                    ep.health.success();
+                    ep.shared.health.success();
                 }
             }
         } else if self.ups[up.idx()].inflight == 0 {
