@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use bytes::{Buf, Bytes};
-use hessian2::types::Date;
 use hessian2::{Deserializer, ErrorKind, Serializer};
+use interop_model::{Node, User};
 use serde::{Deserialize, Serialize};
 
 fn vector(name: &str) -> Vec<u8> {
@@ -17,17 +17,6 @@ fn vector(name: &str) -> Vec<u8> {
             .join(format!("{name}.bin")),
     )
     .unwrap()
-}
-
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-#[serde(rename = "io.github.hessianrs.interop.model.User")]
-struct User {
-    created: Option<Date>,
-    active: bool,
-    email: Option<String>,
-    age: i32,
-    name: Option<String>,
-    id: i64,
 }
 
 /// Decodes every value of `bytes` as `T`s, or the first error.
@@ -237,13 +226,6 @@ fn references_give_equal_values() {
 #[test]
 fn cycles_are_errors_even_through_skipped_values() {
     // Node{next: Q(0)}: decoding the reference while the object is open.
-    #[derive(Deserialize, Debug)]
-    #[serde(rename = "io.github.hessianrs.interop.model.Node")]
-    #[allow(dead_code)]
-    struct Node {
-        next: Option<Box<Node>>,
-        value: i32,
-    }
     let err = hessian2::from_slice::<Node>(&vector("pojo_node_self_cycle")).unwrap_err();
     assert!(err.to_string().contains("circular"), "{err}");
     assert_eq!(err.offset(), 54); // the `Q`

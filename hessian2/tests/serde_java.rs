@@ -9,6 +9,7 @@ use std::path::Path;
 use hessian2::encode::LiteVersion;
 use hessian2::types::{BigDecimal, Date, JavaArray};
 use hessian2::{Deserializer, Serializer};
+use interop_model::{alice, mix_no_self_ref, Mix, Node, User};
 use serde::{Deserialize, Serialize};
 
 const MODEL: &str = "io.github.hessianrs.interop.model";
@@ -64,21 +65,6 @@ where
 fn escape(b: &[u8]) -> String {
     b.escape_ascii().to_string()
 }
-
-/// `io.github.hessianrs.interop.model.User`, fields in hessian-lite's order (see the `ser`
-/// module docs): `created` is the only non-`java.lang` field; then the rest reversed.
-#[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
-#[serde(rename = "io.github.hessianrs.interop.model.User")]
-struct User {
-    created: Option<Date>,
-    active: bool,
-    email: Option<String>,
-    age: i32,
-    name: Option<String>,
-    id: i64,
-}
-
-hessian2::array_element!(User = "[io.github.hessianrs.interop.model.User");
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 #[serde(rename = "io.github.hessianrs.interop.model.Address")]
@@ -163,32 +149,6 @@ struct Holder {
     ints: JavaArray<i32>,
     stamp: Date,
     value: Date,
-}
-
-/// dubbo-go-hessian2's benchmark struct, as the Java model declares it.
-#[allow(non_snake_case)]
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
-#[serde(rename = "io.github.hessianrs.interop.model.Mix")]
-struct Mix {
-    D: HashMap<String, serde_json::Value>,
-    #[serde(with = "hessian2::types::java_array")]
-    CD: Vec<f64>,
-    CA: Date,
-    CC: String,
-    CB: i64,
-    B: String,
-    A: i32,
-}
-
-fn alice() -> User {
-    User {
-        created: Some(Date(1_700_000_060_000)),
-        active: true,
-        email: Some("alice@example.com".into()),
-        age: 31,
-        name: Some("Alice".into()),
-        id: 1,
-    }
 }
 
 #[test]
@@ -480,15 +440,8 @@ fn mix_decodes_with_its_shared_array() {
     for (generation, version) in GENERATIONS {
         let java = vector(generation, "mix_no_self_ref");
         let mix: Mix = hessian2::from_slice(&java).unwrap();
-        assert_eq!(mix.A, 97);
-        assert_eq!(mix.B, "hello");
-        assert_eq!(mix.CA, Date(1_700_000_000_000));
-        assert_eq!(mix.CB, 1 << 40);
-        assert_eq!(mix.CC, "world");
-        // `CD` is a `Q` to the array written inside `D`.
-        assert_eq!(mix.CD, [1.0, 2.0, 3.0]);
-        assert_eq!(mix.D["A"], 97);
-        assert_eq!(mix.D["floats"], serde_json::json!([1.0, 2.0, 3.0]));
+        // `CD` is a `Q` to the array written inside `D` (as `D["floats"]`).
+        assert_eq!(mix, mix_no_self_ref());
         // Java wrote `CD` as a reference to the array inside `D`; we write it again, so the
         // bytes differ by exactly that, and the values are the same.
         let ours = encode(version, &[&mix]);
@@ -499,13 +452,6 @@ fn mix_decodes_with_its_shared_array() {
 
 #[test]
 fn circular_data_is_a_clear_error() {
-    #[derive(Deserialize, Debug)]
-    #[serde(rename = "io.github.hessianrs.interop.model.Node")]
-    #[allow(dead_code)]
-    struct Node {
-        next: Option<Box<Node>>,
-        value: i32,
-    }
     for (generation, _) in GENERATIONS {
         for name in ["pojo_node_self_cycle", "pojo_node_two_cycle"] {
             let err = hessian2::from_slice::<Node>(&vector(generation, name)).unwrap_err();
