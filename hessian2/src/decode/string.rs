@@ -5,9 +5,10 @@
 //! 4-byte sequence as two units. **Lone surrogates** (legal in a Java `String`, impossible in a
 //! Rust `str`) are replaced by U+FFFD, like `String::from_utf16_lossy`.
 //!
-//! The hot path makes no per-character calls: one pass finds where the chunk's units end (eight
-//! ASCII bytes at a time), then `str::from_utf8` validates the run; only text with surrogates
-//! takes the slower CESU path.
+//! The hot path makes no per-character calls: one pass finds where the chunk's units end
+//! (counting lead bytes eight at a time), then `str::from_utf8` validates the run; only text
+//! with surrogates takes the slower CESU path, and only malformed text the character-by-character
+//! `scan`, whose error offsets the chunked path shares.
 
 use std::ops::Deref;
 
@@ -73,6 +74,61 @@ pub(super) fn scan(bytes: &[u8], units: usize) -> Result<(usize, usize), usize> 
         counted += width_units;
     }
     Ok((i, counted))
+}
+
+/// Where the character that completes `units` UTF-16 units ends, *if* `bytes` is well-formed
+/// (UTF-8 or CESU-8): the units are counted from the lead bytes alone, eight bytes at a time (a
+/// lead is any byte but a continuation `0x80..=0xbf`; a 4-byte lead `0xf0..` counts two). The
+/// last character ends `width` bytes after its lead, not at the next lead: the bytes after the
+/// text are the next value's, and `0x80..=0xbf` there is a one-byte int, not a continuation.
+///
+/// `None` when `bytes` ends first, when half of a 4-byte character would end the text, or at a
+/// last lead `0xf8..`. On malformed text the answer can differ from [`scan`]'s; it is the same
+/// (`Ok((end, units))`) when `bytes[..end]` is well-formed, so callers validate that and fall
+/// back to [`scan`] (and its error offsets) otherwise.
+#[inline]
+fn units_end(bytes: &[u8], units: usize) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut i = 0;
+    let mut counted = 0;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let w = u64::from_ne_bytes(word.try_into().expect("8 bytes"));
+        // Per byte, bit 7: a lead (not 10xxxxxx); a 4-byte lead (1111xxxx), a second unit.
+        let lead = !(w & !(w << 1)) & HIGH;
+        let four = w & (w << 1) & (w << 2) & (w << 3) & HIGH;
+        // Each byte holds 0..=2; the multiplication sums them into the top byte.
+        let n = (((lead >> 7) + (four >> 7)).wrapping_mul(ONES) >> 56) as usize;
+        if counted + n >= units {
+            break;
+        }
+        counted += n;
+        i += 8;
+    }
+    if units == 0 {
+        return Some(0);
+    }
+    // The last character starts in the next eight bytes (or the tail).
+    loop {
+        let &lead = bytes.get(i)?;
+        let (width, width_units) = match lead {
+            0x80..=0xbf => {
+                // A continuation of the character before.
+                i += 1;
+                continue;
+            }
+            0x00..=0x7f => (1, 1),
+            0xc0..=0xdf => (2, 1),
+            0xe0..=0xef => (3, 1),
+            0xf0..=0xf7 => (4, 2),
+            _ => return None,
+        };
+        counted += width_units;
+        if counted >= units {
+            return (counted == units && i + width <= bytes.len()).then_some(i + width);
+        }
+        i += 1;
+    }
 }
 
 /// Decodes CESU-8 (surrogates as 3-byte sequences, plus ordinary UTF-8) into `out`. Returns the
@@ -211,9 +267,38 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
                 Err(_) => unreachable!("ASCII is UTF-8"),
             };
         }
-        // Other one-chunk text: found by `scan`, as the chunked path finds it, so that both
-        // report bad text at the same offset (a count of lead bytes found ends that `scan`
-        // does not, on malformed text: a `chunked_input` finding).
+        // Other one-chunk text: its end counted from the lead bytes, which is where `scan`
+        // ends it too when the text is well-formed; malformed text is left to `scan` below, so
+        // that the chunked path and this one report it at the same offset (a `chunked_input`
+        // finding).
+        let chunk = d.input.chunk();
+        if let Some(n) = units_end(chunk, len) {
+            if let Ok(s) = std::str::from_utf8(&chunk[..n]) {
+                if !I::BORROWS {
+                    let t = &mut *d.t;
+                    t.text.clear();
+                    t.text.push_str(s);
+                    d.input.advance(n);
+                    return Ok(Reference::Copied(&d.t.text));
+                }
+                if let Some(bytes) = d.input.borrow_bytes(n) {
+                    // SAFETY: `bytes` are the `n` bytes of the current input chunk just
+                    // validated as UTF-8 (`borrow_bytes` lends the next `n` bytes). Validating
+                    // them again would cost as much as the first time (10,500 instructions in
+                    // string_cjk_1k/decode).
+                    return Ok(Reference::Borrowed(unsafe {
+                        std::str::from_utf8_unchecked(bytes)
+                    }));
+                }
+            }
+            let chunk = d.input.chunk();
+            let t = &mut *d.t;
+            t.text.clear();
+            if decode_cesu8(&chunk[..n], &mut t.text).is_ok() {
+                d.input.advance(n);
+                return Ok(Reference::Copied(&d.t.text));
+            }
+        }
         let found = scan(d.input.chunk(), len);
         match found {
             Ok((n, units)) if units == len => {
@@ -352,13 +437,24 @@ mod tests {
         assert_eq!(scan(s.as_bytes(), 2), Err(1));
     }
 
-    /// The one `unsafe` of the decoder: ASCII text borrowed as `str` without a second
-    /// validation. Run under Miri: `cargo +nightly miri test -p hessian2 --lib ascii`.
+    /// The `unsafe` borrows of the decoder: ASCII text (`borrow_ascii`) and validated UTF-8
+    /// (`read_str`) borrowed as `str` without a second validation; CESU-8 pairs are copied.
+    /// Run under Miri: `cargo +nightly miri test -p hessian2 --lib text_is_borrowed`.
     #[test]
-    fn ascii_text_is_borrowed_unvalidated_only_when_ascii() {
+    fn text_is_borrowed_unvalidated_only_when_checked() {
         use crate::decode::{Decoder, Header};
         use crate::input::SliceInput;
-        let texts = ["", "a", "hello", "x\u{7f}y", "é", "aé", "中文", "a😀"];
+        let texts = [
+            "",
+            "a",
+            "hello",
+            "x\u{7f}y",
+            "é",
+            "aé",
+            "中文",
+            "a😀",
+            "汉字かなカナ한글é",
+        ];
         let mut enc = crate::encode::Encoder::new(Vec::new());
         for t in texts {
             enc.write_str(t);
@@ -378,6 +474,50 @@ mod tests {
             );
         }
         assert!(d.is_empty());
+    }
+
+    #[test]
+    fn units_end_stops_at_the_last_character_not_at_the_next_lead() {
+        // `é` then the int 1 (`0x91`, continuation-like): the text is two bytes.
+        assert_eq!(units_end(b"\xc3\xa9\x91", 1), Some(2));
+        assert_eq!(units_end(b"\x91", 0), Some(0));
+        // The same past a word of lead bytes: 3 + 8 characters, then `0x80..=0xbf`.
+        let text = "中".repeat(11);
+        for next in [0x80u8, 0x91, 0xbf] {
+            let mut bytes = text.clone().into_bytes();
+            bytes.push(next);
+            assert_eq!(units_end(&bytes, 11), Some(33), "{next:x}");
+            assert_eq!(scan(&bytes, 11), Ok((33, 11)));
+        }
+        // Half of a 4-byte character, a cut character, a lead that is none.
+        assert_eq!(units_end("a😀".as_bytes(), 2), None);
+        assert_eq!(units_end(&"ab中".as_bytes()[..4], 3), None);
+        assert_eq!(units_end(b"ab\xf8", 3), None);
+    }
+
+    /// Where `units_end` answers and the text up to there is well-formed, `scan` (the path
+    /// that reports malformed text) ends it at the same place.
+    #[test]
+    fn units_end_agrees_with_scan_on_well_formed_text() {
+        use proptest::prelude::*;
+        let unit = prop_oneof![
+            Just(vec![b'a']),
+            Just("é".as_bytes().to_vec()),
+            Just("中".as_bytes().to_vec()),
+            Just("😀".as_bytes().to_vec()),
+            Just(b"\xed\xa0\xbd\xed\xb8\x80".to_vec()),
+            Just(b"\xed\xa0\xbd".to_vec()),
+            any::<u8>().prop_map(|b| vec![b]),
+        ];
+        proptest!(|(parts in proptest::collection::vec(unit, 0..40), units in 0usize..50)| {
+            let bytes: Vec<u8> = parts.concat();
+            if let Some(n) = units_end(&bytes, units) {
+                let mut out = String::new();
+                if decode_cesu8(&bytes[..n], &mut out).is_ok() {
+                    prop_assert_eq!(scan(&bytes, units), Ok((n, units)));
+                }
+            }
+        });
     }
 
     #[test]
