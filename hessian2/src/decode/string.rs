@@ -255,23 +255,34 @@ pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> 
         let pairs_from = i;
         let mut utf8 = [0u8; 256];
         let mut n = 0;
-        while let Some(six) = bytes.get(i..i + 6) {
-            let w = u64::from_be_bytes([0, 0, six[0], six[1], six[2], six[3], six[4], six[5]]);
+        loop {
+            // The pair's six bytes, little-endian (byte k at bit 8k), from one load.
+            let w = match bytes.get(i..i + 8) {
+                Some(eight) => u64::from_le_bytes(eight.try_into().expect("8 bytes")),
+                None => {
+                    let rest = &bytes[i..];
+                    if rest.len() < 6 {
+                        break;
+                    }
+                    let mut eight = [0u8; 8];
+                    eight[..rest.len()].copy_from_slice(rest);
+                    u64::from_le_bytes(eight)
+                }
+            };
             // 0xed 0xa0..=0xaf 0x80..=0xbf (high), 0xed 0xb0..=0xbf 0x80..=0xbf (low).
-            if w & 0xff_f0_c0_ff_f0_c0 != 0xed_a0_80_ed_b0_80 {
+            if w & 0xc0_f0_ff_c0_f0_ff != 0x80_b0_ed_80_a0_ed {
                 break;
             }
-            let c = 0x1_0000
-                + ((((w >> 32) & 0x0f) << 16)
-                    | (((w >> 24) & 0x3f) << 10)
-                    | (((w >> 8) & 0x0f) << 6)
-                    | (w & 0x3f)) as u32;
-            let u = 0xf0_80_80_80
-                | ((c >> 18) << 24)
-                | (((c >> 12) & 0x3f) << 16)
-                | (((c >> 6) & 0x3f) << 8)
-                | (c & 0x3f);
-            utf8[n..n + 4].copy_from_slice(&u.to_be_bytes());
+            let byte = |k: u32| (w >> (8 * k)) as u32 & 0xff;
+            // The code point is 0x10000 + (high's 10 bits << 10 | low's 10 bits); its top 11
+            // bits (the 0x10000 added to the high part) give UTF-8's first two bytes, the last
+            // two carry on from the high surrogate's last two bits and the low surrogate.
+            let top = ((byte(1) & 0x0f) + 1) << 6 | byte(2) & 0x3f;
+            let u = (0xf0 | top >> 8)
+                | (0x80 | (top >> 2) & 0x3f) << 8
+                | (0x80 | (byte(2) & 0x03) << 4 | byte(4) & 0x0f) << 16
+                | byte(5) << 24;
+            utf8[n..n + 4].copy_from_slice(&u.to_le_bytes());
             n += 4;
             i += 6;
             if n == utf8.len() {
@@ -740,6 +751,13 @@ mod tests {
             vec![0x61, 0xdc00, 0xdc00, 0xd800],
         ];
         samples.push("🎉".repeat(300).encode_utf16().collect());
+        // Every high and every low surrogate, in runs of pairs (the block decoding path).
+        samples.push(
+            (0..1024u16)
+                .flat_map(|k| [0xd800 + k, 0xdc00 + (k * 37) % 1024])
+                .chain((0..1024u16).flat_map(|k| [0xd800 + (k * 53) % 1024, 0xdc00 + k]))
+                .collect(),
+        );
         for units in samples {
             let mut out = String::new();
             decode_cesu8(&cesu(&units), &mut out).unwrap();
