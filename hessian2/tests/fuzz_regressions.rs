@@ -251,10 +251,11 @@ fn text_followed_by_continuation_like_bytes() {
     }
 }
 
-/// Guards the word-at-a-time end of one-chunk text (`units_end` in decode/string.rs), which
-/// counts lead bytes eight at a time: text that spans several words, in UTF-8 and in Java's
-/// CESU-8, followed by a continuation-like int (`0x91`, `0xbf`) or by more text (which a
-/// miscount would take in as valid UTF-8), decodes the same from a slice and from every
+/// Guards the fast end of one-chunk text (`utf8_prefix` and `cesu_units` in decode/string.rs,
+/// which find where its units end without `scan`; first written as a count of lead bytes
+/// eight at a time): text over several 8-byte words, in UTF-8 and in Java's CESU-8, followed
+/// by a continuation-like int (`0x91`, `0xbf`) or by more text (which a miscount would take in
+/// as valid UTF-8), decodes the same from a slice and from every
 /// two-piece chain; and the same text with any one byte corrupted gives the same values or the
 /// same first error (offset and message) from both.
 #[test]

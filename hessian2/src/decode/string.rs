@@ -6,9 +6,9 @@
 //! Rust `str`) are replaced by U+FFFD, like `String::from_utf16_lossy`.
 //!
 //! The hot path makes no per-character calls: one pass finds where the chunk's units end and
-//! validates the UTF-8 on the way; text with surrogates takes the CESU path (its end counted
-//! from lead bytes eight at a time, then decoded), and only malformed text the
-//! character-by-character `scan`, whose error offsets the chunked path shares.
+//! validates the UTF-8 on the way (decoding surrogate pairs, where Java wrote them, in the same
+//! pass); only malformed text takes the character-by-character `scan`, whose error offsets the
+//! chunked path shares.
 
 use std::ops::Deref;
 
@@ -660,10 +660,16 @@ mod tests {
             assert_eq!(cesu_of(&bytes, 11), Some((33, text.clone())), "{next:x}");
             let mut bytes = [&b"a"[..], &pair.repeat(5)].concat();
             bytes.push(next);
-            assert_eq!(cesu_of(&bytes, 11), Some((31, format!("a{}", "😀".repeat(5)))));
+            assert_eq!(
+                cesu_of(&bytes, 11),
+                Some((31, format!("a{}", "😀".repeat(5))))
+            );
         }
         // Lone surrogates, and a pair of which only the high half is wanted.
-        assert_eq!(cesu_of(b"\xed\xa0\xbd\x91", 1), Some((3, "\u{fffd}".into())));
+        assert_eq!(
+            cesu_of(b"\xed\xa0\xbd\x91", 1),
+            Some((3, "\u{fffd}".into()))
+        );
         assert_eq!(cesu_of(pair, 1), Some((3, "\u{fffd}".into())));
         // Half of a 4-byte character, a cut character, a byte that starts none.
         assert_eq!(cesu_of("a😀".as_bytes(), 2), None);
