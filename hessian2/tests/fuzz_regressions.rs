@@ -250,3 +250,84 @@ fn text_followed_by_continuation_like_bytes() {
         );
     }
 }
+
+/// Guards the fast end of one-chunk text (`utf8_prefix` and `cesu_units` in decode/string.rs,
+/// which find where its units end without `scan`; first written as a count of lead bytes
+/// eight at a time): text over several 8-byte words, in UTF-8 and in Java's CESU-8, followed
+/// by a continuation-like int (`0x91`, `0xbf`) or by more text (which a miscount would take in
+/// as valid UTF-8), decodes the same from a slice and from every
+/// two-piece chain; and the same text with any one byte corrupted gives the same values or the
+/// same first error (offset and message) from both.
+#[test]
+fn multi_word_text_ends_and_fails_alike_from_slices_and_chains() {
+    use bytes::Buf;
+    use hessian2::value::{Value, ValueDecoder};
+
+    fn values<'de>(input: impl hessian2::input::Input<'de>) -> Result<Vec<Value>, String> {
+        let mut d = ValueDecoder::new(input);
+        let mut out = Vec::new();
+        loop {
+            match d.next_value() {
+                Ok(Some(v)) => out.push(v),
+                Ok(None) => return Ok(out),
+                Err(e) => return Err(format!("{} at {}", e, e.offset())),
+            }
+        }
+    }
+    fn agree(wire: &[u8]) -> Result<Vec<Value>, String> {
+        let whole = values(hessian2::input::SliceInput::new(wire));
+        for cut in 0..=wire.len() {
+            let chain = (&wire[..cut]).chain(&wire[cut..]);
+            let split = values(hessian2::input::BufInput::new(chain));
+            assert_eq!(split, whole, "cut at {cut} of {wire:02x?}");
+        }
+        whole
+    }
+    // A one-chunk string of `units` UTF-16 units with the raw text `bytes`, then `next`.
+    fn wire(units: usize, bytes: &[u8], next: &[u8]) -> Vec<u8> {
+        let mut w = match units {
+            0..=31 => vec![units as u8],
+            _ => vec![0x30 + (units >> 8) as u8, units as u8],
+        };
+        w.extend_from_slice(bytes);
+        w.extend_from_slice(next);
+        w
+    }
+    let cesu_grin = b"\xed\xa0\xbd\xed\xb8\x80"; // U+1F600 as Java writes it
+    let cases: Vec<(String, usize, Vec<u8>)> = [1, 3, 8, 11, 21]
+        .into_iter()
+        .flat_map(|k| {
+            let cjk = "中é".repeat(k);
+            let utf8 = format!("a{}", "😀".repeat(k));
+            let cesu: Vec<u8> = [&b"a"[..], &cesu_grin.repeat(k)].concat();
+            [
+                (cjk.clone(), 2 * k, cjk.into_bytes()),
+                (utf8.clone(), 1 + 2 * k, utf8.into_bytes()),
+                (format!("a{}", "😀".repeat(k)), 1 + 2 * k, cesu),
+            ]
+        })
+        .collect();
+    for (text, units, bytes) in &cases {
+        let nexts = [
+            (&b"\x91"[..], Value::Int(1)),
+            (b"\xbf", Value::Int(47)),
+            (
+                b"\x10abcdefghijklmnop",
+                Value::String("abcdefghijklmnop".into()),
+            ),
+        ];
+        for (next, then) in nexts {
+            let w = wire(*units, bytes, next);
+            let want = vec![Value::String(text.clone()), then];
+            assert_eq!(agree(&w), Ok(want), "{text}");
+            for at in 0..bytes.len() {
+                for bad in [0x80u8, 0x91, 0xc3, 0xe4, 0xed, 0xf0, 0xff, b'a'] {
+                    let mut corrupt = bytes.clone();
+                    corrupt[at] = bad;
+                    // Values or an error: either, as long as slice and chains agree.
+                    let _ = agree(&wire(*units, &corrupt, next));
+                }
+            }
+        }
+    }
+}
