@@ -23,8 +23,10 @@
 //! Backpressure: [`Effect::PauseRead`] parks the connection's reader task (it stops polling
 //! the socket, so the kernel's buffers fill and TCP pushes back on the caller) until
 //! [`Effect::ResumeRead`] wakes it; it then hands the core the bytes it had read but the core
-//! had not taken yet, and goes on reading. Every write is reported with
-//! [`Worker::written`], which is what releases a paused connection.
+//! had not taken yet, and goes on reading. A paused caller that closes is reported gone at
+//! once (its calls still waiting upstream are dropped), not when it would be read again.
+//! Every write is reported with [`Worker::written`], which is what releases a paused
+//! connection.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -47,6 +49,9 @@ use crate::core::{Conn, Effect, Key, Shared, Worker};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
+/// How often a paused connection with bytes waiting in its socket is looked at for the
+/// peer's close.
+const CLOSE_CHECK: Duration = Duration::from_millis(100);
 
 struct ConnIo {
     stream: TcpStream,
@@ -269,8 +274,8 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
             return;
         }
         if io.paused.get() {
-            while io.paused.get() {
-                io.resume.notified().await;
+            if !paused(&io).await {
+                break;
             }
             // What was read before the pause and not taken by the core yet.
             if !buf.is_empty() {
@@ -308,6 +313,28 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     // The reader's own abort handle is of no use now.
     io.reader.borrow_mut().take();
     finish(&local, conn, &io);
+}
+
+/// Waits for the core to resume reads; false if the peer closed meanwhile. A paused
+/// connection is not read, so its end of stream would go unseen until then (a caller gone
+/// while its calls wait on a provider that is not reading could stay forever): the socket's
+/// readiness is watched for the peer's close. Bytes that wait in the socket keep it
+/// readable (its readiness is not cleared: the reader reads them on resuming), so then the
+/// close is looked for every [`CLOSE_CHECK`] instead.
+async fn paused(io: &ConnIo) -> bool {
+    while io.paused.get() {
+        tokio::select! {
+            _ = io.resume.notified() => {}
+            r = io.stream.ready(tokio::io::Interest::READABLE) => match r {
+                Ok(r) if !r.is_read_closed() => tokio::select! {
+                    _ = io.resume.notified() => {}
+                    _ = tokio::time::sleep(CLOSE_CHECK) => {}
+                },
+                _ => return false,
+            },
+        }
+    }
+    true
 }
 
 /// A read that did not fill the room it was given emptied the socket's receive queue: the
