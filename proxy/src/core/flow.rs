@@ -17,7 +17,8 @@
 //!   the caller that sent it stops being read ([`Pause::UPSTREAM`]): the push-back a TCP
 //!   proxy gives, carried from the provider to the callers feeding it. Its reads resume
 //!   when a connection of that cluster comes down to the low watermark, closes or is opened
-//!   (then the next call finds room, or pauses it again). What still arrives once every
+//!   (then the next call finds room, or pauses it again; an endpoint whose ejection ends
+//!   is no such event: they wait for their own connection). What still arrives once every
 //!   connection is past the hard cap (calls read before the pause took effect, from many
 //!   callers at once) gets SERVER_THREADPOOL_EXHAUSTED_ERROR.
 //!
