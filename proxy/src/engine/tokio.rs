@@ -62,6 +62,9 @@ struct ConnIo {
     finished: Cell<bool>,
     /// Reads paused by the core.
     paused: Cell<bool>,
+    /// Reads resumed since the reader last looked: the core may have left whole frames in
+    /// its buffer when it paused.
+    resumed: Cell<bool>,
     resume: Notify,
     reader: RefCell<Option<AbortHandle>>,
 }
@@ -243,6 +246,7 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
         closing: Cell::new(false),
         finished: Cell::new(false),
         paused: Cell::new(false),
+        resumed: Cell::new(false),
         resume: Notify::new(),
         reader: RefCell::new(None),
     });
@@ -273,15 +277,16 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         if io.finished.get() {
             return;
         }
-        if io.paused.get() {
-            if !paused(&io).await {
-                break;
-            }
-            // What was read before the pause and not taken by the core yet.
-            if !buf.is_empty() {
-                feed(&local, conn, &mut buf);
-                continue;
-            }
+        if io.paused.get() && !paused(&io).await {
+            break;
+        }
+        // What was read before a pause and not taken by the core yet, once reads resume:
+        // also when the pause and the resume both came while this task was away (a caller
+        // paused for a provider by its own call, resumed by the flusher's write while this
+        // task yielded), with no new bytes to come and wake it.
+        if io.resumed.take() && !buf.is_empty() {
+            feed(&local, conn, &mut buf);
+            continue;
         }
         if buf.capacity() - buf.len() < READ_CHUNK / 4 {
             buf.reserve(READ_CHUNK);
@@ -490,6 +495,7 @@ fn drive(local: &Rc<Local>) {
             Effect::ResumeRead(conn) => {
                 if let Some(io) = local.io.borrow().get(&conn) {
                     io.paused.set(false);
+                    io.resumed.set(true);
                     io.resume.notify_one();
                 }
             }
