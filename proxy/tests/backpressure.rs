@@ -43,21 +43,39 @@ fn encoded(req: &Request, id: u64) -> Vec<u8> {
     buf.to_vec()
 }
 
-/// A caller that floods the proxy with 2048 calls of 16 KiB from its own task (its writes block
-/// once the proxy stops reading) and never reads: the socket's read half, kept unread, and the
-/// writing task.
-async fn flood(addr: SocketAddr) -> (tokio::net::tcp::OwnedReadHalf, tokio::task::JoinHandle<()>) {
+/// A caller that floods the proxy with `n` calls `req` (ids 0..n) from its own task (its
+/// writes block once the proxy stops reading) and never reads: the socket's read half, kept
+/// unread, and the writing task, which returns the write half once done (kept open: the
+/// proxy closes a caller at its end of stream, at once if it is paused).
+async fn flood(
+    addr: SocketAddr,
+    n: u64,
+    req: Request,
+) -> (
+    tokio::net::tcp::OwnedReadHalf,
+    tokio::task::JoinHandle<tokio::net::tcp::OwnedWriteHalf>,
+) {
     let socket = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (rd, mut wr) = socket.into_split();
-    let frame = encoded(&echo(&"f".repeat(16 * 1024)), 0);
     let task = tokio::spawn(async move {
-        for _ in 0..2048 {
-            if wr.write_all(&frame).await.is_err() {
-                return;
+        for i in 0..n {
+            if wr.write_all(&encoded(&req, i)).await.is_err() {
+                break;
             }
         }
+        wr
     });
     (rd, task)
+}
+
+/// 2048 calls of 16 KiB.
+async fn flood_16k(
+    addr: SocketAddr,
+) -> (
+    tokio::net::tcp::OwnedReadHalf,
+    tokio::task::JoinHandle<tokio::net::tcp::OwnedWriteHalf>,
+) {
+    flood(addr, 2048, echo(&"f".repeat(16 * 1024))).await
 }
 
 /// A caller floods the proxy with 16 KiB calls (32 MiB in all) and never reads an answer.
@@ -76,7 +94,7 @@ async fn a_caller_that_never_reads_is_paused_and_memory_stays_bounded(engine: &s
     );
     let p = Proxy::start(engine, &conf);
 
-    let (rd, flood_task) = flood(p.addr()).await;
+    let (rd, flood_task) = flood_16k(p.addr()).await;
 
     // Paused (its answers backed up): it stays paused, since it never reads.
     assert!(
@@ -186,7 +204,7 @@ async fn a_caller_whose_answers_pass_the_hard_cap_is_closed(engine: &str) {
         ),
     );
     let p = Proxy::start(engine, &conf);
-    let (rd, flood_task) = flood(p.addr()).await;
+    let (rd, flood_task) = flood_16k(p.addr()).await;
     assert!(
         eventually(|| p.metric("dubbo_proxy_downstream_overflow_closed_total") == 1.0).await,
         "never closed for its answers"
@@ -598,27 +616,6 @@ async fn within_30s(mut f: impl FnMut() -> bool) -> bool {
     false
 }
 
-/// A caller floods the proxy with `n` calls of 32 KiB (its writes block once the proxy stops
-/// reading it) from its own task: the socket's read half, and the writing task, which
-/// returns the write half (kept open: the proxy closes a caller at its end of stream).
-async fn flood_big(
-    addr: SocketAddr,
-    n: u64,
-) -> (
-    tokio::net::tcp::OwnedReadHalf,
-    tokio::task::JoinHandle<tokio::net::tcp::OwnedWriteHalf>,
-) {
-    let socket = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (rd, mut wr) = socket.into_split();
-    let task = tokio::spawn(async move {
-        for i in 0..n {
-            wr.write_all(&encoded(&big("big"), i)).await.unwrap();
-        }
-        wr
-    });
-    (rd, task)
-}
-
 /// Reads `n` answers, each "ok" to its own id.
 async fn answers(rd: &mut tokio::net::tcp::OwnedReadHalf, n: u64) {
     let mut codec = FrameCodec::with_max_payload(u32::MAX);
@@ -652,7 +649,7 @@ async fn callers_of_a_provider_that_stops_reading_are_paused_not_refused(engine:
     const N: u64 = 1000;
     let g = Gated::start().await;
     let p = g.proxy(engine).await;
-    let (mut rd, flood_task) = flood_big(p.addr(), N).await;
+    let (mut rd, flood_task) = flood(p.addr(), N, big("big")).await;
     // 32 MiB: far more than the socket buffers between the proxy and the provider take.
     assert!(
         within_30s(|| p.metric("dubbo_proxy_upstream_read_pauses_total") >= 1.0).await,
@@ -660,10 +657,11 @@ async fn callers_of_a_provider_that_stops_reading_are_paused_not_refused(engine:
     );
     // It stays paused: resumed only when the kernel takes a few more bytes from the stalled
     // connection (now and then), and paused again by its next call; nothing refused, no
-    // outbox near the hard cap (the high watermark and a couple of calls).
+    // outbox near the hard cap (the high watermark and a couple of calls). (Whether the
+    // flood is stuck depends on the kernel: with a 32 MiB `tcp_rmem` its sockets can hold
+    // it all.)
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(p.metric("dubbo_proxy_upstream_backed_up_total"), 0.0);
-    assert!(!flood_task.is_finished(), "the flood went through whole");
     let high = p.metric("dubbo_proxy_outbox_bytes_high_water");
     assert!(
         high <= 65536.0 + 4.0 * 33_000.0,
@@ -685,7 +683,7 @@ async fn calls_of_a_caller_that_left_never_reach_the_provider(engine: &str) {
     let g = Gated::start().await;
     let p = g.proxy(engine).await;
     // A first caller backs the provider's connection up, and is paused for it.
-    let (mut rd, flood_task) = flood_big(p.addr(), N).await;
+    let (mut rd, flood_task) = flood(p.addr(), N, big("big")).await;
     assert!(
         within_30s(|| p.metric("dubbo_proxy_upstream_read_pauses_total") >= 1.0).await,
         "the first caller was never paused for the provider"
