@@ -84,7 +84,10 @@ pub enum Effect {
     Close(Conn),
     /// Stop reading the connection: leave its bytes in the socket, so that TCP pushes back
     /// on the peer. Bytes already read and not yet taken by the core stay in the engine's
-    /// buffer. Only caller connections are paused.
+    /// buffer. Only caller connections are paused. The peer's close (read side closed, or
+    /// an error) is still to be reported ([`Worker::closed`]) as soon as the socket says so:
+    /// the caller's calls still waiting upstream are dropped then, not when it would be read
+    /// again.
     PauseRead(Conn),
     /// Read the connection again: first hand the core the bytes left in the engine's buffer
     /// (it stopped taking frames when it paused), then read the socket. An edge-triggered
