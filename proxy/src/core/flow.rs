@@ -13,9 +13,21 @@
 //!   one caller: they are multiplexed across many.
 //! * a provider connection's outbox backed up: the provider is not reading as fast as calls
 //!   come, so the connection takes new calls only when no other connection or endpoint of
-//!   the cluster can (a burst to a provider that is merely behind still goes through), and
-//!   none at all past the hard cap: with no connection left the caller gets
-//!   SERVER_THREADPOOL_EXHAUSTED_ERROR.
+//!   the cluster can. When none can, the call still goes on the least backed-up one, and
+//!   the caller that sent it stops being read ([`Pause::UPSTREAM`]): the push-back a TCP
+//!   proxy gives, carried from the provider to the callers feeding it. Its reads resume
+//!   when a connection of that cluster comes down to the low watermark, closes or is opened
+//!   (then the next call finds room, or pauses it again; an endpoint whose ejection ends
+//!   is no such event: they wait for their own connection). What still arrives once every
+//!   connection is past the hard cap (calls read before the pause took effect, from many
+//!   callers at once) gets SERVER_THREADPOOL_EXHAUSTED_ERROR.
+//!
+//! Pausing for a provider pauses the whole caller connection: a Dubbo connection is one
+//! ordered stream, and the call behind the blocked one cannot be read without reading that
+//! one. So a caller whose next calls would go to another cluster waits too (as it would
+//! behind an L4 proxy); the alternative, reading on and refusing the blocked cluster's calls,
+//! is what the hard cap does. A paused caller's answers are still written (pausing stops
+//! reads only), so its calls in flight complete and nothing waits on itself.
 //!
 //! A caller connection with too many calls in flight is paused too ([`Pause::INFLIGHT`]),
 //! and released when a quarter of them have been answered.
@@ -92,6 +104,9 @@ impl Pause {
     pub const OUTBOX: u8 = 1;
     /// It has `max_inflight` calls in flight.
     pub const INFLIGHT: u8 = 2;
+    /// Its last call went on a backed-up provider connection: no connection of the
+    /// cluster had room.
+    pub const UPSTREAM: u8 = 4;
 
     /// True while any reason holds.
     #[inline]

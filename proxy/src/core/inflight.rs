@@ -31,6 +31,12 @@ pub struct InFlight {
     pub up: Key,
     /// The worker's route-stats index.
     pub route: u32,
+    /// The frame's length (header and body) in the provider connection's outbox.
+    pub len: u32,
+    /// The frame's offset in the provider connection's stream
+    /// ([`Outbox::end`](crate::core::outbox::Outbox::end) when it was pushed): not written
+    /// yet while the outbox starts at or before it.
+    pub at: u64,
     /// When the call arrived.
     pub start: Instant,
 }
@@ -137,6 +143,13 @@ impl InFlightTable {
         None
     }
 
+    /// Every call in flight, to change.
+    pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut InFlight)) {
+        for (_, (_, call)) in self.slab.iter_mut() {
+            f(call);
+        }
+    }
+
     /// Ids of the calls for which `f` holds, into `out` (cleared first).
     pub fn ids_where(&self, out: &mut Vec<u64>, f: impl Fn(&InFlight) -> bool) {
         out.clear();
@@ -158,6 +171,8 @@ mod tests {
             down_id,
             up: Key::new(2, 1),
             route: 0,
+            len: 0,
+            at: 0,
             start: now,
         }
     }

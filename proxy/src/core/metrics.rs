@@ -145,6 +145,11 @@ pub struct Registry {
     pub paused_connections: AtomicI64,
     /// Times a caller connection's reads were paused.
     pub read_pauses: AtomicU64,
+    /// Times a caller's call had to go on a backed-up provider connection (no connection
+    /// of the cluster had room) and its reads were paused for it.
+    pub upstream_read_pauses: AtomicU64,
+    /// Calls never written to their provider: their caller closed first.
+    pub calls_dropped: AtomicU64,
     /// Caller connections closed for letting their answers pile up past the hard cap.
     pub overflow_closed: AtomicU64,
     /// The most bytes seen waiting on one connection's outbox (since start).
@@ -183,6 +188,8 @@ impl Registry {
             listeners: Box::new([]),
             paused_connections: AtomicI64::new(0),
             read_pauses: AtomicU64::new(0),
+            upstream_read_pauses: AtomicU64::new(0),
+            calls_dropped: AtomicU64::new(0),
             overflow_closed: AtomicU64::new(0),
             outbox_high_water: AtomicU64::new(0),
             upstream_backed_up: AtomicU64::new(0),
@@ -332,6 +339,16 @@ impl Registry {
                 "dubbo_proxy_read_pauses_total",
                 "Times a caller connection's requests stopped being read.",
                 self.read_pauses.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_upstream_read_pauses_total",
+                "Times a caller connection's requests stopped being read because every provider connection its call could go to was backed up.",
+                self.upstream_read_pauses.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_calls_dropped_total",
+                "Calls never written to their provider because their caller closed first.",
+                self.calls_dropped.load(Relaxed),
             ),
             (
                 "dubbo_proxy_downstream_overflow_closed_total",

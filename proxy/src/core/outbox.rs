@@ -11,6 +11,10 @@
 //!
 //! By default nothing is forwarded by reference and there are never chunks: the outbox is
 //! just the open buffer ([`Worker::outbox`](super::Worker::outbox)).
+//!
+//! Every byte pushed has an offset in the connection's stream ([`Outbox::end`] before the
+//! push): a frame not started yet ([`Outbox::start`] at or before its offset) can still be
+//! taken out ([`Outbox::remove`]), which is how a call whose caller left is not sent.
 
 use std::collections::VecDeque;
 use std::io::IoSlice;
@@ -24,6 +28,10 @@ pub struct Outbox {
     /// Bytes in `chunks` (so that [`Outbox::len`] is O(1)).
     chunked: usize,
     buf: BytesMut,
+    /// Bytes pushed since the connection opened, less those removed: the offset of the
+    /// next byte pushed. The engine may advance the open buffer itself, so what was written
+    /// is not counted; it is what was pushed and is no longer waiting.
+    pushed: u64,
 }
 
 impl Outbox {
@@ -33,6 +41,7 @@ impl Outbox {
             chunks: VecDeque::new(),
             chunked: 0,
             buf: BytesMut::with_capacity(n),
+            pushed: 0,
         }
     }
 
@@ -66,10 +75,31 @@ impl Outbox {
         self.chunks.len()
     }
 
+    /// Offset of the first byte waiting.
+    #[inline]
+    pub fn start(&self) -> u64 {
+        self.pushed - self.len() as u64
+    }
+
+    /// Offset of the next byte pushed.
+    #[inline]
+    pub fn end(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Appends a frame, copied.
+    #[inline]
+    pub fn push(&mut self, header: &[u8; 16], body: &[u8]) {
+        self.pushed += (header.len() + body.len()) as u64;
+        self.buf.extend_from_slice(header);
+        self.buf.extend_from_slice(body);
+    }
+
     /// Appends a frame: the header copied, the body copied too unless it is at least
     /// `by_ref` bytes long (then it is queued as it is).
     #[inline]
     pub fn push_frame(&mut self, header: &[u8; 16], body: &Bytes, by_ref: usize) {
+        self.pushed += (header.len() + body.len()) as u64;
         self.buf.extend_from_slice(header);
         if body.len() >= by_ref {
             self.seal();
@@ -104,6 +134,64 @@ impl Outbox {
             n += 1;
         }
         n
+    }
+
+    /// Takes out frames not started yet, given as `(offset, length)` in offset order, each
+    /// at or after [`Outbox::start`], none overlapping. Later frames move up: their offsets
+    /// drop by the bytes removed before them (and [`Outbox::end`] by all). Returns the bytes
+    /// removed.
+    ///
+    /// With no chunks the open buffer is compacted in place (the tail moves down; no
+    /// allocation); chunks are re-cut around the holes (`Bytes` slices, no copy).
+    pub fn remove(&mut self, frames: &[(u64, u32)]) -> usize {
+        let base = self.start();
+        let before = self.len();
+        if self.chunks.is_empty() {
+            let buf = &mut self.buf[..];
+            let mut to = frames.first().map_or(buf.len(), |f| (f.0 - base) as usize);
+            for (i, &(at, len)) in frames.iter().enumerate() {
+                let from = (at - base) as usize + len as usize;
+                let upto = frames
+                    .get(i + 1)
+                    .map_or(buf.len(), |next| (next.0 - base) as usize);
+                buf.copy_within(from..upto, to);
+                to += upto - from;
+            }
+            self.buf.truncate(to);
+        } else {
+            self.seal();
+            let old = std::mem::take(&mut self.chunks);
+            let mut holes = frames.iter().peekable();
+            let mut pos = base;
+            for c in old {
+                let c_end = pos + c.len() as u64;
+                let mut keep = pos;
+                while let Some(&&(at, len)) = holes.peek() {
+                    if at >= c_end {
+                        break;
+                    }
+                    let (h_start, h_end) = (at.max(pos), at + u64::from(len));
+                    if h_start > keep {
+                        self.chunks
+                            .push_back(c.slice((keep - pos) as usize..(h_start - pos) as usize));
+                    }
+                    keep = h_end.min(c_end);
+                    if h_end > c_end {
+                        // The hole goes on in the next chunk.
+                        break;
+                    }
+                    holes.next();
+                }
+                if keep < c_end {
+                    self.chunks.push_back(c.slice((keep - pos) as usize..));
+                }
+                pos = c_end;
+            }
+            self.chunked = self.chunks.iter().map(|c| c.len()).sum();
+        }
+        let removed = before - self.len();
+        self.pushed -= removed as u64;
+        removed
     }
 
     /// `n` bytes were written from the front.
@@ -188,6 +276,53 @@ mod tests {
         assert_eq!(o.chunks(), 1);
         assert!(o.buf().is_empty());
         assert_eq!(wire(&o).len(), 1016);
+    }
+
+    /// Frames of every length from 1 to 40 bytes of body, some forwarded by reference, the
+    /// first partly written: every other frame not started is removed, in both layouts.
+    #[test]
+    fn frames_not_started_are_removed_in_place_or_by_re_cutting_chunks() {
+        for by_ref in [usize::MAX, 8, 30] {
+            for sealed in [false, true] {
+                let mut o = Outbox::with_capacity(64);
+                let mut want = Vec::new();
+                let mut frames = Vec::new();
+                let mut all = Vec::new();
+                for i in 0..40u8 {
+                    let h = [i; 16];
+                    let body = Bytes::from(vec![100 + i; i as usize + 1]);
+                    frames.push((o.end(), 16 + body.len() as u32));
+                    o.push_frame(&h, &body, by_ref);
+                    all.push([&h[..], &body[..]].concat());
+                }
+                // 10 bytes of the first frame were written.
+                o.advance(10);
+                assert_eq!(o.start(), 10);
+                if sealed {
+                    o.seal();
+                }
+                let drop: Vec<(u64, u32)> = frames.iter().copied().skip(1).step_by(2).collect();
+                want.extend_from_slice(&all[0][10..]);
+                for f in all.iter().skip(2).step_by(2) {
+                    want.extend_from_slice(f);
+                }
+                let removed: usize = drop.iter().map(|f| f.1 as usize).sum();
+                assert_eq!(o.remove(&drop), removed);
+                assert_eq!(o.len(), want.len(), "by_ref {by_ref} sealed {sealed}");
+                let mut iov = [IoSlice::new(&[]); 64];
+                let n = o.gather(&mut iov);
+                let got: Vec<u8> = iov[..n].iter().flat_map(|s| s.iter().copied()).collect();
+                assert_eq!(got, want, "by_ref {by_ref} sealed {sealed}");
+                assert_eq!(o.chunks() == 0, by_ref == usize::MAX && !sealed);
+                assert_eq!(
+                    o.end(),
+                    frames[39].0 + u64::from(frames[39].1) - removed as u64
+                );
+                // Nothing to remove: nothing moves.
+                assert_eq!(o.remove(&[]), 0);
+                assert_eq!(o.len(), want.len());
+            }
+        }
     }
 
     #[test]

@@ -23,8 +23,10 @@
 //! Backpressure: [`Effect::PauseRead`] parks the connection's reader task (it stops polling
 //! the socket, so the kernel's buffers fill and TCP pushes back on the caller) until
 //! [`Effect::ResumeRead`] wakes it; it then hands the core the bytes it had read but the core
-//! had not taken yet, and goes on reading. Every write is reported with
-//! [`Worker::written`], which is what releases a paused connection.
+//! had not taken yet, and goes on reading. A paused caller that closes is reported gone at
+//! once (its calls still waiting upstream are dropped), not when it would be read again.
+//! Every write is reported with [`Worker::written`], which is what releases a paused
+//! connection.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -47,6 +49,9 @@ use crate::core::{Conn, Effect, Key, Shared, Worker};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
+/// How often a paused connection with bytes waiting in its socket is looked at for the
+/// peer's close.
+const CLOSE_CHECK: Duration = Duration::from_millis(100);
 
 struct ConnIo {
     stream: TcpStream,
@@ -57,6 +62,9 @@ struct ConnIo {
     finished: Cell<bool>,
     /// Reads paused by the core.
     paused: Cell<bool>,
+    /// Reads resumed since the reader last looked: the core may have left whole frames in
+    /// its buffer when it paused.
+    resumed: Cell<bool>,
     resume: Notify,
     reader: RefCell<Option<AbortHandle>>,
 }
@@ -238,6 +246,7 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
         closing: Cell::new(false),
         finished: Cell::new(false),
         paused: Cell::new(false),
+        resumed: Cell::new(false),
         resume: Notify::new(),
         reader: RefCell::new(None),
     });
@@ -268,15 +277,16 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         if io.finished.get() {
             return;
         }
-        if io.paused.get() {
-            while io.paused.get() {
-                io.resume.notified().await;
-            }
-            // What was read before the pause and not taken by the core yet.
-            if !buf.is_empty() {
-                feed(&local, conn, &mut buf);
-                continue;
-            }
+        if io.paused.get() && !paused(&io).await {
+            break;
+        }
+        // What was read before a pause and not taken by the core yet, once reads resume:
+        // also when the pause and the resume both came while this task was away (a caller
+        // paused for a provider by its own call, resumed by the flusher's write while this
+        // task yielded), with no new bytes to come and wake it.
+        if io.resumed.take() && !buf.is_empty() {
+            feed(&local, conn, &mut buf);
+            continue;
         }
         if buf.capacity() - buf.len() < READ_CHUNK / 4 {
             buf.reserve(READ_CHUNK);
@@ -308,6 +318,28 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     // The reader's own abort handle is of no use now.
     io.reader.borrow_mut().take();
     finish(&local, conn, &io);
+}
+
+/// Waits for the core to resume reads; false if the peer closed meanwhile. A paused
+/// connection is not read, so its end of stream would go unseen until then (a caller gone
+/// while its calls wait on a provider that is not reading could stay forever): the socket's
+/// readiness is watched for the peer's close. Bytes that wait in the socket keep it
+/// readable (its readiness is not cleared: the reader reads them on resuming), so then the
+/// close is looked for every [`CLOSE_CHECK`] instead.
+async fn paused(io: &ConnIo) -> bool {
+    while io.paused.get() {
+        tokio::select! {
+            _ = io.resume.notified() => {}
+            r = io.stream.ready(tokio::io::Interest::READABLE) => match r {
+                Ok(r) if !r.is_read_closed() => tokio::select! {
+                    _ = io.resume.notified() => {}
+                    _ = tokio::time::sleep(CLOSE_CHECK) => {}
+                },
+                _ => return false,
+            },
+        }
+    }
+    true
 }
 
 /// A read that did not fill the room it was given emptied the socket's receive queue: the
@@ -463,6 +495,7 @@ fn drive(local: &Rc<Local>) {
             Effect::ResumeRead(conn) => {
                 if let Some(io) = local.io.borrow().get(&conn) {
                     io.paused.set(false);
+                    io.resumed.set(true);
                     io.resume.notify_one();
                 }
             }

@@ -1,5 +1,6 @@
 //! Backpressure: outboxes measured against the watermarks after every frame added and every
-//! write, caller reads paused and resumed, callers that do not read closed. See
+//! write, caller reads paused and resumed (for their own answers, their calls in flight, or
+//! the provider connections their calls go to), callers that do not read closed. See
 //! [`flow`](crate::core::flow).
 
 use super::*;
@@ -38,6 +39,8 @@ impl Worker {
                         .upstream_backed_up_connections
                         .fetch_sub(1, Relaxed);
                     tracing::debug!("provider connection caught up: it takes calls again");
+                    let ci = u.cluster;
+                    self.unblock(|u| u.cluster == ci);
                 }
             }
         }
@@ -140,6 +143,46 @@ impl Worker {
         if d.pause.has(Pause::INFLIGHT) && d.inflight <= inflight_resume_at(d.max_inflight) {
             self.set_pause(down, Pause::INFLIGHT, false);
         }
+    }
+
+    /// The call just sent by `down` had to go on `up`, backed up like every connection it
+    /// could go on: the caller is not read until its cluster has room ([`Worker::unblock`]).
+    #[cold]
+    pub(super) fn block_on(&mut self, down: Key, up: Key) {
+        match self.live_down(down) {
+            Some(d) if !d.closing && !d.pause.has(Pause::UPSTREAM) => {}
+            _ => return,
+        }
+        self.shared
+            .metrics
+            .upstream_read_pauses
+            .fetch_add(1, Relaxed);
+        self.blocked.push((down, up));
+        self.set_pause(down, Pause::UPSTREAM, true);
+    }
+
+    /// Resumes the callers paused for a provider connection that is gone, no longer backed
+    /// up, or for which `room` holds (a connection of its cluster caught up or was opened):
+    /// their next call finds a connection with room, or pauses them again. Nothing to do in
+    /// steady state (no caller is paused for a provider).
+    pub(super) fn unblock(&mut self, room: impl Fn(&Up) -> bool) {
+        if self.blocked.is_empty() {
+            return;
+        }
+        let mut blocked = std::mem::take(&mut self.blocked);
+        blocked.retain(|&(down, up)| {
+            let waits = self
+                .ups
+                .get(up.idx())
+                .filter(|u| u.gen == up.gen())
+                .is_some_and(|u| u.backed_up && !room(u));
+            if !waits {
+                self.set_pause(down, Pause::UPSTREAM, false);
+            }
+            waits && self.live_down(down).is_some()
+        });
+        // `set_pause` does not add to the list: nothing was lost by taking it.
+        self.blocked = blocked;
     }
 
     /// A caller's answers piled up past the hard cap: it is closed, what waits for it

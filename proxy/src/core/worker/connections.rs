@@ -72,9 +72,14 @@ impl Worker {
     }
 
     /// A caller is gone: its calls in flight leave the id map now (their answers, if any
-    /// come, are dropped as unknown) instead of waiting for their timeouts.
+    /// come, are dropped as unknown) instead of waiting for their timeouts, and those not
+    /// written to their provider yet (waiting in a backed-up or still connecting
+    /// connection's outbox) are taken out: the provider never gets them. A frame partly
+    /// written stays whole.
     fn drop_calls_of(&mut self, down: Key) {
         let mut ids = std::mem::take(&mut self.ids);
+        let mut holes = std::mem::take(&mut self.holes);
+        holes.clear();
         self.inflight.ids_where(&mut ids, |c| c.down == down);
         for &id in &ids {
             let Some(call) = self.inflight.remove(id) else {
@@ -87,6 +92,9 @@ impl Worker {
             else {
                 continue;
             };
+            if call.at >= u.out.start() {
+                holes.push((call.up, call.at, call.len));
+            }
             u.inflight = u.inflight.saturating_sub(1);
             let (ci, ei) = (u.cluster as usize, u.endpoint as usize);
             if u.cluster == ORPHAN {
@@ -103,6 +111,44 @@ impl Worker {
         }
         ids.clear();
         self.ids = ids;
+        if !holes.is_empty() {
+            self.drop_frames(&mut holes);
+        }
+        self.holes = holes;
+    }
+
+    /// Takes the frames `(connection, offset, length)` out of their provider connections'
+    /// outboxes, and moves the offsets of the calls behind them up.
+    #[cold]
+    fn drop_frames(&mut self, holes: &mut [(Key, u64, u32)]) {
+        holes.sort_unstable_by_key(|&(up, at, _)| (up.to_u64(), at));
+        let dropped = holes.len() as u64;
+        for group in holes.chunk_by(|a, b| a.0 == b.0) {
+            let up = group[0].0;
+            let frames: Vec<(u64, u32)> = group.iter().map(|&(_, at, len)| (at, len)).collect();
+            self.ups[up.idx()].out.remove(&frames);
+            // Bytes removed before each offset, to move the calls behind them up.
+            let mut before = Vec::with_capacity(frames.len() + 1);
+            before.push(0u64);
+            for &(_, len) in &frames {
+                before.push(before[before.len() - 1] + u64::from(len));
+            }
+            self.inflight.for_each_mut(|c| {
+                if c.up == up {
+                    c.at -= before[frames.partition_point(|&(at, _)| at < c.at)];
+                }
+            });
+            // Written or removed, the bytes left the outbox: it may be released.
+            self.written(Conn::Up(up));
+        }
+        self.shared
+            .metrics
+            .calls_dropped
+            .fetch_add(dropped, Relaxed);
+        tracing::debug!(
+            calls = dropped,
+            "caller closed: its calls not yet written to a provider were dropped"
+        );
     }
 
     /// A provider connection opened.
@@ -148,6 +194,9 @@ impl Worker {
                 if d.pause.is_paused() {
                     m.paused_connections.fetch_sub(1, Relaxed);
                 }
+                if d.pause.has(Pause::UPSTREAM) {
+                    self.blocked.retain(|&(down, _)| down != k);
+                }
                 if d.inflight > 0 {
                     self.drop_calls_of(k);
                 }
@@ -157,6 +206,9 @@ impl Worker {
                     return;
                 }
                 let u = self.ups.remove(k.idx());
+                // Callers paused for it resume (a call they send now finds another
+                // connection, or none: then an answer at once).
+                self.unblock(|_| false);
                 if u.backed_up {
                     u.hstats.backed_up.fetch_sub(1, Relaxed);
                     self.shared

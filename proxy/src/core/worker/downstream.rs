@@ -169,6 +169,8 @@ impl Worker {
                     down_id: h.request_id(),
                     up,
                     route: route_stats,
+                    len: 16 + h.body_len(),
+                    at: self.ups[up.idx()].out.end(),
                     start: now,
                 },
                 timeout,
@@ -192,6 +194,8 @@ impl Worker {
         }
         let header = Header::new(h.flag(), h.status_byte(), id, h.body_len());
         let ready = u.state == UpState::Ready;
+        // `pick` takes a backed-up connection only when every one it could take is.
+        let no_room = u.backed_up;
         forward_frame(
             &mut self.effects,
             Conn::Up(up),
@@ -202,6 +206,9 @@ impl Worker {
             self.by_ref,
         );
         self.up_pushed(up);
+        if no_room {
+            self.block_on(down, up);
+        }
     }
 
     /// Answers a call with a status and one of the pre-encoded messages.

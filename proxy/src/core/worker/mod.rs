@@ -20,7 +20,9 @@
 //! reading them) or with `max_inflight` calls in flight has its reads paused
 //! ([`Effect::PauseRead`]) until it catches up, and is closed if its answers pile up past the
 //! hard cap; a provider connection whose requests pile up takes new calls only when no other
-//! can, and none past the hard cap.
+//! can, none past the hard cap, and a caller whose call had to go on it anyway is paused
+//! until the cluster has room again. Calls of a caller that closed which still wait to be
+//! written upstream are taken out of the outboxes: the provider never gets them.
 //!
 //! Per call, in steady state: the frame header is parsed in place, the body is peeked only as
 //! far as the routes need, the frame is copied once into the chosen connection's outbox with
@@ -84,7 +86,10 @@ pub enum Effect {
     Close(Conn),
     /// Stop reading the connection: leave its bytes in the socket, so that TCP pushes back
     /// on the peer. Bytes already read and not yet taken by the core stay in the engine's
-    /// buffer. Only caller connections are paused.
+    /// buffer. Only caller connections are paused. The peer's close (read side closed, or
+    /// an error) is still to be reported ([`Worker::closed`]) as soon as the socket says so:
+    /// the caller's calls still waiting upstream are dropped then, not when it would be read
+    /// again.
     PauseRead(Conn),
     /// Read the connection again: first hand the core the bytes left in the engine's buffer
     /// (it stopped taking frames when it paused), then read the socket. An edge-triggered
@@ -328,6 +333,12 @@ pub struct Worker {
     /// An outbox went over the high watermark since [`Worker::take_pressure`] was last
     /// asked.
     pressure: bool,
+    /// Callers paused for [`Pause::UPSTREAM`], with the provider connection their last call
+    /// went on (so: its cluster).
+    blocked: Vec<(Key, Key)>,
+    /// Frames of calls being dropped, `(provider connection, offset, length)` (kept to reuse
+    /// its room).
+    holes: Vec<(Key, u64, u32)>,
 }
 
 fn push_frame(
@@ -339,9 +350,7 @@ fn push_frame(
     body: &[u8],
 ) {
     let was_empty = out.is_empty();
-    let buf = out.buf();
-    buf.extend_from_slice(header);
-    buf.extend_from_slice(body);
+    out.push(header, body);
     if was_empty && flush {
         effects.push_back(Effect::Flush(conn));
     }
@@ -401,6 +410,8 @@ impl Worker {
             marks: Watermarks::from_limits(&snap.config.limits),
             seen_outbox: 0,
             pressure: false,
+            blocked: Vec::new(),
+            holes: Vec::new(),
         };
         w.apply_snapshot(snap, now);
         w

@@ -183,6 +183,8 @@ impl Worker {
         }
         self.marks = Watermarks::from_limits(&snap.config.limits);
         self.snap = snap;
+        // Clusters and endpoints may have changed under the callers paused for them.
+        self.unblock(|_| true);
         self.connect_due(now);
     }
 
@@ -248,6 +250,8 @@ impl Worker {
             addr,
             timeout,
         });
+        // Room in the cluster: calls queue on a connection being opened.
+        self.unblock(|u| u.cluster == ci as u32);
     }
 
     /// Chooses an endpoint of cluster `ci` and one of its connections.

@@ -27,6 +27,11 @@ fn rig(extra: &str, endpoints: usize) -> Rig {
 }
 
 fn rig_with(extra: &str, endpoints: usize, max_inflight: u32) -> Rig {
+    rig_opts(extra, endpoints, max_inflight, true)
+}
+
+/// `connect`: false leaves the provider connections opening.
+fn rig_opts(extra: &str, endpoints: usize, max_inflight: u32, connect: bool) -> Rig {
     let eps: Vec<String> = (1..=endpoints)
         .map(|i| format!("{{ address = \"127.0.0.1:{i}\" }}"))
         .collect();
@@ -57,7 +62,9 @@ endpoints = [{}]
     let mut ups = Vec::new();
     while let Some(e) = w.poll_effect() {
         if let Effect::Connect { up, .. } = e {
-            w.upstream_connected(up, now);
+            if connect {
+                w.upstream_connected(up, now);
+            }
             ups.push(up);
         }
     }
@@ -124,6 +131,17 @@ impl Rig {
                 .unwrap();
         }
         self.w.upstream_data(self.ups[i], &mut b, self.now);
+    }
+
+    /// Another caller sends a call (taken whole unless its reads are paused).
+    fn call_from(&mut self, down: Key, id: u64, arg_len: usize) -> BytesMut {
+        let mut b = request(id, arg_len);
+        self.w.downstream_data(down, &mut b, self.now);
+        b
+    }
+
+    fn up_len(&mut self, i: usize) -> usize {
+        self.w.outbox_chain(Conn::Up(self.ups[i])).unwrap().len()
     }
 
     fn down_len(&mut self) -> usize {
@@ -258,18 +276,20 @@ fn a_backed_up_provider_connection_gets_calls_only_when_no_other_can() {
             .load(Relaxed),
         0
     );
-    // The second stops reading too: both backed up, calls still go (a burst to providers
-    // that are merely behind), until both are past the hard cap (6000): then the caller is
-    // told the provider cannot take it now.
+    // The second stops reading too: both backed up. A call still goes on the least backed
+    // up (a burst to providers that are merely behind) and pauses its caller; callers keep
+    // coming, one call each, until both are past the hard cap (6000): then what arrives is
+    // refused at once, the provider cannot take it now.
     let mut answers = Vec::new();
     for id in 100..200 {
-        r.call(id, 300);
-        let out = r.w.outbox(Conn::Down(r.down)).unwrap();
-        answers.extend(frames(out));
-        out.clear();
-        r.w.written(Conn::Down(r.down));
+        let caller = r.w.open_downstream(0, r.now);
+        assert!(r.call_from(caller, id, 300).is_empty());
+        answers.extend(frames(r.w.outbox(Conn::Down(caller)).unwrap()));
     }
     r.effects();
+    let paused = r.metric(|m| m.upstream_read_pauses.load(Relaxed) as i64);
+    assert!(paused >= 10, "{paused} paused");
+    assert!(paused as usize + answers.len() <= 100);
     for up in [r.ups[0], r.ups[1]] {
         let len = r.w.outbox(Conn::Up(up)).unwrap().len();
         assert!((6000..6500).contains(&len), "{len}");
@@ -290,6 +310,144 @@ fn a_backed_up_provider_connection_gets_calls_only_when_no_other_can() {
     r.call(200, 10);
     r.call(201, 10);
     assert_eq!(r.drain_up(0).len(), 2);
+}
+
+#[test]
+fn callers_feeding_a_backed_up_provider_are_paused_until_it_catches_up() {
+    let mut r = rig("", 1);
+    let pause = Effect::PauseRead(Conn::Down(r.down));
+    // The only provider reads nothing: calls pile up on its connection until it is backed
+    // up (1000); the first call that finds it so still goes on it, and pauses the caller.
+    let mut id = 0;
+    while !r.effects().contains(&pause) {
+        assert!(id < 10, "never paused");
+        r.call(id, 300);
+        id += 1;
+    }
+    let stuck = r.up_len(0);
+    // The high watermark and two calls at most (the one that backed it up, the one that
+    // found it so).
+    assert!((1000..2000).contains(&stuck), "{stuck}");
+    assert_eq!(r.metric(|m| m.upstream_read_pauses.load(Relaxed) as i64), 1);
+    assert_eq!(r.metric(|m| m.paused_connections.load(Relaxed)), 1);
+    // What it sends now waits in its buffer: not refused, not queued upstream.
+    r.call(100, 300);
+    r.call(101, 300);
+    assert!(!r.dbuf.is_empty());
+    assert_eq!(r.down_len(), 0, "no answer of its own");
+    assert_eq!(r.up_len(0), stuck);
+    // Another caller's first call pauses it too.
+    let other = r.w.open_downstream(0, r.now);
+    assert!(r.call_from(other, 500, 300).is_empty());
+    assert!(r.effects().contains(&Effect::PauseRead(Conn::Down(other))));
+    assert_eq!(r.metric(|m| m.paused_connections.load(Relaxed)), 2);
+    // The provider reads: both resume, the calls that waited go, all are answered.
+    let mut calls = r.drain_up(0);
+    let resumed = r.effects();
+    assert!(resumed.contains(&Effect::ResumeRead(Conn::Down(r.down))));
+    assert!(resumed.contains(&Effect::ResumeRead(Conn::Down(other))));
+    r.w.downstream_data(r.down, &mut r.dbuf, r.now);
+    assert!(r.dbuf.is_empty());
+    calls.extend(r.drain_up(0));
+    assert_eq!(calls.len(), id as usize + 3);
+    r.answer(0, &calls, 10);
+    assert_eq!(r.w.inflight(), 0);
+    let out = r.w.outbox(Conn::Down(r.down)).unwrap();
+    let answers = frames(out);
+    assert_eq!(answers.len(), id as usize + 2);
+    assert!(answers.iter().all(|f| f.header().status_byte() == 20));
+    assert_eq!(r.metric(|m| m.upstream_backed_up.load(Relaxed) as i64), 0);
+    assert_eq!(r.metric(|m| m.paused_connections.load(Relaxed)), 0);
+}
+
+#[test]
+fn a_caller_paused_for_a_provider_resumes_when_its_connection_is_lost() {
+    let mut r = rig("", 1);
+    for id in 0..5 {
+        r.call(id, 300);
+    }
+    assert!(r.effects().contains(&Effect::PauseRead(Conn::Down(r.down))));
+    // Answers to its calls are written while it is paused (here: the connection's loss).
+    r.w.closed(Conn::Up(r.ups[0]), r.now);
+    assert!(r
+        .effects()
+        .contains(&Effect::ResumeRead(Conn::Down(r.down))));
+    let answers = frames(r.w.outbox(Conn::Down(r.down)).unwrap());
+    assert_eq!(answers.len(), 4);
+    assert!(answers.iter().all(|f| f.header().status_byte() == 35));
+    assert_eq!(r.metric(|m| m.paused_connections.load(Relaxed)), 0);
+}
+
+#[test]
+fn calls_waiting_for_a_connection_are_dropped_when_their_caller_closes() {
+    let mut r = rig_opts("", 1, 1000, false);
+    let (a, b) = (r.down, r.w.open_downstream(0, r.now));
+    for id in 1..=2 {
+        r.call(id, 10);
+        assert!(r.call_from(b, id, 10).is_empty());
+    }
+    assert_eq!(r.w.inflight(), 4);
+    r.w.closed(Conn::Down(a), r.now);
+    assert_eq!(r.w.inflight(), 2);
+    assert_eq!(r.metric(|m| m.calls_dropped.load(Relaxed) as i64), 2);
+    // Open at last: only the calls of the caller still there go.
+    r.w.upstream_connected(r.ups[0], r.now);
+    let calls = r.drain_up(0);
+    assert_eq!(calls.len(), 2);
+    r.answer(0, &calls, 10);
+    assert_eq!(r.w.inflight(), 0);
+    let ids: Vec<u64> = frames(r.w.outbox(Conn::Down(b)).unwrap())
+        .iter()
+        .map(|f| f.request_id())
+        .collect();
+    assert_eq!(ids, [1, 2]);
+}
+
+#[test]
+fn a_frame_partly_written_stays_and_later_drops_find_their_frames() {
+    let mut r = rig("", 1);
+    // Bodies forwarded by reference: the outbox is chunks, cut again around the holes.
+    r.w.set_forward_by_reference(64);
+    let (a, b) = (r.down, r.w.open_downstream(0, r.now));
+    r.call(1, 100);
+    assert!(r.call_from(b, 1, 100).is_empty());
+    r.call(2, 100);
+    assert!(r.call_from(b, 2, 100).is_empty());
+    r.call(3, 10);
+    let up = Conn::Up(r.ups[0]);
+    let wire = |r: &mut Rig| {
+        let o = r.w.outbox_chain(up).unwrap();
+        let mut iov = [std::io::IoSlice::new(&[]); 16];
+        let n = o.gather(&mut iov);
+        iov[..n]
+            .iter()
+            .flat_map(|s| s.iter().copied())
+            .collect::<Vec<u8>>()
+    };
+    let all = frames(&wire(&mut r));
+    assert_eq!(all.len(), 5);
+    let first = 16 + all[0].body().len();
+    // 10 bytes of `a`'s first call are on the wire: it must go out whole.
+    let mut sent = wire(&mut r)[..10].to_vec();
+    r.w.outbox_chain(up).unwrap().advance(10);
+    r.w.closed(Conn::Down(a), r.now);
+    assert_eq!(r.metric(|m| m.calls_dropped.load(Relaxed) as i64), 2);
+    sent.extend(wire(&mut r));
+    let left = frames(&sent);
+    let ids: Vec<u64> = left.iter().map(|f| f.request_id()).collect();
+    assert_eq!(
+        ids,
+        [
+            all[0].request_id(),
+            all[1].request_id(),
+            all[3].request_id()
+        ]
+    );
+    // `b`'s calls moved up when `a`'s were taken out: closing it finds them.
+    r.w.closed(Conn::Down(b), r.now);
+    assert_eq!(r.metric(|m| m.calls_dropped.load(Relaxed) as i64), 4);
+    assert_eq!(wire(&mut r), sent[10..first]);
+    assert_eq!(r.w.inflight(), 0);
 }
 
 #[test]

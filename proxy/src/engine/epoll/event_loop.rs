@@ -58,7 +58,9 @@ struct ConnIo {
     read_this_turn: bool,
     /// Close requested: write what is left, then close.
     closing: bool,
-    /// Reads paused by the core: readable edges are not acted on.
+    /// Reads paused by the core: readable edges are not acted on, but the peer's close
+    /// is: it is gone at once (its calls still waiting upstream are dropped) instead of
+    /// when it would be read again.
     paused: bool,
     /// Resumed: the bytes left in `rbuf` go to the core before the next read.
     refeed: bool,
@@ -250,6 +252,10 @@ impl Loop {
         }
         let c = &mut self.conns[t];
         c.hup |= hup;
+        if c.paused && c.hup {
+            self.gone(t);
+            return;
+        }
         if writable && c.blocked {
             c.blocked = false;
             self.mark_dirty(t);
@@ -532,6 +538,9 @@ impl Loop {
                 Effect::PauseRead(conn) => {
                     if let Some(t) = self.token(conn) {
                         self.conns[t].paused = true;
+                        if self.conns[t].hup {
+                            self.gone(t);
+                        }
                     }
                 }
                 Effect::ResumeRead(conn) => {

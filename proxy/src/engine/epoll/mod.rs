@@ -34,7 +34,9 @@
 //!   pushes back on the caller). [`Effect::ResumeRead`](crate::core::Effect::ResumeRead)
 //!   puts it on the ready list, so that the next turn first hands the core the bytes left
 //!   in its block, then reads until `WouldBlock`: what arrived while it was paused raised its
-//!   edge already and no new one may come. Every write is reported with
+//!   edge already and no new one may come. A paused caller whose close is reported
+//!   (read side closed, or an error) is gone at once, not when it would be read again.
+//!   Every write is reported with
 //!   [`Worker::written`](crate::core::Worker::written) (which releases paused connections);
 //!   once an outbox is backed up ([`Worker::take_pressure`](crate::core::Worker::take_pressure))
 //!   the dirty connections are written before the next read, so a burst is not taken for a
