@@ -107,14 +107,15 @@ impl<B: BufMut> Encoder<B> {
     /// Forgets the stream's type names and class definitions (keeping their memory), as a new
     /// Java `Hessian2Output` would.
     pub fn reset(&mut self) {
+        // Callers with tables of their own (the serde `Serializer`) leave these empty.
         if self.types.len() > KEPT {
             self.types.clear();
-        } else if self.type_count > 0 {
+        } else if self.type_count > 0 && !self.types.is_empty() {
             self.types.values_mut().for_each(|index| *index = UNDEFINED);
         }
         if self.classes.len() > KEPT {
             self.classes.clear();
-        } else if self.class_count > 0 {
+        } else if self.class_count > 0 && !self.classes.is_empty() {
             self.classes
                 .values_mut()
                 .for_each(|(index, _)| *index = UNDEFINED);
