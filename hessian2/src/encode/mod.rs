@@ -108,20 +108,27 @@ impl<B: BufMut> Encoder<B> {
     /// Java `Hessian2Output` would.
     pub fn reset(&mut self) {
         // Callers with tables of their own (the serde `Serializer`) leave these empty.
+        if !(self.types.is_empty() && self.classes.is_empty()) {
+            self.forget_indexes();
+        }
+        self.type_count = 0;
+        self.class_count = 0;
+    }
+
+    #[inline(never)]
+    fn forget_indexes(&mut self) {
         if self.types.len() > KEPT {
             self.types.clear();
-        } else if self.type_count > 0 && !self.types.is_empty() {
+        } else if self.type_count > 0 {
             self.types.values_mut().for_each(|index| *index = UNDEFINED);
         }
         if self.classes.len() > KEPT {
             self.classes.clear();
-        } else if self.class_count > 0 && !self.classes.is_empty() {
+        } else if self.class_count > 0 {
             self.classes
                 .values_mut()
                 .for_each(|(index, _)| *index = UNDEFINED);
         }
-        self.type_count = 0;
-        self.class_count = 0;
     }
 
     /// The output.

@@ -89,6 +89,8 @@
 
 mod layout;
 mod probe;
+mod stream_slots;
+mod type_table;
 
 use std::any::type_name;
 use std::cell::Cell;
@@ -97,23 +99,13 @@ use std::fmt::{self, Display};
 use bytes::BufMut;
 use serde::ser::{self, Serialize};
 
-use crate::encode::{Encoder, LiteVersion, TypeRef};
+use crate::encode::{Encoder, LiteVersion};
 use crate::error::{Error, ErrorKind, Result};
 use crate::types::token;
 use layout::{FxMap, Key, Layout, LocalLayouts};
 use probe::{Millis, Probe};
-
-/// A class index slot not defined in the current stream.
-const UNDEFINED: u32 = u32::MAX;
-
-/// Type-name addresses a stream meets before the serializer hashes them instead of scanning.
-const FEW_TYPES: usize = 8;
-
-/// A `'static` type name's address and length.
-#[inline]
-fn type_key(ty: &'static str) -> (usize, usize) {
-    (ty.as_ptr() as usize, ty.len())
-}
+use stream_slots::StreamSlots;
+use type_table::TypeTable;
 
 /// `java.math.BigInteger` as Java writes it (`JavaSerializer` over the JDK's fields).
 const BIG_INTEGER: &str = "java.math.BigInteger";
@@ -156,10 +148,8 @@ struct State {
     refs: u32,
     /// Layouts known to this serializer (a front for the process-wide registry).
     layouts: LocalLayouts,
-    /// Class index of each layout (by `Layout::id`) in this stream, or `UNDEFINED`.
-    slots: Vec<u32>,
-    /// Layout ids with a slot set, to undo on reset.
-    defined: Vec<u32>,
+    /// Class index of each layout (by `Layout::id`) in this stream.
+    classes: StreamSlots,
     /// Enum constants written in this stream: (layout, variant name address, length) to the
     /// constant's reference index.
     enum_refs: FxMap<(u32, usize, usize), u32>,
@@ -174,14 +164,8 @@ struct State {
     next_type: Option<&'static str>,
     /// The type of lists written for sequences (`java.util.ArrayList` or none).
     list_type: Option<&'static str>,
-    /// The addresses of the type names met in this stream (names with equal text at two
-    /// addresses appear twice), with their index; scanned while there are at most
-    /// [`FEW_TYPES`], then hashed into `types`.
-    type_addrs: Vec<(&'static str, u32)>,
-    /// Type names by address and length, to their index, once past [`FEW_TYPES`] addresses.
-    types: FxMap<(usize, usize), u32>,
-    /// The same names in index order (to find an equal name at another address).
-    type_names: Vec<&'static str>,
+    /// List and map type names, and their indexes in this stream.
+    types: TypeTable,
     probe: Probe,
     /// Scratch for `collect_str`.
     text: String,
@@ -218,13 +202,9 @@ impl<B: BufMut> Serializer<B> {
     /// is left as it is.
     pub fn reset(&mut self) {
         self.enc.reset();
-        for id in self.st.defined.drain(..) {
-            self.st.slots[id as usize] = UNDEFINED;
-        }
+        self.st.classes.reset();
         self.st.refs = 0;
-        self.st.types.clear();
-        self.st.type_addrs.clear();
-        self.st.type_names.clear();
+        self.st.types.reset();
         self.st.enum_refs.clear();
         self.st.armed = None;
         self.st.probe_wanted = false;
@@ -321,72 +301,24 @@ impl<B: BufMut> Serializer<B> {
     #[inline]
     fn object_head(&mut self, layout: &'static Layout) {
         self.st.refs += 1;
-        match self.st.slots.get(layout.id as usize) {
-            Some(&index) if index != UNDEFINED => self.enc.write_object_instance(index),
-            _ => self.define(layout),
+        match self.st.classes.get(layout.id as usize) {
+            Some(index) => self.enc.write_object_instance(index),
+            None => self.define(layout),
         }
     }
 
     #[cold]
     fn define(&mut self, layout: &'static Layout) {
         let index = self.enc.write_encoded_class_definition(layout.definition);
-        let id = layout.id as usize;
-        if self.st.slots.len() <= id {
-            self.st.slots.resize(id + 1, UNDEFINED);
-        }
-        self.st.slots[id] = index;
-        self.st.defined.push(layout.id);
+        self.st.classes.set(layout.id as usize, index);
         self.enc.write_object_instance(index);
-    }
-
-    /// A type name the first time in the stream, its index afterwards (looked up by the
-    /// address of the `'static` name: a scan of the few addresses of a usual stream, a hash
-    /// lookup beyond [`FEW_TYPES`]).
-    #[inline]
-    fn type_ref(&mut self, ty: &'static str) -> TypeRef<'static> {
-        let addrs = &self.st.type_addrs;
-        let found = if addrs.len() <= FEW_TYPES {
-            addrs
-                .iter()
-                .find(|(t, _)| std::ptr::eq(*t, ty))
-                .map(|&(_, i)| i)
-        } else {
-            self.st.types.get(&type_key(ty)).copied()
-        };
-        match found {
-            Some(index) => TypeRef::Index(index),
-            None => self.new_type(ty),
-        }
-    }
-
-    #[cold]
-    fn new_type(&mut self, ty: &'static str) -> TypeRef<'static> {
-        // The same name at another address is the same type.
-        let (index, result) = match self.st.type_names.iter().position(|&t| t == ty) {
-            Some(i) => (i as u32, TypeRef::Index(i as u32)),
-            None => {
-                self.st.type_names.push(ty);
-                ((self.st.type_names.len() - 1) as u32, TypeRef::New(ty))
-            }
-        };
-        self.st.type_addrs.push((ty, index));
-        if self.st.type_addrs.len() > FEW_TYPES {
-            if self.st.types.is_empty() {
-                // From scanning to hashing: every address so far.
-                for &(name, i) in &self.st.type_addrs {
-                    self.st.types.insert(type_key(name), i);
-                }
-            }
-            self.st.types.insert(type_key(ty), index);
-        }
-        result
     }
 
     fn list_start(&mut self, len: Option<usize>) -> Compound<'_, B> {
         let ty = self.st.next_type.take().or(self.st.list_type);
         self.st.armed = None;
         self.st.refs += 1;
-        let ty = ty.map(|t| self.type_ref(t));
+        let ty = ty.map(|t| self.st.types.get(t));
         let variable = self.enc.write_list_start_ref(len, ty);
         Compound {
             ends: u8::from(variable),
@@ -397,7 +329,7 @@ impl<B: BufMut> Serializer<B> {
     fn map_start(&mut self, ty: Option<&'static str>) {
         self.st.armed = None;
         self.st.refs += 1;
-        let ty = ty.map(|t| self.type_ref(t));
+        let ty = ty.map(|t| self.st.types.get(t));
         self.enc.write_map_start_ref(ty);
     }
 
@@ -420,7 +352,7 @@ impl<B: BufMut> Serializer<B> {
         });
         let first = words.iter().position(|&w| w != 0).unwrap_or(4);
         self.st.refs += 1;
-        let ty = self.type_ref("[int");
+        let ty = self.st.types.get("[int");
         self.enc.write_list_start_ref(Some(4 - first), Some(ty));
         for &w in &words[first..] {
             self.enc.write_int(w as i32);
@@ -461,7 +393,6 @@ impl<B> fmt::Debug for Serializer<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Serializer")
             .field("refs", &self.st.refs)
-            .field("classes", &self.st.defined.len())
             .finish_non_exhaustive()
     }
 }
