@@ -306,7 +306,17 @@ impl<B: BufMut> Encoder<B> {
 
     /// [`write_list_start`](Self::write_list_start) with a type the caller keeps track of
     /// (see [`TypeRef`]), bypassing the encoder's type table.
+    #[inline]
     pub fn write_list_start_ref(&mut self, len: Option<usize>, ty: Option<TypeRef<'_>>) -> bool {
+        // The usual list of a stream (a short one of a type already named): the compact length
+        // and the type index as a 1-byte int, in one write.
+        if let (Some(n), Some(TypeRef::Index(index))) = (len, ty) {
+            if n <= list::DIRECT_MAX && index <= int::DIRECT_MAX as u32 {
+                let index = int::DIRECT_ZERO + index as u8;
+                self.buf.put_slice(&[list::DIRECT_TYPED + n as u8, index]);
+                return false;
+            }
+        }
         self.list_start(len, ty.map(TypeRef::name))
     }
 
@@ -549,6 +559,24 @@ mod tests {
         }
         enc.write_object_start_static("com.example.S", &["s"]);
         enc.write_null();
+    }
+
+    /// The one-write head of a short list of a known type, at the edges of both compact forms.
+    #[test]
+    fn list_head_by_index_matches_the_general_form() {
+        for len in [Some(0), Some(7), Some(8), None] {
+            for index in [0, 47, 48, 2047, 2048] {
+                let ty = Some(TypeRef::Index(index));
+                let mut fast = Encoder::new(Vec::new());
+                let variable = fast.write_list_start_ref(len, ty);
+                let mut general = Encoder::new(Vec::new());
+                assert_eq!(variable, general.list_start(len, ty.map(TypeRef::name)));
+                assert_eq!(fast.get_ref(), general.get_ref(), "{len:?} {index}");
+            }
+        }
+        let mut enc = Encoder::new(Vec::new());
+        enc.write_list_start_ref(Some(3), Some(TypeRef::Index(47)));
+        assert_eq!(enc.get_ref(), b"\x73\xbf");
     }
 
     #[test]
