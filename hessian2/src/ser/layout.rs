@@ -186,30 +186,53 @@ pub(crate) fn register_static(
     register(key, class, fields)
 }
 
-/// The per-serializer front of the registry: no lock on the hot path.
+/// Entries of [`LocalLayouts`]'s cache.
+const RECENT: usize = 8;
+
+/// The per-serializer front of the registry: no lock on the hot path, and for the few struct
+/// types a stream usually holds, no hashing either.
 #[derive(Default)]
 pub(crate) struct LocalLayouts {
     map: FxMap<Key, &'static Layout>,
+    /// The layout last found for each of a few slots of keys (a direct-mapped cache in front of
+    /// `map`: a key is compared, not hashed).
+    recent: [Option<(Key, &'static Layout)>; RECENT],
+}
+
+impl Key {
+    /// The key's slot in the cache: from the low bits of the two addresses.
+    #[inline]
+    fn slot(&self) -> usize {
+        (self.0[0] ^ self.0[2]) % RECENT
+    }
 }
 
 impl LocalLayouts {
     #[inline]
     pub fn get(&mut self, key: Key) -> Option<&'static Layout> {
-        if let Some(&layout) = self.map.get(&key) {
-            return Some(layout);
+        match self.recent[key.slot()] {
+            Some((known, layout)) if known == key => Some(layout),
+            _ => self.lookup(key),
         }
-        self.miss(key)
     }
 
-    #[cold]
-    fn miss(&mut self, key: Key) -> Option<&'static Layout> {
-        let layout = find(&key)?;
-        self.map.insert(key, layout);
+    #[inline(never)]
+    fn lookup(&mut self, key: Key) -> Option<&'static Layout> {
+        let layout = match self.map.get(&key) {
+            Some(&layout) => layout,
+            None => {
+                let layout = find(&key)?;
+                self.map.insert(key, layout);
+                layout
+            }
+        };
+        self.recent[key.slot()] = Some((key, layout));
         Some(layout)
     }
 
     pub fn insert(&mut self, key: Key, layout: &'static Layout) {
         self.map.insert(key, layout);
+        self.recent[key.slot()] = Some((key, layout));
     }
 }
 
@@ -218,4 +241,27 @@ impl LocalLayouts {
 #[inline]
 pub(crate) fn same_name(a: &'static str, b: &'static str) -> bool {
     (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys that share a cache slot each find their own layout, in any order.
+    #[test]
+    fn keys_sharing_a_cache_slot_keep_their_layouts() {
+        let one = register(Key([0, 0, 1, 1]), "test.One", &["a"]);
+        let two = register(Key([0, 0, 2, 2]), "test.Two", &["b"]);
+        let (k1, k2) = (Key([RECENT + 1, 0, 0x100, 0]), Key([1, 0, 0x100, 0]));
+        assert_eq!(k1.slot(), k2.slot());
+        let mut local = LocalLayouts::default();
+        local.insert(k1, one);
+        local.insert(k2, two);
+        for _ in 0..2 {
+            assert!(std::ptr::eq(local.get(k1).unwrap(), one));
+            assert!(std::ptr::eq(local.get(k2).unwrap(), two));
+        }
+        // Neither here nor in the registry.
+        assert!(local.get(Key([RECENT + 2, 0, 0x100, 0])).is_none());
+    }
 }
