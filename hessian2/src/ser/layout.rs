@@ -236,11 +236,21 @@ impl LocalLayouts {
     }
 }
 
-/// True if two field names are the same: by address first (serde derive passes the same
-/// `&'static str` every time), then by content.
-#[inline]
-pub(crate) fn same_name(a: &'static str, b: &'static str) -> bool {
-    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+impl Layout {
+    /// True if `key` is the field the class definition has at `next`: by address first (serde
+    /// derive passes the same `&'static str` every time), then by content.
+    #[inline]
+    pub fn has_field_at(&self, next: usize, key: &'static str) -> bool {
+        match self.fields.get(next) {
+            Some(&name) if std::ptr::eq(name, key) => true,
+            _ => self.has_field_text_at(next, key),
+        }
+    }
+
+    #[cold]
+    fn has_field_text_at(&self, next: usize, key: &'static str) -> bool {
+        self.fields.get(next) == Some(&key)
+    }
 }
 
 #[cfg(test)]

@@ -855,9 +855,8 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
     ) -> Result<()> {
         match &mut self.0 {
             StructState::Object { ser, layout, next } => {
-                match layout.fields.get(*next) {
-                    Some(&name) if layout::same_name(name, key) => {}
-                    _ => return Err(field_mismatch(layout, *next, key)),
+                if !layout.has_field_at(*next, key) {
+                    return Err(field_mismatch(layout, *next, key));
                 }
                 *next += 1;
                 ser.put(value)
@@ -873,9 +872,8 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
     fn skip_field(&mut self, key: &'static str) -> Result<()> {
         match &mut self.0 {
             StructState::Object { ser, layout, next } => {
-                match layout.fields.get(*next) {
-                    Some(&name) if layout::same_name(name, key) => {}
-                    _ => return Err(field_mismatch(layout, *next, key)),
+                if !layout.has_field_at(*next, key) {
+                    return Err(field_mismatch(layout, *next, key));
                 }
                 *next += 1;
                 ser.enc.write_null();
