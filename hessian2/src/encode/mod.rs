@@ -168,20 +168,16 @@ impl<B: BufMut> Encoder<B> {
     #[inline]
     pub fn write_int(&mut self, v: i32) {
         put_compact!(self, v, int, i32);
-        self.buf.put_u8(int::FULL);
-        self.buf.put_i32(v);
+        self.put_tagged(int::FULL, v.to_be_bytes());
     }
 
     /// A long in its shortest form (`Y` for longs that fit in 32 bits).
     #[inline]
     pub fn write_long(&mut self, v: i64) {
         put_compact!(self, v, long, i64);
-        if let Ok(v) = i32::try_from(v) {
-            self.buf.put_u8(long::INT32);
-            self.buf.put_i32(v);
-        } else {
-            self.buf.put_u8(long::FULL);
-            self.buf.put_i64(v);
+        match i32::try_from(v) {
+            Ok(v) => self.put_tagged(long::INT32, v.to_be_bytes()),
+            Err(_) => self.put_tagged(long::FULL, v.to_be_bytes()),
         }
     }
 
@@ -198,19 +194,16 @@ impl<B: BufMut> Encoder<B> {
                 1 => return self.buf.put_u8(double::ONE),
                 -0x80..=0x7f => return self.buf.put_slice(&[double::BYTE, whole as u8]),
                 -0x8000..=0x7fff => {
-                    self.buf.put_u8(double::SHORT);
-                    return self.buf.put_i16(whole as i16);
+                    return self.put_tagged(double::SHORT, (whole as i16).to_be_bytes())
                 }
                 _ => {}
             }
         }
         let mills = (v * 1000.0) as i32;
         if 0.001 * mills as f64 == v {
-            self.buf.put_u8(double::MILLS);
-            self.buf.put_i32(mills);
+            self.put_tagged(double::MILLS, mills.to_be_bytes());
         } else {
-            self.buf.put_u8(double::FULL);
-            self.buf.put_f64(v);
+            self.put_tagged(double::FULL, v.to_be_bytes());
         }
     }
 
@@ -220,12 +213,20 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_date(&mut self, millis: i64) {
         if millis % 60_000 == 0 {
             if let Ok(minutes) = i32::try_from(millis / 60_000) {
-                self.buf.put_u8(date::MINUTES);
-                return self.buf.put_i32(minutes);
+                return self.put_tagged(date::MINUTES, minutes.to_be_bytes());
             }
         }
-        self.buf.put_u8(date::MILLIS);
-        self.buf.put_i64(millis);
+        self.put_tagged(date::MILLIS, millis.to_be_bytes());
+    }
+
+    /// A marker and its fixed-size payload (at most 8 bytes), in one write: one capacity
+    /// check instead of two.
+    #[inline(always)]
+    fn put_tagged<const N: usize>(&mut self, tag: u8, payload: [u8; N]) {
+        let mut out = [0u8; 9];
+        out[0] = tag;
+        out[1..=N].copy_from_slice(&payload);
+        self.buf.put_slice(&out[..=N]);
     }
 
     /// A string: compact forms up to 1023 UTF-16 units, else `R` chunks of 0x8000 units (one
@@ -420,6 +421,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// Writes the head of an instance of the `index`-th class definition of the stream
     /// (compact form up to 15, else `O` and the index); its field values follow.
+    #[inline]
     pub fn write_object_instance(&mut self, index: u32) {
         self.write_instance(index);
     }
@@ -467,13 +469,19 @@ impl<B: BufMut> Encoder<B> {
         index
     }
 
+    #[inline]
     fn write_instance(&mut self, index: u32) {
         if index as usize <= object::DIRECT_MAX {
             self.buf.put_u8(object::DIRECT_BASE + index as u8);
         } else {
-            self.buf.put_u8(object::INSTANCE);
-            self.write_length(index as usize);
+            self.write_instance_by_int(index);
         }
+    }
+
+    #[inline(never)]
+    fn write_instance_by_int(&mut self, index: u32) {
+        self.buf.put_u8(object::INSTANCE);
+        self.write_length(index as usize);
     }
 
     /// A type name the first time, its index afterwards.
