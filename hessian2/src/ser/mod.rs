@@ -314,6 +314,7 @@ impl<B: BufMut> Serializer<B> {
         self.enc.write_object_instance(index);
     }
 
+    #[inline(always)]
     fn list_start(&mut self, len: Option<usize>) -> Compound<'_, B> {
         let ty = self.st.next_type.take().or(self.st.list_type);
         self.st.armed = None;
@@ -629,7 +630,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, B>> {
         Ok(self.list_start(len))
     }
@@ -662,7 +663,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         Ok(Compound { ser: self, ends: 1 })
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructSer<'a, B>> {
         self.st.next_type = None;
         let layout = match self.st.armed.take() {
@@ -738,7 +739,7 @@ pub struct Compound<'a, B> {
 }
 
 impl<B: BufMut> Compound<'_, B> {
-    #[inline]
+    #[inline(always)]
     fn finish(self) -> Result<()> {
         for _ in 0..self.ends {
             self.ser.enc.write_end();
@@ -754,12 +755,12 @@ macro_rules! list_compound {
             type Ok = ();
             type Error = Error;
 
-            #[inline]
+            #[inline(always)]
             fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
                 self.ser.put(value)
             }
 
-            #[inline]
+            #[inline(always)]
             fn end(self) -> Result<()> {
                 self.finish()
             }
@@ -847,7 +848,7 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
     type Ok = ();
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: ?Sized + Serialize>(
         &mut self,
         key: &'static str,
@@ -886,7 +887,7 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn end(self) -> Result<()> {
         match self.0 {
             StructState::Object { layout, next, .. } => {
