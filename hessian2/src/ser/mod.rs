@@ -153,9 +153,10 @@ struct State {
     /// Enum constants written in this stream: (layout, variant name address, length) to the
     /// constant's reference index.
     enum_refs: FxMap<(u32, usize, usize), u32>,
-    /// The Rust type of the value being handed to serde by `put`, until the first
-    /// `serialize_struct` (or compound) call takes it.
-    armed: Option<&'static str>,
+    /// The Rust type of the value being handed to serde by `put` (as `type_name::<T>`, one
+    /// word to store per value), until the first `serialize_struct` (or compound) call takes
+    /// it.
+    armed: Option<fn() -> &'static str>,
     /// `serialize_struct` asked the innermost `put` to probe its value.
     probe_wanted: bool,
     /// The error that carries a probe request, kept to avoid allocating one each time.
@@ -235,7 +236,7 @@ impl<B: BufMut> Serializer<B> {
     /// probe a struct it has not seen.
     #[inline]
     fn put<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.st.armed = Some(type_name::<T>());
+        self.st.armed = Some(type_name::<T>);
         let result = value.serialize(&mut *self);
         self.st.armed = None;
         match result {
@@ -256,7 +257,7 @@ impl<B: BufMut> Serializer<B> {
             let key = Key::of::<T>(probe.class);
             let layout = layout::register(key, probe.class, &probe.fields);
             self.st.layouts.insert(key, layout);
-            self.st.armed = Some(type_name::<T>());
+            self.st.armed = Some(type_name::<T>);
             let result = value.serialize(&mut *self);
             self.st.armed = None;
             result
@@ -667,7 +668,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructSer<'a, B>> {
         self.st.next_type = None;
         let layout = match self.st.armed.take() {
-            Some(holder) => match self.st.layouts.get(Key::new(holder, name)) {
+            Some(holder) => match self.st.layouts.get(Key::new(holder(), name)) {
                 Some(layout) => layout,
                 None => return Err(self.want_probe()),
             },
