@@ -284,6 +284,12 @@ mod tests {
                     write_str(&mut out, text);
                     assert_eq!(out, expected, "{text:?} into BytesMut");
                 }
+                // A fixed slice, with exactly the room needed.
+                let mut slice = vec![0u8; expected.len()];
+                let mut rest = &mut slice[1..];
+                write_str(&mut rest, text);
+                assert!(rest.is_empty());
+                assert_eq!(slice[1..], expected[1..], "{text:?} into a slice");
                 let mut untouched = Vec::with_capacity(64);
                 let taken = put_short_ascii(&mut untouched, text.as_bytes());
                 assert_eq!(taken, text.is_ascii(), "{text:?}");
