@@ -311,14 +311,27 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_list_start_ref(&mut self, len: Option<usize>, ty: Option<TypeRef<'_>>) -> bool {
         // The usual list of a stream (a short one of a type already named): the compact length
         // and the type index as a 1-byte int, in one write.
-        if let (Some(n), Some(TypeRef::Index(index))) = (len, ty) {
-            if n <= list::DIRECT_MAX && index <= int::DIRECT_MAX as u32 {
+        match (len, ty) {
+            (Some(n), Some(TypeRef::Index(index)))
+                if n <= list::DIRECT_MAX && index <= int::DIRECT_MAX as u32 =>
+            {
                 let index = int::DIRECT_ZERO + index as u8;
                 self.buf.put_slice(&[list::DIRECT_TYPED + n as u8, index]);
-                return false;
+                false
             }
+            // Its first use in the stream (once per stream for `java.util.ArrayList`).
+            (Some(n), Some(TypeRef::New(name))) if n <= list::DIRECT_MAX => {
+                self.short_list_named(n, name);
+                false
+            }
+            _ => self.list_start(len, ty.map(TypeRef::name)),
         }
-        self.list_start(len, ty.map(TypeRef::name))
+    }
+
+    #[inline(never)]
+    fn short_list_named(&mut self, n: usize, name: &str) {
+        self.buf.put_u8(list::DIRECT_TYPED + n as u8);
+        self.write_str(name);
     }
 
     /// [`write_map_start`](Self::write_map_start) with a type the caller keeps track of (see
@@ -569,17 +582,21 @@ mod tests {
         enc.write_null();
     }
 
-    /// The one-write head of a short list of a known type, at the edges of both compact forms.
+    /// The quick heads of short typed lists (a type index, a new name), at the edges of the
+    /// compact forms.
     #[test]
-    fn list_head_by_index_matches_the_general_form() {
-        for len in [Some(0), Some(7), Some(8), None] {
-            for index in [0, 47, 48, 2047, 2048] {
-                let ty = Some(TypeRef::Index(index));
+    fn short_list_heads_match_the_general_form() {
+        let types = [0, 47, 48, 2047, 2048]
+            .map(TypeRef::Index)
+            .into_iter()
+            .chain([TypeRef::New("[int")]);
+        for ty in types.map(Some) {
+            for len in [Some(0), Some(7), Some(8), None] {
                 let mut fast = Encoder::new(Vec::new());
                 let variable = fast.write_list_start_ref(len, ty);
                 let mut general = Encoder::new(Vec::new());
                 assert_eq!(variable, general.list_start(len, ty.map(TypeRef::name)));
-                assert_eq!(fast.get_ref(), general.get_ref(), "{len:?} {index}");
+                assert_eq!(fast.get_ref(), general.get_ref(), "{len:?} {ty:?}");
             }
         }
         let mut enc = Encoder::new(Vec::new());
