@@ -14,7 +14,8 @@
 //!   layout is registered, and the value is serialized for real. Nothing had been written yet
 //!   when the probe was asked for: `serialize_struct` is the first call the value makes.
 //!   Probing happens once per (Rust type, class name) per process; after that, every object is
-//!   a hash lookup by the addresses of two `&'static str`s.
+//!   a lookup by the addresses of two `&'static str`s (a compare in a small cache, a hash
+//!   lookup behind it).
 //! * **Why not buffer.** The alternative, writing the first instance's field values to a scratch
 //!   buffer while collecting the names, needs a second output type and a rewrite of class
 //!   indexes; probing writes every byte once, in stream order, so class indexes come out in

@@ -62,8 +62,8 @@
 //!
 //! How the field names are learned before the first instance is written is explained in the
 //! source of `ser/layout.rs`: once per Rust type per process, by a cheap probe of the first
-//! value; afterwards writing an object costs one hash lookup. One limitation follows: a struct
-//! serialized straight through `value.serialize(&mut serializer)` (instead of
+//! value; afterwards writing an object costs one lookup by address. One limitation follows: a
+//! struct serialized straight through `value.serialize(&mut serializer)` (instead of
 //! [`Serializer::serialize`], [`to_vec`] or [`to_writer`], or as a part of another value), whose
 //! type this process has not seen yet, is written as a typed map `M` with the class name as
 //! type — which Java reads into the same class — and as an object from then on.
