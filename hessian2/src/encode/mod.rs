@@ -107,6 +107,16 @@ impl<B: BufMut> Encoder<B> {
     /// Forgets the stream's type names and class definitions (keeping their memory), as a new
     /// Java `Hessian2Output` would.
     pub fn reset(&mut self) {
+        // Callers with tables of their own (the serde `Serializer`) leave these empty.
+        if !(self.types.is_empty() && self.classes.is_empty()) {
+            self.forget_indexes();
+        }
+        self.type_count = 0;
+        self.class_count = 0;
+    }
+
+    #[inline(never)]
+    fn forget_indexes(&mut self) {
         if self.types.len() > KEPT {
             self.types.clear();
         } else if self.type_count > 0 {
@@ -119,8 +129,6 @@ impl<B: BufMut> Encoder<B> {
                 .values_mut()
                 .for_each(|(index, _)| *index = UNDEFINED);
         }
-        self.type_count = 0;
-        self.class_count = 0;
     }
 
     /// The output.
@@ -160,20 +168,16 @@ impl<B: BufMut> Encoder<B> {
     #[inline]
     pub fn write_int(&mut self, v: i32) {
         put_compact!(self, v, int, i32);
-        self.buf.put_u8(int::FULL);
-        self.buf.put_i32(v);
+        self.put_tagged(int::FULL, v.to_be_bytes());
     }
 
     /// A long in its shortest form (`Y` for longs that fit in 32 bits).
     #[inline]
     pub fn write_long(&mut self, v: i64) {
         put_compact!(self, v, long, i64);
-        if let Ok(v) = i32::try_from(v) {
-            self.buf.put_u8(long::INT32);
-            self.buf.put_i32(v);
-        } else {
-            self.buf.put_u8(long::FULL);
-            self.buf.put_i64(v);
+        match i32::try_from(v) {
+            Ok(v) => self.put_tagged(long::INT32, v.to_be_bytes()),
+            Err(_) => self.put_tagged(long::FULL, v.to_be_bytes()),
         }
     }
 
@@ -190,19 +194,16 @@ impl<B: BufMut> Encoder<B> {
                 1 => return self.buf.put_u8(double::ONE),
                 -0x80..=0x7f => return self.buf.put_slice(&[double::BYTE, whole as u8]),
                 -0x8000..=0x7fff => {
-                    self.buf.put_u8(double::SHORT);
-                    return self.buf.put_i16(whole as i16);
+                    return self.put_tagged(double::SHORT, (whole as i16).to_be_bytes())
                 }
                 _ => {}
             }
         }
         let mills = (v * 1000.0) as i32;
         if 0.001 * mills as f64 == v {
-            self.buf.put_u8(double::MILLS);
-            self.buf.put_i32(mills);
+            self.put_tagged(double::MILLS, mills.to_be_bytes());
         } else {
-            self.buf.put_u8(double::FULL);
-            self.buf.put_f64(v);
+            self.put_tagged(double::FULL, v.to_be_bytes());
         }
     }
 
@@ -212,12 +213,20 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_date(&mut self, millis: i64) {
         if millis % 60_000 == 0 {
             if let Ok(minutes) = i32::try_from(millis / 60_000) {
-                self.buf.put_u8(date::MINUTES);
-                return self.buf.put_i32(minutes);
+                return self.put_tagged(date::MINUTES, minutes.to_be_bytes());
             }
         }
-        self.buf.put_u8(date::MILLIS);
-        self.buf.put_i64(millis);
+        self.put_tagged(date::MILLIS, millis.to_be_bytes());
+    }
+
+    /// A marker and its fixed-size payload (at most 8 bytes), in one write: one capacity
+    /// check instead of two.
+    #[inline(always)]
+    fn put_tagged<const N: usize>(&mut self, tag: u8, payload: [u8; N]) {
+        let mut out = [0u8; 9];
+        out[0] = tag;
+        out[1..=N].copy_from_slice(&payload);
+        self.buf.put_slice(&out[..=N]);
     }
 
     /// A string: compact forms up to 1023 UTF-16 units, else `R` chunks of 0x8000 units (one
@@ -298,8 +307,31 @@ impl<B: BufMut> Encoder<B> {
 
     /// [`write_list_start`](Self::write_list_start) with a type the caller keeps track of
     /// (see [`TypeRef`]), bypassing the encoder's type table.
+    #[inline]
     pub fn write_list_start_ref(&mut self, len: Option<usize>, ty: Option<TypeRef<'_>>) -> bool {
-        self.list_start(len, ty.map(TypeRef::name))
+        // The usual list of a stream (a short one of a type already named): the compact length
+        // and the type index as a 1-byte int, in one write.
+        match (len, ty) {
+            (Some(n), Some(TypeRef::Index(index)))
+                if n <= list::DIRECT_MAX && index <= int::DIRECT_MAX as u32 =>
+            {
+                let index = int::DIRECT_ZERO + index as u8;
+                self.buf.put_slice(&[list::DIRECT_TYPED + n as u8, index]);
+                false
+            }
+            // Its first use in the stream (once per stream for `java.util.ArrayList`).
+            (Some(n), Some(TypeRef::New(name))) if n <= list::DIRECT_MAX => {
+                self.short_list_named(n, name);
+                false
+            }
+            _ => self.list_start(len, ty.map(TypeRef::name)),
+        }
+    }
+
+    #[inline(never)]
+    fn short_list_named(&mut self, n: usize, name: &str) {
+        self.buf.put_u8(list::DIRECT_TYPED + n as u8);
+        self.write_str(name);
     }
 
     /// [`write_map_start`](Self::write_map_start) with a type the caller keeps track of (see
@@ -402,6 +434,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// Writes the head of an instance of the `index`-th class definition of the stream
     /// (compact form up to 15, else `O` and the index); its field values follow.
+    #[inline]
     pub fn write_object_instance(&mut self, index: u32) {
         self.write_instance(index);
     }
@@ -449,13 +482,19 @@ impl<B: BufMut> Encoder<B> {
         index
     }
 
+    #[inline]
     fn write_instance(&mut self, index: u32) {
         if index as usize <= object::DIRECT_MAX {
             self.buf.put_u8(object::DIRECT_BASE + index as u8);
         } else {
-            self.buf.put_u8(object::INSTANCE);
-            self.write_length(index as usize);
+            self.write_instance_by_int(index);
         }
+    }
+
+    #[inline(never)]
+    fn write_instance_by_int(&mut self, index: u32) {
+        self.buf.put_u8(object::INSTANCE);
+        self.write_length(index as usize);
     }
 
     /// A type name the first time, its index afterwards.
@@ -541,6 +580,28 @@ mod tests {
         }
         enc.write_object_start_static("com.example.S", &["s"]);
         enc.write_null();
+    }
+
+    /// The quick heads of short typed lists (a type index, a new name), at the edges of the
+    /// compact forms.
+    #[test]
+    fn short_list_heads_match_the_general_form() {
+        let types = [0, 47, 48, 2047, 2048]
+            .map(TypeRef::Index)
+            .into_iter()
+            .chain([TypeRef::New("[int")]);
+        for ty in types.map(Some) {
+            for len in [Some(0), Some(7), Some(8), None] {
+                let mut fast = Encoder::new(Vec::new());
+                let variable = fast.write_list_start_ref(len, ty);
+                let mut general = Encoder::new(Vec::new());
+                assert_eq!(variable, general.list_start(len, ty.map(TypeRef::name)));
+                assert_eq!(fast.get_ref(), general.get_ref(), "{len:?} {ty:?}");
+            }
+        }
+        let mut enc = Encoder::new(Vec::new());
+        enc.write_list_start_ref(Some(3), Some(TypeRef::Index(47)));
+        assert_eq!(enc.get_ref(), b"\x73\xbf");
     }
 
     #[test]

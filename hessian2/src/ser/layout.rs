@@ -14,7 +14,8 @@
 //!   layout is registered, and the value is serialized for real. Nothing had been written yet
 //!   when the probe was asked for: `serialize_struct` is the first call the value makes.
 //!   Probing happens once per (Rust type, class name) per process; after that, every object is
-//!   a hash lookup by the addresses of two `&'static str`s.
+//!   a lookup by the addresses of two `&'static str`s (a compare in a small cache, a hash
+//!   lookup behind it).
 //! * **Why not buffer.** The alternative, writing the first instance's field values to a scratch
 //!   buffer while collecting the names, needs a second output type and a rewrite of class
 //!   indexes; probing writes every byte once, in stream order, so class indexes come out in
@@ -186,36 +187,92 @@ pub(crate) fn register_static(
     register(key, class, fields)
 }
 
-/// The per-serializer front of the registry: no lock on the hot path.
+/// Entries of [`LocalLayouts`]'s cache.
+const RECENT: usize = 8;
+
+/// The per-serializer front of the registry: no lock on the hot path, and for the few struct
+/// types a stream usually holds, no hashing either.
 #[derive(Default)]
 pub(crate) struct LocalLayouts {
     map: FxMap<Key, &'static Layout>,
+    /// The layout last found for each of a few slots of keys (a direct-mapped cache in front of
+    /// `map`: a key is compared, not hashed).
+    recent: [Option<(Key, &'static Layout)>; RECENT],
+}
+
+impl Key {
+    /// The key's slot in the cache: from the low bits of the two addresses.
+    #[inline]
+    fn slot(&self) -> usize {
+        (self.0[0] ^ self.0[2]) % RECENT
+    }
 }
 
 impl LocalLayouts {
     #[inline]
     pub fn get(&mut self, key: Key) -> Option<&'static Layout> {
-        if let Some(&layout) = self.map.get(&key) {
-            return Some(layout);
+        match self.recent[key.slot()] {
+            Some((known, layout)) if known == key => Some(layout),
+            _ => self.lookup(key),
         }
-        self.miss(key)
     }
 
-    #[cold]
-    fn miss(&mut self, key: Key) -> Option<&'static Layout> {
-        let layout = find(&key)?;
-        self.map.insert(key, layout);
+    #[inline(never)]
+    fn lookup(&mut self, key: Key) -> Option<&'static Layout> {
+        let layout = match self.map.get(&key) {
+            Some(&layout) => layout,
+            None => {
+                let layout = find(&key)?;
+                self.map.insert(key, layout);
+                layout
+            }
+        };
+        self.recent[key.slot()] = Some((key, layout));
         Some(layout)
     }
 
     pub fn insert(&mut self, key: Key, layout: &'static Layout) {
         self.map.insert(key, layout);
+        self.recent[key.slot()] = Some((key, layout));
     }
 }
 
-/// True if two field names are the same: by address first (serde derive passes the same
-/// `&'static str` every time), then by content.
-#[inline]
-pub(crate) fn same_name(a: &'static str, b: &'static str) -> bool {
-    (a.as_ptr() == b.as_ptr() && a.len() == b.len()) || a == b
+impl Layout {
+    /// True if `key` is the field the class definition has at `next`: by address first (serde
+    /// derive passes the same `&'static str` every time), then by content.
+    #[inline]
+    pub fn has_field_at(&self, next: usize, key: &'static str) -> bool {
+        match self.fields.get(next) {
+            Some(&name) if std::ptr::eq(name, key) => true,
+            _ => self.has_field_text_at(next, key),
+        }
+    }
+
+    #[cold]
+    fn has_field_text_at(&self, next: usize, key: &'static str) -> bool {
+        self.fields.get(next) == Some(&key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys that share a cache slot each find their own layout, in any order.
+    #[test]
+    fn keys_sharing_a_cache_slot_keep_their_layouts() {
+        let one = register(Key([0, 0, 1, 1]), "test.One", &["a"]);
+        let two = register(Key([0, 0, 2, 2]), "test.Two", &["b"]);
+        let (k1, k2) = (Key([RECENT + 1, 0, 0x100, 0]), Key([1, 0, 0x100, 0]));
+        assert_eq!(k1.slot(), k2.slot());
+        let mut local = LocalLayouts::default();
+        local.insert(k1, one);
+        local.insert(k2, two);
+        for _ in 0..2 {
+            assert!(std::ptr::eq(local.get(k1).unwrap(), one));
+            assert!(std::ptr::eq(local.get(k2).unwrap(), two));
+        }
+        // Neither here nor in the registry.
+        assert!(local.get(Key([RECENT + 2, 0, 0x100, 0])).is_none());
+    }
 }

@@ -62,8 +62,8 @@
 //!
 //! How the field names are learned before the first instance is written is explained in the
 //! source of `ser/layout.rs`: once per Rust type per process, by a cheap probe of the first
-//! value; afterwards writing an object costs one hash lookup. One limitation follows: a struct
-//! serialized straight through `value.serialize(&mut serializer)` (instead of
+//! value; afterwards writing an object costs one lookup by address. One limitation follows: a
+//! struct serialized straight through `value.serialize(&mut serializer)` (instead of
 //! [`Serializer::serialize`], [`to_vec`] or [`to_writer`], or as a part of another value), whose
 //! type this process has not seen yet, is written as a typed map `M` with the class name as
 //! type — which Java reads into the same class — and as an object from then on.
@@ -89,6 +89,8 @@
 
 mod layout;
 mod probe;
+mod stream_slots;
+mod type_table;
 
 use std::any::type_name;
 use std::cell::Cell;
@@ -97,23 +99,13 @@ use std::fmt::{self, Display};
 use bytes::BufMut;
 use serde::ser::{self, Serialize};
 
-use crate::encode::{Encoder, LiteVersion, TypeRef};
+use crate::encode::{Encoder, LiteVersion};
 use crate::error::{Error, ErrorKind, Result};
 use crate::types::token;
 use layout::{FxMap, Key, Layout, LocalLayouts};
 use probe::{Millis, Probe};
-
-/// A class index slot not defined in the current stream.
-const UNDEFINED: u32 = u32::MAX;
-
-/// Type-name addresses a stream meets before the serializer hashes them instead of scanning.
-const FEW_TYPES: usize = 8;
-
-/// A `'static` type name's address and length.
-#[inline]
-fn type_key(ty: &'static str) -> (usize, usize) {
-    (ty.as_ptr() as usize, ty.len())
-}
+use stream_slots::StreamSlots;
+use type_table::TypeTable;
 
 /// `java.math.BigInteger` as Java writes it (`JavaSerializer` over the JDK's fields).
 const BIG_INTEGER: &str = "java.math.BigInteger";
@@ -156,16 +148,15 @@ struct State {
     refs: u32,
     /// Layouts known to this serializer (a front for the process-wide registry).
     layouts: LocalLayouts,
-    /// Class index of each layout (by `Layout::id`) in this stream, or `UNDEFINED`.
-    slots: Vec<u32>,
-    /// Layout ids with a slot set, to undo on reset.
-    defined: Vec<u32>,
+    /// Class index of each layout (by `Layout::id`) in this stream.
+    classes: StreamSlots,
     /// Enum constants written in this stream: (layout, variant name address, length) to the
     /// constant's reference index.
     enum_refs: FxMap<(u32, usize, usize), u32>,
-    /// The Rust type of the value being handed to serde by `put`, until the first
-    /// `serialize_struct` (or compound) call takes it.
-    armed: Option<&'static str>,
+    /// The Rust type of the value being handed to serde by `put` (as `type_name::<T>`, one
+    /// word to store per value), until the first `serialize_struct` (or compound) call takes
+    /// it.
+    armed: Option<fn() -> &'static str>,
     /// `serialize_struct` asked the innermost `put` to probe its value.
     probe_wanted: bool,
     /// The error that carries a probe request, kept to avoid allocating one each time.
@@ -174,14 +165,8 @@ struct State {
     next_type: Option<&'static str>,
     /// The type of lists written for sequences (`java.util.ArrayList` or none).
     list_type: Option<&'static str>,
-    /// The addresses of the type names met in this stream (names with equal text at two
-    /// addresses appear twice), with their index; scanned while there are at most
-    /// [`FEW_TYPES`], then hashed into `types`.
-    type_addrs: Vec<(&'static str, u32)>,
-    /// Type names by address and length, to their index, once past [`FEW_TYPES`] addresses.
-    types: FxMap<(usize, usize), u32>,
-    /// The same names in index order (to find an equal name at another address).
-    type_names: Vec<&'static str>,
+    /// List and map type names, and their indexes in this stream.
+    types: TypeTable,
     probe: Probe,
     /// Scratch for `collect_str`.
     text: String,
@@ -218,13 +203,9 @@ impl<B: BufMut> Serializer<B> {
     /// is left as it is.
     pub fn reset(&mut self) {
         self.enc.reset();
-        for id in self.st.defined.drain(..) {
-            self.st.slots[id as usize] = UNDEFINED;
-        }
+        self.st.classes.reset();
         self.st.refs = 0;
-        self.st.types.clear();
-        self.st.type_addrs.clear();
-        self.st.type_names.clear();
+        self.st.types.reset();
         self.st.enum_refs.clear();
         self.st.armed = None;
         self.st.probe_wanted = false;
@@ -255,7 +236,7 @@ impl<B: BufMut> Serializer<B> {
     /// probe a struct it has not seen.
     #[inline]
     fn put<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.st.armed = Some(type_name::<T>());
+        self.st.armed = Some(type_name::<T>);
         let result = value.serialize(&mut *self);
         self.st.armed = None;
         match result {
@@ -276,7 +257,7 @@ impl<B: BufMut> Serializer<B> {
             let key = Key::of::<T>(probe.class);
             let layout = layout::register(key, probe.class, &probe.fields);
             self.st.layouts.insert(key, layout);
-            self.st.armed = Some(type_name::<T>());
+            self.st.armed = Some(type_name::<T>);
             let result = value.serialize(&mut *self);
             self.st.armed = None;
             result
@@ -321,72 +302,25 @@ impl<B: BufMut> Serializer<B> {
     #[inline]
     fn object_head(&mut self, layout: &'static Layout) {
         self.st.refs += 1;
-        match self.st.slots.get(layout.id as usize) {
-            Some(&index) if index != UNDEFINED => self.enc.write_object_instance(index),
-            _ => self.define(layout),
+        match self.st.classes.get(layout.id as usize) {
+            Some(index) => self.enc.write_object_instance(index),
+            None => self.define(layout),
         }
     }
 
     #[cold]
     fn define(&mut self, layout: &'static Layout) {
         let index = self.enc.write_encoded_class_definition(layout.definition);
-        let id = layout.id as usize;
-        if self.st.slots.len() <= id {
-            self.st.slots.resize(id + 1, UNDEFINED);
-        }
-        self.st.slots[id] = index;
-        self.st.defined.push(layout.id);
+        self.st.classes.set(layout.id as usize, index);
         self.enc.write_object_instance(index);
     }
 
-    /// A type name the first time in the stream, its index afterwards (looked up by the
-    /// address of the `'static` name: a scan of the few addresses of a usual stream, a hash
-    /// lookup beyond [`FEW_TYPES`]).
-    #[inline]
-    fn type_ref(&mut self, ty: &'static str) -> TypeRef<'static> {
-        let addrs = &self.st.type_addrs;
-        let found = if addrs.len() <= FEW_TYPES {
-            addrs
-                .iter()
-                .find(|(t, _)| std::ptr::eq(*t, ty))
-                .map(|&(_, i)| i)
-        } else {
-            self.st.types.get(&type_key(ty)).copied()
-        };
-        match found {
-            Some(index) => TypeRef::Index(index),
-            None => self.new_type(ty),
-        }
-    }
-
-    #[cold]
-    fn new_type(&mut self, ty: &'static str) -> TypeRef<'static> {
-        // The same name at another address is the same type.
-        let (index, result) = match self.st.type_names.iter().position(|&t| t == ty) {
-            Some(i) => (i as u32, TypeRef::Index(i as u32)),
-            None => {
-                self.st.type_names.push(ty);
-                ((self.st.type_names.len() - 1) as u32, TypeRef::New(ty))
-            }
-        };
-        self.st.type_addrs.push((ty, index));
-        if self.st.type_addrs.len() > FEW_TYPES {
-            if self.st.types.is_empty() {
-                // From scanning to hashing: every address so far.
-                for &(name, i) in &self.st.type_addrs {
-                    self.st.types.insert(type_key(name), i);
-                }
-            }
-            self.st.types.insert(type_key(ty), index);
-        }
-        result
-    }
-
+    #[inline(always)]
     fn list_start(&mut self, len: Option<usize>) -> Compound<'_, B> {
         let ty = self.st.next_type.take().or(self.st.list_type);
         self.st.armed = None;
         self.st.refs += 1;
-        let ty = ty.map(|t| self.type_ref(t));
+        let ty = ty.map(|t| self.st.types.get(t));
         let variable = self.enc.write_list_start_ref(len, ty);
         Compound {
             ends: u8::from(variable),
@@ -397,7 +331,7 @@ impl<B: BufMut> Serializer<B> {
     fn map_start(&mut self, ty: Option<&'static str>) {
         self.st.armed = None;
         self.st.refs += 1;
-        let ty = ty.map(|t| self.type_ref(t));
+        let ty = ty.map(|t| self.st.types.get(t));
         self.enc.write_map_start_ref(ty);
     }
 
@@ -420,7 +354,7 @@ impl<B: BufMut> Serializer<B> {
         });
         let first = words.iter().position(|&w| w != 0).unwrap_or(4);
         self.st.refs += 1;
-        let ty = self.type_ref("[int");
+        let ty = self.st.types.get("[int");
         self.enc.write_list_start_ref(Some(4 - first), Some(ty));
         for &w in &words[first..] {
             self.enc.write_int(w as i32);
@@ -461,7 +395,6 @@ impl<B> fmt::Debug for Serializer<B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Serializer")
             .field("refs", &self.st.refs)
-            .field("classes", &self.st.defined.len())
             .finish_non_exhaustive()
     }
 }
@@ -698,7 +631,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, B>> {
         Ok(self.list_start(len))
     }
@@ -731,11 +664,11 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         Ok(Compound { ser: self, ends: 1 })
     }
 
-    #[inline]
+    #[inline(always)]
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<StructSer<'a, B>> {
         self.st.next_type = None;
         let layout = match self.st.armed.take() {
-            Some(holder) => match self.st.layouts.get(Key::new(holder, name)) {
+            Some(holder) => match self.st.layouts.get(Key::new(holder(), name)) {
                 Some(layout) => layout,
                 None => return Err(self.want_probe()),
             },
@@ -807,7 +740,7 @@ pub struct Compound<'a, B> {
 }
 
 impl<B: BufMut> Compound<'_, B> {
-    #[inline]
+    #[inline(always)]
     fn finish(self) -> Result<()> {
         for _ in 0..self.ends {
             self.ser.enc.write_end();
@@ -823,12 +756,12 @@ macro_rules! list_compound {
             type Ok = ();
             type Error = Error;
 
-            #[inline]
+            #[inline(always)]
             fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
                 self.ser.put(value)
             }
 
-            #[inline]
+            #[inline(always)]
             fn end(self) -> Result<()> {
                 self.finish()
             }
@@ -916,7 +849,7 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
     type Ok = ();
     type Error = Error;
 
-    #[inline]
+    #[inline(always)]
     fn serialize_field<T: ?Sized + Serialize>(
         &mut self,
         key: &'static str,
@@ -924,9 +857,8 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
     ) -> Result<()> {
         match &mut self.0 {
             StructState::Object { ser, layout, next } => {
-                match layout.fields.get(*next) {
-                    Some(&name) if layout::same_name(name, key) => {}
-                    _ => return Err(field_mismatch(layout, *next, key)),
+                if !layout.has_field_at(*next, key) {
+                    return Err(field_mismatch(layout, *next, key));
                 }
                 *next += 1;
                 ser.put(value)
@@ -942,9 +874,8 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
     fn skip_field(&mut self, key: &'static str) -> Result<()> {
         match &mut self.0 {
             StructState::Object { ser, layout, next } => {
-                match layout.fields.get(*next) {
-                    Some(&name) if layout::same_name(name, key) => {}
-                    _ => return Err(field_mismatch(layout, *next, key)),
+                if !layout.has_field_at(*next, key) {
+                    return Err(field_mismatch(layout, *next, key));
                 }
                 *next += 1;
                 ser.enc.write_null();
@@ -957,7 +888,7 @@ impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn end(self) -> Result<()> {
         match self.0 {
             StructState::Object { layout, next, .. } => {
