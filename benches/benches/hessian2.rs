@@ -24,10 +24,9 @@ use bytes::Bytes;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
 use hessian2::encode::Encoder;
-use hessian2::types::Date;
 use hessian2::value::{self, Value};
 use hessian2::{Deserializer, Serializer};
-use interop_model::{alice, mix, User};
+use interop_model::{alice, mix, page, UserPage};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -38,34 +37,6 @@ static GLOBAL: CountingAlloc = CountingAlloc;
 // Data (`mix` and `alice`, the values the peers measure, come with their types from the
 // `interop-model` crate)
 // ---------------------------------------------------------------------------------------------
-
-fn user(i: i64) -> User {
-    User {
-        created: Some(Date(1_700_000_000_000 + i * 1_000)),
-        active: i % 3 != 0,
-        email: Some(format!("user{i}@example.com")),
-        age: 20 + (i % 50) as i32,
-        name: Some(format!("User {i}")),
-        id: 100_000 + i,
-    }
-}
-
-/// A page of users: the "1 KiB" and "64 KiB" payloads.
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename = "io.github.hessianrs.bench.UserPage")]
-struct UserPage {
-    users: Vec<User>,
-    next: Option<String>,
-    total: i64,
-}
-
-fn page(n: usize) -> UserPage {
-    UserPage {
-        users: (0..n as i64).map(user).collect(),
-        next: Some("cursor-0001".into()),
-        total: 1_000_000,
-    }
-}
 
 /// The smallest page whose Hessian encoding is at least `target` bytes.
 fn page_of_size(target: usize) -> UserPage {

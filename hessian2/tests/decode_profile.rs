@@ -8,105 +8,11 @@
 //!     target/release/deps/decode_profile-* --ignored --exact profile --test-threads 1
 //! ```
 //!
-//! `Mix` is the benches' `Mix` (benches/benches/hessian2.rs), copied.
+//! `Mix` is the benches' `Mix` (from the `interop-model` crate).
 
-#![allow(non_snake_case)]
-
-use std::fmt;
 use std::hint::black_box;
 
-use hessian2::types::{Date, JavaArray};
-use serde::de::{self, MapAccess, Visitor};
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Serialize};
-
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(rename = "io.github.hessianrs.interop.model.Mix")]
-struct Mix {
-    D: Option<MixD>,
-    #[serde(with = "hessian2::types::java_array")]
-    CD: Vec<f64>,
-    CA: Date,
-    CC: String,
-    CB: i64,
-    B: String,
-    A: i32,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct MixD {
-    a: i32,
-    floats: JavaArray<f64>,
-    m: Option<Box<Mix>>,
-}
-
-impl Serialize for MixD {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut map = s.serialize_map(Some(2 + usize::from(self.m.is_some())))?;
-        map.serialize_entry("A", &self.a)?;
-        map.serialize_entry("floats", &self.floats)?;
-        if let Some(m) = &self.m {
-            map.serialize_entry("m", m)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for MixD {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        enum Key {
-            A,
-            #[serde(rename = "floats")]
-            Floats,
-            #[serde(rename = "m")]
-            M,
-        }
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MixD;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("the map Mix.D")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<MixD, M::Error> {
-                let (mut a, mut floats, mut m) = (None, None, None);
-                while let Some(key) = map.next_key::<Key>()? {
-                    match key {
-                        Key::A => a = Some(map.next_value()?),
-                        Key::Floats => floats = Some(map.next_value()?),
-                        Key::M => m = Some(map.next_value()?),
-                    }
-                }
-                Ok(MixD {
-                    a: a.ok_or_else(|| de::Error::missing_field("A"))?,
-                    floats: floats.ok_or_else(|| de::Error::missing_field("floats"))?,
-                    m,
-                })
-            }
-        }
-        d.deserialize_map(V)
-    }
-}
-
-fn mix() -> Mix {
-    let inner = Mix {
-        D: None,
-        CD: vec![1.0, 2.0, 3.0],
-        CA: Date(1_700_000_000_000),
-        CC: "world".into(),
-        CB: 1 << 40,
-        B: "hello".into(),
-        A: 97,
-    };
-    Mix {
-        D: Some(MixD {
-            a: 97,
-            floats: JavaArray(inner.CD.clone()),
-            m: Some(Box::new(inner.clone())),
-        }),
-        ..inner
-    }
-}
+use interop_model::{mix, Mix};
 
 fn text(unit: &str, bytes: usize) -> String {
     unit.repeat(bytes.div_ceil(unit.len()))

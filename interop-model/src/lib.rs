@@ -169,3 +169,34 @@ pub struct Node {
     pub next: Option<Box<Node>>,
     pub value: i32,
 }
+
+/// The benches' generated users (not a Java vector): user `i` of a [`UserPage`].
+pub fn user(i: i64) -> User {
+    User {
+        created: Some(Date(1_700_000_000_000 + i * 1_000)),
+        active: i % 3 != 0,
+        email: Some(format!("user{i}@example.com")),
+        age: 20 + (i % 50) as i32,
+        name: Some(format!("User {i}")),
+        id: 100_000 + i,
+    }
+}
+
+/// A page of users: the benches' "1 KiB" and "64 KiB" payloads. Not one of interop/java's
+/// classes (no Java peer measures it), but a shape Dubbo services return.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(rename = "io.github.hessianrs.bench.UserPage")]
+pub struct UserPage {
+    pub users: Vec<User>,
+    pub next: Option<String>,
+    pub total: i64,
+}
+
+/// A page of `n` users ([`user`] 0 to n-1).
+pub fn page(n: usize) -> UserPage {
+    UserPage {
+        users: (0..n as i64).map(user).collect(),
+        next: Some("cursor-0001".into()),
+        total: 1_000_000,
+    }
+}
