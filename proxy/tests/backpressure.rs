@@ -167,26 +167,7 @@ async fn slow_reader(engine: &str, extra: &str) {
         eventually(|| p.metric("dubbo_proxy_read_pauses_total") >= 1.0).await,
         "never paused"
     );
-    let mut codec = FrameCodec::with_max_payload(u32::MAX);
-    let mut buf = bytes::BytesMut::new();
-    let mut seen = vec![false; N as usize];
-    let mut got = 0;
-    while got < N {
-        let n = tokio::time::timeout(std::time::Duration::from_secs(5), rd.read_buf(&mut buf))
-            .await
-            .unwrap_or_else(|_| panic!("stalled after {got} answers"))
-            .unwrap();
-        assert!(n > 0, "closed after {got} answers");
-        while let Some(f) = codec.decode_frame(&mut buf).unwrap() {
-            let id = f.request_id();
-            assert_eq!(outcome(&f), (Status::Ok, payload(id)), "call {id}");
-            assert!(
-                !std::mem::replace(&mut seen[id as usize], true),
-                "{id} twice"
-            );
-            got += 1;
-        }
-    }
+    answers(&mut rd, N, std::time::Duration::from_secs(5), payload).await;
     let _wr = writer.await.unwrap();
     assert_eq!(p.metric("dubbo_proxy_paused_connections"), 0.0);
 }
@@ -616,21 +597,26 @@ async fn within_30s(mut f: impl FnMut() -> bool) -> bool {
     false
 }
 
-/// Reads `n` answers, each "ok" to its own id.
-async fn answers(rd: &mut tokio::net::tcp::OwnedReadHalf, n: u64) {
+/// Reads `n` answers, each `Ok` with `expected(id)` to its own id, each read within `patience`.
+async fn answers(
+    rd: &mut tokio::net::tcp::OwnedReadHalf,
+    n: u64,
+    patience: std::time::Duration,
+    expected: impl Fn(u64) -> String,
+) {
     let mut codec = FrameCodec::with_max_payload(u32::MAX);
     let mut buf = bytes::BytesMut::new();
     let mut seen = vec![false; n as usize];
     let mut got = 0;
     while got < n {
-        let r = tokio::time::timeout(std::time::Duration::from_secs(10), rd.read_buf(&mut buf))
+        let r = tokio::time::timeout(patience, rd.read_buf(&mut buf))
             .await
             .unwrap_or_else(|_| panic!("stalled after {got} answers"))
             .unwrap();
         assert!(r > 0, "closed after {got} answers");
         while let Some(f) = codec.decode_frame(&mut buf).unwrap() {
             let id = f.request_id();
-            assert_eq!(outcome(&f), (Status::Ok, "ok".into()), "call {id}");
+            assert_eq!(outcome(&f), (Status::Ok, expected(id)), "call {id}");
             assert!(
                 !std::mem::replace(&mut seen[id as usize], true),
                 "{id} twice"
@@ -668,7 +654,10 @@ async fn callers_of_a_provider_that_stops_reading_are_paused_not_refused(engine:
         "an outbox held {high} bytes"
     );
     g.open.store(true, Ordering::SeqCst);
-    answers(&mut rd, N).await;
+    answers(&mut rd, N, std::time::Duration::from_secs(10), |_| {
+        "ok".into()
+    })
+    .await;
     let _wr = flood_task.await.unwrap();
     assert_eq!(g.calls(), N as usize);
     assert_eq!(p.metric("dubbo_proxy_upstream_backed_up_total"), 0.0);
@@ -719,7 +708,10 @@ async fn calls_of_a_caller_that_left_never_reach_the_provider(engine: &str) {
     // The provider reads again: the first caller gets every answer, the provider every
     // call the proxy read but those dropped.
     g.open.store(true, Ordering::SeqCst);
-    answers(&mut rd, N).await;
+    answers(&mut rd, N, std::time::Duration::from_secs(10), |_| {
+        "ok".into()
+    })
+    .await;
     let _wr = flood_task.await.unwrap();
     let read = p.metric("dubbo_proxy_cluster_requests_total{cluster=\"a\"}");
     assert!(read > N as f64, "the second caller's calls were not read");
