@@ -626,6 +626,28 @@ async fn answers(
     }
 }
 
+/// A gated provider that does not read, a proxy in front of it and a caller flooding it with
+/// `n` big calls (32 MiB: far more than the socket buffers between the proxy and the provider
+/// take), returned once the caller has been paused for the provider.
+async fn paused_flood(
+    engine: &str,
+    n: u64,
+) -> (
+    Gated,
+    Proxy,
+    tokio::net::tcp::OwnedReadHalf,
+    tokio::task::JoinHandle<tokio::net::tcp::OwnedWriteHalf>,
+) {
+    let g = Gated::start().await;
+    let p = g.proxy(engine).await;
+    let (rd, flood_task) = flood(p.addr(), n, big("big")).await;
+    assert!(
+        within_30s(|| p.metric("dubbo_proxy_upstream_read_pauses_total") >= 1.0).await,
+        "the caller was never paused for the provider"
+    );
+    (g, p, rd, flood_task)
+}
+
 /// The provider stops reading, and its connection is the only one the calls can go to:
 /// once it is backed up, the caller stops being read (TCP pushes back on it, as it would
 /// through an L4 proxy) instead of having its calls buffered up to the hard cap and then
@@ -633,14 +655,7 @@ async fn answers(
 /// resumes, and every call is answered.
 async fn callers_of_a_provider_that_stops_reading_are_paused_not_refused(engine: &str) {
     const N: u64 = 1000;
-    let g = Gated::start().await;
-    let p = g.proxy(engine).await;
-    let (mut rd, flood_task) = flood(p.addr(), N, big("big")).await;
-    // 32 MiB: far more than the socket buffers between the proxy and the provider take.
-    assert!(
-        within_30s(|| p.metric("dubbo_proxy_upstream_read_pauses_total") >= 1.0).await,
-        "the caller was never paused for the provider"
-    );
+    let (g, p, mut rd, flood_task) = paused_flood(engine, N).await;
     // It stays paused: resumed only when the kernel takes a few more bytes from the stalled
     // connection (now and then), and paused again by its next call; nothing refused, no
     // outbox near the hard cap (the high watermark and a couple of calls). (Whether the
@@ -669,14 +684,8 @@ async fn callers_of_a_provider_that_stops_reading_are_paused_not_refused(engine:
 /// gets every call the proxy read except those, and nothing more.
 async fn calls_of_a_caller_that_left_never_reach_the_provider(engine: &str) {
     const N: u64 = 1000;
-    let g = Gated::start().await;
-    let p = g.proxy(engine).await;
     // A first caller backs the provider's connection up, and is paused for it.
-    let (mut rd, flood_task) = flood(p.addr(), N, big("big")).await;
-    assert!(
-        within_30s(|| p.metric("dubbo_proxy_upstream_read_pauses_total") >= 1.0).await,
-        "the first caller was never paused for the provider"
-    );
+    let (g, p, mut rd, flood_task) = paused_flood(engine, N).await;
     // The kernel's buffers for the provider's connection go on growing for a while after
     // the first pause (the caller is resumed each time they take more): wait until they
     // are full, the caller paused for half a second on end.
