@@ -11,7 +11,7 @@
 //! | `GET /metrics` | Prometheus text |
 //! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM |
 //! | `GET /config` | the configuration in force, as TOML |
-//! | `POST /api/v1/downgrade/on` / `off` | per-call logging off / back on (MOSN's switch) |
+//! | `POST /api/v1/downgrade/on` / `off` | the per-call access log off / back on (MOSN's switch) |
 //! | `GET /metadata` | the metadata cache entries |
 //! | `POST`/`PUT /metadata?path=..&version=..&interface=..&group=..` | adds an entry (the parameters may also come as a form body) |
 
