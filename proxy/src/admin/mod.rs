@@ -9,7 +9,7 @@
 //! | URL | |
 //! |---|---|
 //! | `GET /metrics` | Prometheus text |
-//! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM |
+//! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM, or 503 after a worker panicked |
 //! | `GET /config` | the configuration in force, as TOML |
 //! | `POST /api/v1/downgrade/on` / `off` | the per-call access log off / back on (MOSN's switch) |
 //! | `GET /metadata` | the metadata cache entries |
@@ -137,7 +137,13 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
             body: shared.metrics.render(),
         },
         ("GET", "/healthz") => {
-            if state.draining.load(Ordering::Relaxed) {
+            let panics = shared.metrics.worker_panics.load(Ordering::Relaxed);
+            if panics > 0 {
+                text(
+                    503,
+                    format!("{panics} worker(s) stopped by a panic: restart the proxy\n"),
+                )
+            } else if state.draining.load(Ordering::Relaxed) {
                 text(503, "draining\n")
             } else {
                 text(200, "ok\n")
@@ -205,5 +211,42 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
             | "/api/v1/downgrade/off",
         ) => text(405, "method not allowed\n"),
         _ => text(404, "not found\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::engine::supervised;
+
+    #[test]
+    fn a_panicking_worker_turns_healthz_to_503() {
+        let shared = Shared::new(Config::default_config(), 2);
+        let state = AdminState {
+            shared: shared.clone(),
+            draining: Arc::new(AtomicBool::new(false)),
+        };
+        assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
+        // A worker that ends normally changes nothing; one that panics is counted.
+        supervised(0, &shared, || {});
+        assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
+        let other = std::thread::spawn({
+            let shared = shared.clone();
+            move || supervised(1, &shared, || panic!("a bug"))
+        });
+        other.join().expect("the panic stays inside the worker");
+        let health = route(&state, "GET", "/healthz", b"");
+        assert_eq!(health.status, 503);
+        assert!(
+            health.body.contains("1 worker(s) stopped"),
+            "{}",
+            health.body
+        );
+        let metrics = route(&state, "GET", "/metrics", b"").body;
+        assert!(
+            metrics.contains("dubbo_proxy_worker_panics_total 1"),
+            "{metrics}"
+        );
     }
 }
