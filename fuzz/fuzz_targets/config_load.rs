@@ -18,7 +18,10 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => {
             assert!(!e.problems.is_empty());
             for (key, problem) in &e.problems {
-                assert!(!key.is_empty() && !problem.is_empty(), "{key:?}: {problem:?}");
+                assert!(
+                    !key.is_empty() && !problem.is_empty(),
+                    "{key:?}: {problem:?}"
+                );
             }
         }
     }
