@@ -1,7 +1,7 @@
 //! The proxy's sans-I/O core (`dubbo_proxy::core::Worker`) driven by an arbitrary interleaving
 //! of what its engines report: callers connecting, sending whole calls, heartbeats or any
-//! bytes, and closing; provider connections opening, answering the calls they were sent (in
-//! any order, with any status), sending any bytes, closing; time passing; outboxes written;
+//! bytes, and closing; provider connections opening (at once), answering the calls they were
+//! sent (in any order, with any status), sending any bytes, closing; time passing; outboxes written;
 //! configuration reloads that move the endpoints.
 //!
 //! After every step:
@@ -88,10 +88,9 @@ enum Op {
     CallerBytes { caller: u8, bytes: Vec<u8> },
     /// The caller closes.
     CallerClose { caller: u8 },
-    /// The engine writes out what waits for the caller (or provider) connection.
-    Write { caller: bool, index: u8 },
-    /// A provider connection the core asked for opens.
-    ProviderConnected { index: u8 },
+    /// The engine writes out what waits for the caller connection (provider connections
+    /// are written at once, after every step).
+    Write { index: u8 },
     /// A provider answers one call it was sent (`which` of those waiting), with a status.
     ProviderAnswer { index: u8, which: u8, status: u8 },
     /// A provider sends these bytes.
@@ -122,7 +121,6 @@ struct Caller {
 
 struct Provider {
     key: Key,
-    connected: bool,
     /// Two-way requests written to it and not answered yet.
     calls: Vec<Frame>,
     received: FrameCodec,
@@ -181,17 +179,18 @@ impl Harness {
     fn effects(&mut self) {
         while let Some(e) = self.w.poll_effect() {
             match e {
+                // Providers accept at once (a refused or lost connection is `ProviderClose`).
                 Effect::Connect { up, .. } => {
                     self.providers.insert(
                         key_id(up),
                         Provider {
                             key: up,
-                            connected: false,
                             calls: Vec::new(),
                             received: FrameCodec::with_max_payload(u32::MAX),
                             received_buf: BytesMut::new(),
                         },
                     );
+                    self.w.upstream_connected(up, self.now);
                 }
                 // An engine reports each connection's close once: not for one gone already.
                 Effect::Close(Conn::Down(k)) => {
@@ -359,33 +358,12 @@ impl Harness {
                     self.w.closed(Conn::Down(key), self.now);
                 }
             }
-            Op::Write {
-                caller: true,
-                index,
-            } => {
+            Op::Write { index } => {
                 if let Some(i) = self.caller(index) {
                     let k = self.callers[i].key;
                     self.flush_caller(k);
                     // A resumed caller's bytes are taken again.
                     self.caller_sends(i, &[]);
-                }
-            }
-            Op::Write {
-                caller: false,
-                index,
-            } => {
-                if let Some(id) = self.provider(index) {
-                    self.flush_provider(id);
-                }
-            }
-            Op::ProviderConnected { index } => {
-                if let Some(id) = self.provider(index) {
-                    let p = self.providers.get_mut(&id).unwrap();
-                    if !p.connected {
-                        p.connected = true;
-                        let k = p.key;
-                        self.w.upstream_connected(k, self.now);
-                    }
                 }
             }
             Op::ProviderAnswer {
@@ -446,6 +424,11 @@ impl Harness {
                     self.w.refresh(self.now);
                 }
             }
+        }
+        self.effects();
+        let providers: Vec<u64> = self.providers.keys().copied().collect();
+        for id in providers {
+            self.flush_provider(id);
         }
         self.effects();
         let unanswered: u64 = self
