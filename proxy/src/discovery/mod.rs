@@ -5,8 +5,9 @@
 //! (`dubbo-proxy-discovery`, a current-thread tokio runtime) keeps one ZooKeeper session per such
 //! cluster and watches the children of `/<root>/<interface>/providers`: each child is an
 //! ephemeral node named by the URL-encoded provider URL, written by the provider and gone when
-//! the provider unregisters or its session expires. On every change the node names are decoded
-//! and filtered ([`providers`]: `dubbo://` only, version, group, methods, `enabled`), weighed
+//! the provider unregisters or its session expires (the watch is `dubbo_registry`'s ZooKeeper
+//! registry). On every change the URLs are filtered (`dubbo_registry::select`: `dubbo://`
+//! only, version, group, methods, `enabled`), weighed
 //! (the URL's `weight` times the data centre's `idc_weights` factor, as
 //! `registry_urlweight::assemble_url_weight` writes it, then Dubbo's warm-up), and handed to
 //! [`Shared::set_discovered`], which publishes a new configuration snapshot: the workers keep the
@@ -30,13 +31,12 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle as TaskHandle;
 
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::core::Shared;
 
-pub mod providers;
 mod zookeeper;
 
-pub use providers::{Selection, Selector, Skip};
+pub use dubbo_registry::select::{Selection, Selector, Skip};
 
 /// How often the supervisor looks for a changed configuration.
 const RESCAN: Duration = Duration::from_millis(250);
@@ -67,8 +67,44 @@ impl Drop for Discovery {
     }
 }
 
-/// The selectors of the clusters that have a `discovery`, by cluster name.
-pub fn selectors(config: &Config) -> BTreeMap<String, Selector> {
+/// What a cluster asks of its providers: its `discovery` settings, and the selector made of
+/// them and of the methods routed to the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterDiscovery {
+    /// The cluster's `discovery` table.
+    pub discovery: config::Discovery,
+    /// Its version, group, methods (`discovery.methods` and those of the routes to the
+    /// cluster, sorted, without duplicates), data-centre weights and warm-up.
+    pub selector: Selector,
+}
+
+impl ClusterDiscovery {
+    /// The discovery of a cluster with `discovery`, to which routes send `route_methods`.
+    pub fn new<'a>(
+        discovery: config::Discovery,
+        route_methods: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let mut methods: Vec<String> = route_methods.into_iter().map(str::to_owned).collect();
+        methods.extend(discovery.methods.iter().cloned());
+        methods.sort();
+        methods.dedup();
+        let selector = Selector {
+            version: discovery.version.clone(),
+            group: discovery.group.clone(),
+            methods,
+            idc_key: discovery.idc_key.clone(),
+            idc_weights: discovery.idc_weights.clone(),
+            warmup: discovery.warmup,
+        };
+        ClusterDiscovery {
+            discovery,
+            selector,
+        }
+    }
+}
+
+/// The discovery of each cluster that has one, by cluster name.
+pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
     config
         .clusters
         .iter()
@@ -79,7 +115,7 @@ pub fn selectors(config: &Config) -> BTreeMap<String, Selector> {
                 .iter()
                 .filter(|r| r.cluster == *name)
                 .filter_map(|r| r.method.as_deref());
-            Some((name.clone(), Selector::new(d, routed)))
+            Some((name.clone(), ClusterDiscovery::new(d, routed)))
         })
         .collect()
 }
@@ -111,7 +147,7 @@ pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
 
 /// Starts, restarts and stops the watch of each cluster as the configuration says.
 async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
-    let mut running: BTreeMap<String, (Selector, TaskHandle<()>)> = BTreeMap::new();
+    let mut running: BTreeMap<String, (ClusterDiscovery, TaskHandle<()>)> = BTreeMap::new();
     let mut seen = 0u64;
     loop {
         let g = shared.generation();
