@@ -102,6 +102,8 @@
 //!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes).
 //! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry` and the
 //!   ZooKeeper registry; the only user of `serde_json`).
+//! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
+//!   (enables `tokio`; see [`tower`](crate::tower)).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -131,6 +133,8 @@ pub mod serialization;
 #[cfg(feature = "tokio")]
 pub mod server;
 pub mod status;
+#[cfg(feature = "tower")]
+pub mod tower;
 mod typed;
 
 pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};

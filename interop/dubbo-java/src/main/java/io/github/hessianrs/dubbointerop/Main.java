@@ -15,7 +15,9 @@ public final class Main {
                 + "  consumer HOST:PORT|zookeeper://127.0.0.1:ZKPORT [--iterations N] [--timeout MS] [--concurrency N] [--group G] [--attach K=V]... [--load CALLS]\n"
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  guardtest connect|bind|socket|lookup\n"
-                + "  version");
+                + "  version\n"
+                + "every subcommand also takes --serialization hessian2|fastjson2|default (default: hessian2;\n"
+                + "'default' pins nothing, as a stock Dubbo application runs)");
     }
 
     public static void main(String[] args) throws Exception {
@@ -28,6 +30,7 @@ public final class Main {
         }
         int rc;
         try {
+            args = takeSerialization(args);
             switch (args[0]) {
                 case "provider":
                     rc = Provider.run(args);
@@ -62,6 +65,23 @@ public final class Main {
     /** Dubbo logs through java.util.logging to stderr; WARNING unless DUBBO_INTEROP_LOG=INFO/FINE/... */
     private static void configureLogging() {
         LogLevel.apply();
+    }
+
+    /**
+     * Takes the global option {@code --serialization hessian2|fastjson2|default} (anywhere after
+     * the subcommand) out of {@code args} and pins it (see {@link DubboSetup#serialization}).
+     */
+    private static String[] takeSerialization(String[] args) throws UsageException {
+        java.util.List<String> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--serialization")) {
+                if (i + 1 >= args.length) throw new UsageException("--serialization needs a name");
+                DubboSetup.pinSerialization(args[++i]);
+            } else {
+                rest.add(args[i]);
+            }
+        }
+        return rest.toArray(new String[0]);
     }
 
     /** Bad command line. */
