@@ -307,3 +307,256 @@ async fn cluster_client_balances_and_fails_over() {
     assert_loopback_only(&pids);
     drop((a, b));
 }
+
+/// Java providers of every flavour (2.7, 3.2, 3.3) registered in ZooKeeper: the Rust cluster
+/// client finds them all, balances over them, and when one is killed under load every call
+/// is still answered (failover retries on the others), and the killed one leaves the list
+/// when its session expires.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_client_over_java_providers_one_killed() {
+    let Some(zoo) = zookeeper("java-providers") else {
+        return;
+    };
+    let builders = FLAVOURS
+        .iter()
+        .map(|f| {
+            Provider::builder(f)
+                .log(LOGS, &format!("registered-{f}"))
+                .jvm_arg("-XX:TieredStopAtLevel=1")
+                .registry(&zoo.address())
+                .args(&["--param", "warmup=0"])
+        })
+        .collect();
+    let Some(mut providers) = Provider::start_all(builders) else {
+        return;
+    };
+    let reg = registry(&zoo).await;
+    let t = Instant::now();
+    let client = ClusterClient::builder(reg.clone(), INTERFACE)
+        .version(VERSION)
+        .register_as("rust-consumer")
+        .config(ClusterConfig {
+            policy: Policy::RoundRobin,
+            ..ClusterConfig::default()
+        })
+        .build()
+        .await
+        .unwrap();
+    wait_providers(&client, providers.len()).await;
+    eprintln!(
+        "{} Java providers found {:?} after subscribing",
+        providers.len(),
+        t.elapsed()
+    );
+
+    // Every provider takes its share (round-robin, equal weights), typed calls work.
+    let n = 30;
+    for i in 0..n {
+        let r: String = client
+            .call(
+                &req("sayHello")
+                    .arg("java.lang.String", &format!("r{i}"))
+                    .build()
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r, format!("Hello, r{i}"));
+    }
+    let user: User = client
+        .call(&req("getUser").arg("long", &42i64).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(user, user_for(42));
+    for p in &providers {
+        let direct = dubbo_codec::client::Client::connect(p.addr())
+            .await
+            .unwrap();
+        let count: i64 = direct.call(&req("count").build().unwrap()).await.unwrap();
+        assert!(
+            count > (n / providers.len()) as i64,
+            "{} answered {count}",
+            p.flavour
+        );
+    }
+
+    // Load from 8 tasks; provider 0 is killed (SIGKILL) a second in.
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let tasks: Vec<_> = (0..8)
+        .map(|k| {
+            let (client, stop) = (client.clone(), stop.clone());
+            tokio::spawn(async move {
+                let (mut ok, mut failed) = (0u32, Vec::new());
+                let mut i = 0u32;
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    let name = format!("{k}-{i}");
+                    let r = client
+                        .call::<String>(
+                            &req("sayHello")
+                                .arg("java.lang.String", &name)
+                                .build()
+                                .unwrap(),
+                        )
+                        .await;
+                    match r {
+                        Ok(s) if s == format!("Hello, {name}") => ok += 1,
+                        other => failed.push(format!("{other:?}")),
+                    }
+                    i += 1;
+                }
+                (ok, failed)
+            })
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let killed = providers[0].addr();
+    let t_kill = Instant::now();
+    providers[0].kill();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut ok, mut failed) = (0, Vec::new());
+    for t in tasks {
+        let (o, f) = tokio::time::timeout(Duration::from_secs(15), t)
+            .await
+            .expect("every call answered")
+            .unwrap();
+        ok += o;
+        failed.extend(f);
+    }
+    eprintln!(
+        "load with {killed} killed: {ok} calls ok, {} failed: {failed:?}",
+        failed.len()
+    );
+    assert!(ok > 100, "only {ok} calls");
+    assert!(failed.is_empty(), "{failed:?}");
+    // Its node goes when its session expires; the client drops it then.
+    loop {
+        if !client.providers().iter().any(|p| p.0.to_string() == killed) {
+            break;
+        }
+        assert!(
+            t_kill.elapsed() < Duration::from_millis(SESSION_MS + 6_000),
+            "{killed} still listed: {:?}",
+            client.providers()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!(
+        "{killed} left the list {:?} after it was killed",
+        t_kill.elapsed()
+    );
+
+    let mut pids = vec![std::process::id()];
+    pids.extend(zoo.pid());
+    pids.extend(providers[1..].iter().map(Provider::pid));
+    assert_loopback_only(&pids);
+    client.close().await;
+}
+
+fn dubbo_call(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
+        .args(args)
+        .output()
+        .expect("run dubbo-call");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `dubbo-call --registry`: calls through a listed provider even when another listed one is
+/// dead; `--list` and `--list SERVICE` show services, providers, versions, groups, methods.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dubbo_call_with_a_registry() {
+    let Some(zoo) = zookeeper("dubbo-call") else {
+        return;
+    };
+    let reg = registry(&zoo).await;
+    let zk = format!("zookeeper://{}", zoo.address());
+    let demo = Server::builder()
+        .service(demo_service())
+        .service(demo_service().group("blue"))
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    demo.register(reg.clone(), &Registration::new("rust-demo"))
+        .await
+        .unwrap();
+    // A dead provider listed with a weight that makes it the likely pick.
+    let dead_port = dubbo_test_support::net::free_port();
+    let dead = ServiceUrl::provider(INTERFACE, ([127, 0, 0, 1], dead_port).into(), "ghost")
+        .version(VERSION)
+        .methods(&["sayHello"])
+        .param("warmup", "0")
+        .param("weight", "100000")
+        .build();
+    reg.register(&dead).await.unwrap();
+    for i in 0..5 {
+        let name = format!("reg{i}");
+        let args = format!("[\"{name}\"]");
+        let (ok, out, err) = dubbo_call(&[
+            "--registry",
+            &zk,
+            INTERFACE,
+            "sayHello",
+            "--version",
+            VERSION,
+            "--types",
+            "java.lang.String",
+            "--args",
+            &args,
+        ]);
+        assert!(ok, "{err}");
+        assert_eq!(out.trim(), format!("\"Hello, {name}\""));
+    }
+    // The group is honoured; an exception is printed as one.
+    let (ok, out, err) = dubbo_call(&[
+        "--registry",
+        &zk,
+        INTERFACE,
+        "throwError",
+        "--version",
+        VERSION,
+        "--group",
+        "blue",
+        "--types",
+        "java.lang.String",
+        "--args",
+        "[\"boom\"]",
+    ]);
+    assert!(!ok, "{err}");
+    assert!(
+        out.contains("java.lang.IllegalStateException") && out.contains("boom"),
+        "{out}"
+    );
+    // No provider of that service: a clear error.
+    let (ok, _, err) = dubbo_call(&["--registry", &zk, "no.Such", "m"]);
+    assert!(!ok && err.contains("no provider of no.Such"), "{err}");
+
+    let (ok, out, err) = dubbo_call(&["--registry", &zk, "--list"]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out.trim(),
+        format!("{INTERFACE}\tproviders=3\tversions=1.0.0\tgroups=,blue")
+    );
+    let (ok, out, err) = dubbo_call(&["--registry", &zk, "--list", INTERFACE]);
+    assert!(ok, "{err}");
+    eprintln!("{out}");
+    let port = demo.local_addr().port();
+    assert!(
+        out.starts_with(&format!("{INTERFACE}\tproviders=3\n")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("  dubbo://127.0.0.1:{port}\tversion=1.0.0\tgroup=blue\tapplication=rust-demo\trelease=3.2.19\tdubbo=2.0.2\n")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "  dubbo://127.0.0.1:{dead_port}\tversion=1.0.0\tgroup=\tapplication=ghost"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("    methods: add, count, doNothing, echoList, echoMap, echoUser, fireAndForget, getUser, lastFired, sayHello, slow, throwError\n"), "{out}");
+    let (ok, _, err) = dubbo_call(&["--list"]);
+    assert!(!ok && err.contains("--list needs --registry"), "{err}");
+    demo.shutdown(Duration::from_secs(1)).await;
+}
