@@ -179,3 +179,82 @@ async fn register_subscribe_expire_restart() {
     pids.extend(zoo.pid());
     assert_loopback_only(&pids);
 }
+
+/// Resident memory of this process (Linux `VmRSS`), in KiB; 0 elsewhere.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// 1,000 providers of 100 interfaces: registered, listed, and followed by a fresh registry
+/// (every list complete), with the times and the memory it took printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousand_providers_of_a_hundred_interfaces() {
+    let Some(zoo) = ZooKeeper::start(
+        "registry-1000",
+        Duration::from_millis(SESSION_MS),
+        LogDir("dubbo-registry-zookeeper"),
+    ) else {
+        return;
+    };
+    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
+    let iface = |i: usize| format!("io.github.hessianrs.load.Service{i:03}");
+    let urls: Vec<ServiceUrl> = (0..1000)
+        .map(|k| {
+            ServiceUrl::provider(
+                &iface(k % 100),
+                ([127, 0, 0, 1], 30_000 + k as u16).into(),
+                "load",
+            )
+            .version("1.0.0")
+            .methods(&["get", "put", "list", "delete"])
+            .build()
+        })
+        .collect();
+    let a = ZookeeperRegistry::connect(&address).await.unwrap();
+    let t = Instant::now();
+    for u in &urls {
+        a.register(u).await.unwrap();
+    }
+    let registered = t.elapsed();
+
+    let rss0 = rss_kib();
+    let t = Instant::now();
+    let b = ZookeeperRegistry::connect(&address).await.unwrap();
+    let services = b.services().await.unwrap();
+    let listed = t.elapsed();
+    assert_eq!(services, (0..100).map(iface).collect::<Vec<_>>());
+    let t = Instant::now();
+    let mut subs: Vec<Subscription> = services.iter().map(|s| b.subscribe(s)).collect();
+    let mut total = 0;
+    for s in &mut subs {
+        let list = tokio::time::timeout(Duration::from_secs(30), s.next())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(list.len(), 10);
+        total += list.len();
+    }
+    let followed = t.elapsed();
+    let rss1 = rss_kib();
+    assert_eq!(total, 1000);
+    // A change reaches the subscriber of its interface.
+    let t = Instant::now();
+    a.unregister(&urls[7]).await.unwrap();
+    assert_eq!(subs[7].next().await.unwrap().len(), 9);
+    let change = t.elapsed();
+    eprintln!(
+        "1000 providers of 100 interfaces: registered one by one in {registered:?}; a fresh \
+         registry listed the 100 services in {listed:?} and had all 100 subscriptions complete \
+         {followed:?} later (RSS {rss0} -> {rss1} KiB, {:+} KiB, {} bytes of URL text); an \
+         unregistration reached its subscriber in {change:?}",
+        rss1 as i64 - rss0 as i64,
+        urls.iter().map(|u| u.as_str().len()).sum::<usize>(),
+    );
+}
