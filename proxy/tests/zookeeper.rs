@@ -178,6 +178,13 @@ async fn java_providers_discovered_in_zookeeper() {
         cl.call(2, &hello("a")).await,
         (Status::Ok, "Hello, a".to_owned())
     );
+    // Its URL filled the metadata cache: (path, version) -> (interface, no group).
+    let (st, body) = http(admin, "GET", "/metadata", "");
+    assert_eq!(st, 200);
+    assert_eq!(
+        body,
+        format!("path={DEMO} version=1.0.0 interface={DEMO} group=\n")
+    );
 
     // 2. A Java consumer (Dubbo 3.2) calling through the proxy reaches it: every check passes.
     let t = Instant::now();

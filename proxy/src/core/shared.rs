@@ -111,6 +111,8 @@ pub struct Shared {
     registered: Mutex<Vec<Metadata>>,
     /// Endpoints of clusters with a `discovery`, by cluster name.
     discovered: Mutex<BTreeMap<String, Vec<Endpoint>>>,
+    /// Metadata cache entries from the provider URLs of those clusters, by cluster name.
+    discovered_metadata: Mutex<BTreeMap<String, Vec<Metadata>>>,
     /// Held while a snapshot is built and stored.
     publishing: Mutex<()>,
     /// All counters.
@@ -199,6 +201,7 @@ impl Shared {
             })),
             registered: Mutex::new(Vec::new()),
             discovered: Mutex::new(BTreeMap::new()),
+            discovered_metadata: Mutex::new(BTreeMap::new()),
             publishing: Mutex::new(()),
             metrics,
             downgrade: AtomicBool::new(false),
@@ -229,11 +232,19 @@ impl Shared {
             &self.discovered.lock().unwrap_or_else(|e| e.into_inner()),
         );
         let routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
-        let registered = self
+        let mut registered = self
             .registered
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        registered.extend(
+            self.discovered_metadata
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .flatten()
+                .cloned(),
+        );
         let (cache, metadata) = build_cache(&config, &registered);
         let endpoints = endpoint_states(&config, Some(&old), &self.metrics, self.epoch);
         drop(old);
@@ -280,8 +291,31 @@ impl Shared {
             let mut d = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
             match endpoints {
                 Some(e) => d.insert(cluster.to_owned(), e),
-                None => d.remove(cluster),
+                None => {
+                    self.discovered_metadata
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(cluster);
+                    d.remove(cluster)
+                }
             };
+        }
+        self.publish(None);
+    }
+
+    /// Sets the metadata cache entries learnt from the provider URLs of a cluster with a
+    /// `discovery` (their path, version, interface and group); publishes a snapshot when they
+    /// changed. They go with the cluster's discovery.
+    pub fn set_discovered_metadata(&self, cluster: &str, metadata: Vec<Metadata>) {
+        {
+            let mut d = self
+                .discovered_metadata
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if d.get(cluster) == Some(&metadata) {
+                return;
+            }
+            d.insert(cluster.to_owned(), metadata);
         }
         self.publish(None);
     }
@@ -322,8 +356,28 @@ mod tests {
             group: None,
         });
         assert_eq!(shared.snapshot().config.clusters["d"].endpoints, eps);
+        // Metadata from the providers' URLs joins the cache, once; it goes with the discovery.
+        let learnt = Metadata {
+            path: "a.B".into(),
+            version: "1.0.0".into(),
+            interface: Some("a.B".into()),
+            group: Some("g".into()),
+        };
+        shared.set_discovered_metadata("d", vec![learnt.clone()]);
+        let g = shared.generation();
+        shared.set_discovered_metadata("d", vec![learnt.clone()]);
+        assert_eq!(shared.generation(), g);
+        assert!(shared.snapshot().metadata.contains(&learnt));
+        assert_eq!(
+            shared.snapshot().cache.lookup("a.B", "1.0.0"),
+            dubbo_codec::metadata::Lookup::Unique {
+                interface: "a.B",
+                group: Some("g")
+            }
+        );
         shared.set_discovered("d", None);
         assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
+        assert!(!shared.snapshot().metadata.contains(&learnt));
     }
 
     #[test]

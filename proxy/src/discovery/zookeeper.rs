@@ -17,7 +17,7 @@ use dubbo_registry::zookeeper::{ZookeeperOptions, ZookeeperRegistry};
 use dubbo_registry::{Registry, ServiceUrl};
 
 use super::ClusterDiscovery;
-use crate::config::Endpoint;
+use crate::config::{Endpoint, Metadata};
 use crate::core::Shared;
 
 /// While a provider warms up, its weight is recomputed this often.
@@ -47,6 +47,8 @@ impl State {
     fn update(&mut self) {
         let sel = self.discovery.selector.select(&self.urls, now_ms());
         self.warming = sel.warming;
+        self.shared
+            .set_discovered_metadata(&self.cluster, metadata_of(&sel.endpoints));
         let endpoints: Vec<Endpoint> = sel
             .endpoints
             .iter()
@@ -86,6 +88,30 @@ impl State {
             .set_discovered(&self.cluster, Some(endpoints.clone()));
         self.published = Some(endpoints);
     }
+}
+
+/// The metadata cache entries of the providers taken: (path, version) -> (interface, group),
+/// sorted, one per distinct entry (the cache itself refuses to guess between two).
+fn metadata_of(endpoints: &[dubbo_registry::select::Endpoint]) -> Vec<Metadata> {
+    let mut v: Vec<Metadata> = endpoints
+        .iter()
+        .map(|e| Metadata {
+            path: e.url.path().to_owned(),
+            version: e.url.version().into_owned(),
+            interface: Some(e.url.interface().into_owned()),
+            group: Some(e.url.group().into_owned()).filter(|g| !g.is_empty()),
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        (&a.path, &a.version, &a.interface, &a.group).cmp(&(
+            &b.path,
+            &b.version,
+            &b.interface,
+            &b.group,
+        ))
+    });
+    v.dedup();
+    v
 }
 
 /// Follows the providers of one cluster until aborted.
