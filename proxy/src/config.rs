@@ -16,6 +16,9 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+mod membership;
+pub use membership::Membership;
+
 /// The configuration the binary runs with when given no `--config`.
 pub const DEFAULT_TOML: &str = include_str!("../default.toml");
 
@@ -123,6 +126,9 @@ pub struct Config {
     /// `[[metadata]]`: (path, version) -> (interface, group) entries loaded at start.
     #[serde(default)]
     pub metadata: Vec<Metadata>,
+    /// `[registry]`: the proxy registers its listeners as providers (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<Membership>,
 }
 
 /// `[admin]`: the loopback HTTP endpoint.
@@ -897,6 +903,32 @@ impl Config {
                 if k.is_empty() {
                     bad(key("attachments"), "keys must not be empty");
                 }
+            }
+        }
+
+        if let Some(m) = &self.registry {
+            for (k, problem) in m.problems() {
+                bad(format!("registry.{k}"), &problem);
+            }
+            for l in &m.listeners {
+                if !self.listeners.iter().any(|x| x.name == *l) {
+                    bad(
+                        "registry.listeners".into(),
+                        "names a listener that does not exist",
+                    );
+                }
+            }
+            let unspecified = self.listeners.iter().any(|l| {
+                (m.listeners.is_empty() || m.listeners.contains(&l.name))
+                    && l.address
+                        .parse::<SocketAddr>()
+                        .is_ok_and(|a| a.ip().is_unspecified())
+            });
+            if unspecified && m.advertise.is_none() {
+                bad(
+                    "registry.advertise".into(),
+                    "needed: a registered listener listens on the unspecified address",
+                );
             }
         }
 

@@ -526,3 +526,77 @@ async fn upstreams<const N: usize>(names: [&str; N]) -> Vec<Upstream> {
     }
     v
 }
+
+/// The proxy as a member (`[registry]`), gateway mode: it finds the Java provider in one
+/// ZooKeeper ("back") and registers its listener as a provider of the routed interface in
+/// another ("front"); a stock Java consumer that knows only the front registry passes its
+/// whole check list through the proxy. SIGTERM removes the proxy's node before the drain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_registers_itself_as_a_provider() {
+    let (Some(back), Some(front)) = (zookeeper("back"), zookeeper("front")) else {
+        return;
+    };
+    let Some(_provider) = provider(
+        "dubbo3",
+        "behind",
+        &back.address(),
+        &["--param", "warmup=0"],
+    ) else {
+        return;
+    };
+    let conf = config(
+        1,
+        &format!(
+            "[registry]\nzookeeper = \"{front}\"\napplication = \"gateway\"\nsession_timeout_ms = {SESSION_MS}\n\
+             [[routes]]\ninterface = \"{DEMO}\"\nversion = \"1.0.0\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\n[clusters.demo.discovery]\nzookeeper = \"{back}\"\n\
+             interface = \"{DEMO}\"\nversion = \"1.0.0\"\nsession_timeout_ms = {SESSION_MS}\n",
+            front = front.address(),
+            back = back.address()
+        ),
+    );
+    let mut proxy = Proxy::start("tokio", &conf);
+    let dir = format!("/dubbo/{DEMO}/providers");
+    let t = Instant::now();
+    let node = loop {
+        if let Some(n) = zk_children(&front.address(), &dir).await.pop() {
+            break registry_urlweight::zk::decode_node_name(&n).into_owned();
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the proxy never registered"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    eprintln!("proxy registered {:?} after its start: {node}", t.elapsed());
+    assert!(
+        node.starts_with(&format!(
+            "dubbo://{}/{DEMO}?application=gateway&",
+            proxy.addr()
+        )),
+        "{node}"
+    );
+    assert_eq!(
+        registry_urlweight::get_param(&node, "version"),
+        Some("1.0.0")
+    );
+
+    let zk_front = format!("zookeeper://{}", front.address());
+    let run = tokio::task::spawn_blocking(move || run_consumer("dubbo27", &zk_front, &[], LOGS))
+        .await
+        .unwrap()
+        .unwrap();
+    run.assert_all_passed("Java consumer -> front registry -> proxy -> back provider");
+
+    let t = Instant::now();
+    proxy.signal(libc::SIGTERM);
+    while !zk_children(&front.address(), &dir).await.is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the proxy's node outlived its SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    eprintln!("proxy node gone {:?} after SIGTERM", t.elapsed());
+    assert_eq!(proxy.wait_exit(Duration::from_secs(15)), Some(0));
+}

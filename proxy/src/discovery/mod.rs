@@ -24,6 +24,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -34,6 +35,7 @@ use tokio::task::JoinHandle as TaskHandle;
 use crate::config::{self, Config};
 use crate::core::Shared;
 
+pub mod member;
 mod zookeeper;
 
 pub use dubbo_registry::select::{Selection, Selector, Skip};
@@ -121,8 +123,10 @@ pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
 }
 
 /// Starts the discovery thread if the configuration has a cluster with a `discovery` (or
-/// may get one on reload: it is always started, and idles without one).
-pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
+/// may get one on reload: it is always started, and idles without one). It also keeps the
+/// proxy's own registration (`[registry]`) for the listeners `bound` (names and actual
+/// addresses), and removes it when stopped.
+pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Result<Discovery> {
     let (stop, stopped) = watch::channel(false);
     let thread = std::thread::Builder::new()
         .name("dubbo-proxy-discovery".into())
@@ -137,7 +141,7 @@ pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
                     return;
                 }
             };
-            rt.block_on(supervise(shared, stopped));
+            rt.block_on(supervise(shared, bound, stopped));
         })?;
     Ok(Discovery {
         stop,
@@ -146,14 +150,22 @@ pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
 }
 
 /// Starts, restarts and stops the watch of each cluster as the configuration says.
-async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
+async fn supervise(
+    shared: Arc<Shared>,
+    bound: Vec<(String, SocketAddr)>,
+    mut stopped: watch::Receiver<bool>,
+) {
     let mut running: BTreeMap<String, (ClusterDiscovery, TaskHandle<()>)> = BTreeMap::new();
+    let mut member = member::Member::default();
     let mut seen = 0u64;
     loop {
         let g = shared.generation();
         if g != seen {
             seen = g;
-            let wanted = selectors(&shared.snapshot().config);
+            let config = shared.snapshot().config.clone();
+            member.sync(&config, &bound).await;
+            let own = member::own_addrs(&config, &bound);
+            let wanted = selectors(&config);
             let names: Vec<String> = running.keys().cloned().collect();
             for name in names {
                 let keep = wanted.get(&name) == running.get(&name).map(|(s, _)| s);
@@ -173,8 +185,12 @@ async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
                 if running.contains_key(&name) {
                     continue;
                 }
-                let task =
-                    tokio::spawn(zookeeper::watch(name.clone(), sel.clone(), shared.clone()));
+                let task = tokio::spawn(zookeeper::watch(
+                    name.clone(),
+                    sel.clone(),
+                    shared.clone(),
+                    own.clone(),
+                ));
                 running.insert(name, (sel, task));
             }
         }
@@ -187,6 +203,8 @@ async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
             }
         }
     }
+    // Out of the registry before the drain; the upstreams stay as they are.
+    member.leave().await;
     for (_, (_, task)) in running {
         task.abort();
     }

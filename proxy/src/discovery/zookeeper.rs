@@ -10,6 +10,7 @@
 //! The registry keeps the last list while ZooKeeper is away (nothing is handed out until a
 //! session lists the providers again), so the last published endpoints stay.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -34,6 +35,8 @@ struct State {
     cluster: String,
     discovery: ClusterDiscovery,
     shared: Arc<Shared>,
+    /// The proxy's own advertised addresses (`[registry]`), never taken as providers.
+    own: Vec<SocketAddr>,
     /// The provider URLs last listed.
     urls: Arc<[ServiceUrl]>,
     /// What was handed to [`Shared::set_discovered`] last.
@@ -45,7 +48,8 @@ struct State {
 impl State {
     /// Selects the endpoints of the URLs listed last and publishes them if they changed.
     fn update(&mut self) {
-        let sel = self.discovery.selector.select(&self.urls, now_ms());
+        let mut sel = self.discovery.selector.select(&self.urls, now_ms());
+        sel.endpoints.retain(|e| !self.own.contains(&e.addr));
         self.warming = sel.warming;
         self.shared
             .set_discovered_metadata(&self.cluster, metadata_of(&sel.endpoints));
@@ -115,7 +119,12 @@ fn metadata_of(endpoints: &[dubbo_registry::select::Endpoint]) -> Vec<Metadata> 
 }
 
 /// Follows the providers of one cluster until aborted.
-pub async fn watch(cluster: String, discovery: ClusterDiscovery, shared: Arc<Shared>) {
+pub async fn watch(
+    cluster: String,
+    discovery: ClusterDiscovery,
+    shared: Arc<Shared>,
+    own: Vec<SocketAddr>,
+) {
     let d = &discovery.discovery;
     let registry = ZookeeperRegistry::start(
         &format!("zookeeper://{}", d.zookeeper),
@@ -131,6 +140,7 @@ pub async fn watch(cluster: String, discovery: ClusterDiscovery, shared: Arc<Sha
         cluster,
         discovery,
         shared,
+        own,
         urls: Arc::new([]),
         published: None,
         warming: false,
