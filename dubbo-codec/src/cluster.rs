@@ -36,7 +36,7 @@
 //! ```
 
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -212,7 +212,7 @@ pub struct ClusterClientBuilder {
     interface: String,
     selector: Selector,
     config: ClusterConfig,
-    application: Option<String>,
+    application: Option<(String, IpAddr)>,
 }
 
 impl ClusterClientBuilder {
@@ -240,10 +240,10 @@ impl ClusterClientBuilder {
         self
     }
 
-    /// Registers this consumer under the interface's `consumers` with this application name
-    /// (as Java consumers do; default: not registered).
-    pub fn register_as(mut self, application: &str) -> Self {
-        self.application = Some(application.to_owned());
+    /// Registers this consumer under the interface's `consumers` as application
+    /// `application` on `host` (as Java consumers do; default: not registered).
+    pub fn register_as(mut self, application: &str, host: IpAddr) -> Self {
+        self.application = Some((application.to_owned(), host));
         self
     }
 
@@ -265,8 +265,8 @@ impl ClusterClientBuilder {
                 ),
             })??;
         let consumer_url = match &self.application {
-            Some(app) => {
-                let url = ServiceUrl::consumer(&self.interface, [127, 0, 0, 1].into(), app)
+            Some((app, host)) => {
+                let url = ServiceUrl::consumer(&self.interface, *host, app)
                     .version(self.selector.version.as_deref().unwrap_or(""))
                     .group(self.selector.group.as_deref().unwrap_or(""))
                     .build();

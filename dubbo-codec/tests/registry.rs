@@ -334,7 +334,7 @@ async fn cluster_client_over_java_providers_one_killed() {
     let t = Instant::now();
     let client = ClusterClient::builder(reg.clone(), INTERFACE)
         .version(VERSION)
-        .register_as("rust-consumer")
+        .register_as("rust-consumer", [127, 0, 0, 1].into())
         .config(ClusterConfig {
             policy: Policy::RoundRobin,
             ..ClusterConfig::default()

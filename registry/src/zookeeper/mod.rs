@@ -269,13 +269,21 @@ impl Registry for ZookeeperRegistry {
         Box::pin(async move {
             let path = self.node_path(url);
             lock(&self.shared.registered).retain(|(p, _)| *p != path);
-            let Some(client) = self.shared.session.current() else {
-                // Not written in any live session: nothing to delete.
-                return Ok(());
-            };
-            match client.delete(&path, None).await {
-                Ok(()) | Err(zk::Error::NoNode) => Ok(()),
-                Err(e) => Err(op_error(&path, e)),
+            // A node of a session that is only disconnected would outlive the registration:
+            // retry while that session lives (its expiry deletes the node anyway).
+            let give_up = tokio::time::Instant::now() + self.shared.options.session_timeout;
+            loop {
+                let Some(client) = self.shared.session.current() else {
+                    // Not written in any live session: nothing to delete.
+                    return Ok(());
+                };
+                match client.delete(&path, None).await {
+                    Ok(()) | Err(zk::Error::NoNode) => return Ok(()),
+                    Err(zk::Error::ConnectionLoss) if tokio::time::Instant::now() < give_up => {
+                        tokio::time::sleep(Duration::from_millis(200)).await;
+                    }
+                    Err(e) => return Err(op_error(&path, e)),
+                }
             }
         })
     }

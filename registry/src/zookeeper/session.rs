@@ -87,12 +87,7 @@ pub(super) async fn supervise(shared: Weak<Shared>, tx: watch::Sender<Option<zk:
         );
         let mut state = client.state_watcher();
         // Dubbo's recover: whatever is registered goes into the new session.
-        let registered = shared.upgrade().map(|s| s.registered()).unwrap_or_default();
-        for (path, data) in &registered {
-            if let Err(e) = write_ephemeral(&client, path, data.as_bytes()).await {
-                tracing::warn!(registry = %address, path = %path, error = %e, "cannot register again");
-            }
-        }
+        recover(&shared, &client, &address).await;
         tx.send_replace(Some(client.clone()));
         let why = loop {
             let s = state.changed().await;
@@ -101,7 +96,9 @@ pub(super) async fn supervise(shared: Weak<Shared>, tx: watch::Sender<Option<zk:
                     tracing::warn!(registry = %address, "ZooKeeper connection lost: keeping the last known providers")
                 }
                 zk::SessionState::SyncConnected | zk::SessionState::ConnectedReadOnly => {
-                    tracing::info!(registry = %address, "ZooKeeper connection back (same session)")
+                    tracing::info!(registry = %address, "ZooKeeper connection back (same session)");
+                    // A registration whose write failed while the connection was down.
+                    recover(&shared, &client, &address).await;
                 }
                 other if other.is_terminated() => break other,
                 _ => {}
@@ -111,6 +108,16 @@ pub(super) async fn supervise(shared: Weak<Shared>, tx: watch::Sender<Option<zk:
         tracing::warn!(registry = %address, reason = %why, "ZooKeeper session ended: new session, registering again");
         drop(client);
         tokio::time::sleep(BACKOFF_MIN).await;
+    }
+}
+
+/// Writes every registered URL in this session (those already there are left as they are).
+async fn recover(shared: &Weak<Shared>, client: &zk::Client, address: &str) {
+    let registered = shared.upgrade().map(|s| s.registered()).unwrap_or_default();
+    for (path, data) in &registered {
+        if let Err(e) = write_ephemeral(client, path, data.as_bytes()).await {
+            tracing::warn!(registry = %address, path = %path, error = %e, "cannot register");
+        }
     }
 }
 
