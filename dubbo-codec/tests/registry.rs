@@ -560,3 +560,82 @@ async fn dubbo_call_with_a_registry() {
     assert!(!ok && err.contains("--list needs --registry"), "{err}");
     demo.shutdown(Duration::from_secs(1)).await;
 }
+
+/// A Java 3.2 consumer that knows only the registry keeps calling while Rust providers come
+/// and go: a third one registers, the first one shuts down gracefully (out of the registry,
+/// read-only event, drain) under load, and no call fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_consumer_load_while_rust_providers_come_and_go() {
+    let Some(zoo) = zookeeper("come-and-go") else {
+        return;
+    };
+    if jar("dubbo3").is_none() {
+        return;
+    }
+    let reg = registry(&zoo).await;
+    let how = Registration::new("rust-demo");
+    let mut servers = Vec::new();
+    for _ in 0..2 {
+        let s = Server::builder()
+            .service(demo_service())
+            .bind("127.0.0.1:0")
+            .await
+            .unwrap();
+        s.register(reg.clone(), &how).await.unwrap();
+        servers.push(s);
+    }
+    let zk = format!("zookeeper://{}", zoo.address());
+    let consumer = tokio::task::spawn_blocking(move || {
+        run_consumer(
+            "dubbo3",
+            &zk,
+            &["--load", "60000", "--concurrency", "8"],
+            LOGS,
+        )
+    });
+    // Let the consumer start and load both providers.
+    let t = Instant::now();
+    while servers
+        .iter()
+        .any(|s| s.inflight() == 0 && s.connection_count() == 0)
+    {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the consumer never came"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let third = Server::builder()
+        .service(demo_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    third.register(reg.clone(), &how).await.unwrap();
+    let t = Instant::now();
+    while third.connection_count() == 0 {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the new provider was never called"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    eprintln!(
+        "a new Rust provider was connected to {:?} after it registered",
+        t.elapsed()
+    );
+    let first = servers.remove(0);
+    let t = Instant::now();
+    first.shutdown(Duration::from_secs(3)).await;
+    eprintln!("a Rust provider shut down under load in {:?}", t.elapsed());
+    let run = consumer.await.unwrap().unwrap();
+    let summary = run
+        .lines
+        .iter()
+        .find(|l| l.starts_with("load "))
+        .cloned()
+        .unwrap_or_default();
+    eprintln!("{summary}");
+    assert!(run.ok, "{:#?}", run.lines);
+    assert!(summary.contains(" failed=0 "), "{summary}");
+}
