@@ -558,13 +558,18 @@ async fn proxy_registers_itself_as_a_provider() {
     let mut proxy = Proxy::start("tokio", &conf);
     let dir = format!("/dubbo/{DEMO}/providers");
     let t = Instant::now();
+    // Registered at once, and again with the methods of the provider behind once it is found.
     let node = loop {
-        if let Some(n) = zk_children(&front.address(), &dir).await.pop() {
-            break registry_urlweight::zk::decode_node_name(&n).into_owned();
+        let nodes = zk_children(&front.address(), &dir).await;
+        if let [n] = &nodes[..] {
+            let url = registry_urlweight::zk::decode_node_name(n).into_owned();
+            if registry_urlweight::get_param(&url, "methods").is_some() {
+                break url;
+            }
         }
         assert!(
-            t.elapsed() < Duration::from_secs(10),
-            "the proxy never registered"
+            t.elapsed() < Duration::from_secs(15),
+            "the proxy never registered: {nodes:?}"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
@@ -579,6 +584,10 @@ async fn proxy_registers_itself_as_a_provider() {
     assert_eq!(
         registry_urlweight::get_param(&node, "version"),
         Some("1.0.0")
+    );
+    assert_eq!(
+        registry_urlweight::get_param(&node, "methods"),
+        Some("add,count,doNothing,echoList,echoMap,echoUser,fireAndForget,getUser,lastFired,sayHello,slow,throwError")
     );
 
     let zk_front = format!("zookeeper://{}", front.address());

@@ -6,7 +6,8 @@ use super::{default_discovery_root, default_session_timeout, parse_connect_strin
 
 /// `[registry]`: the proxy registers its listeners in ZooKeeper as a provider of every
 /// interface its routes name exactly (`/<root>/<interface>/providers/<URL>`, the URL a Java
-/// provider writes, with the route's version and group and its method when it names one), so
+/// provider writes, with the route's version and group; its methods: the route's method, else
+/// those of the providers discovered for the route's cluster), so
 /// that consumers that only know the registry call through it (gateway and sidecar modes). The
 /// nodes go before the drain on SIGTERM (and with the proxy's session if it dies). The proxy's
 /// own discovery never takes its own addresses as providers.

@@ -98,6 +98,15 @@ impl Drop for SharedEndpoint {
     }
 }
 
+/// What the provider URLs of a discovered cluster say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProviderInfo {
+    /// Metadata cache entries: (path, version) -> (interface, group).
+    pub metadata: Vec<Metadata>,
+    /// The union of their `methods`, sorted.
+    pub methods: Vec<String>,
+}
+
 /// See the [module docs](self).
 pub struct Shared {
     /// Number of workers (metric shards).
@@ -111,8 +120,8 @@ pub struct Shared {
     registered: Mutex<Vec<Metadata>>,
     /// Endpoints of clusters with a `discovery`, by cluster name.
     discovered: Mutex<BTreeMap<String, Vec<Endpoint>>>,
-    /// Metadata cache entries from the provider URLs of those clusters, by cluster name.
-    discovered_metadata: Mutex<BTreeMap<String, Vec<Metadata>>>,
+    /// What the provider URLs of those clusters say, by cluster name.
+    discovered_metadata: Mutex<BTreeMap<String, ProviderInfo>>,
     /// Held while a snapshot is built and stored.
     publishing: Mutex<()>,
     /// All counters.
@@ -242,8 +251,7 @@ impl Shared {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .values()
-                .flatten()
-                .cloned(),
+                .flat_map(|i| i.metadata.iter().cloned()),
         );
         let (cache, metadata) = build_cache(&config, &registered);
         let endpoints = endpoint_states(&config, Some(&old), &self.metrics, self.epoch);
@@ -303,21 +311,31 @@ impl Shared {
         self.publish(None);
     }
 
-    /// Sets the metadata cache entries learnt from the provider URLs of a cluster with a
-    /// `discovery` (their path, version, interface and group); publishes a snapshot when they
-    /// changed. They go with the cluster's discovery.
-    pub fn set_discovered_metadata(&self, cluster: &str, metadata: Vec<Metadata>) {
+    /// Sets what the provider URLs of a cluster with a `discovery` say: metadata cache
+    /// entries (path, version, interface, group) and their methods; publishes a snapshot when
+    /// that changed. It goes with the cluster's discovery.
+    pub fn set_discovered_info(&self, cluster: &str, info: ProviderInfo) {
         {
             let mut d = self
                 .discovered_metadata
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            if d.get(cluster) == Some(&metadata) {
+            if d.get(cluster) == Some(&info) {
                 return;
             }
-            d.insert(cluster.to_owned(), metadata);
+            d.insert(cluster.to_owned(), info);
         }
         self.publish(None);
+    }
+
+    /// The methods the discovered providers of `cluster` offer (sorted), none when unknown.
+    pub fn discovered_methods(&self, cluster: &str) -> Vec<String> {
+        self.discovered_metadata
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(cluster)
+            .map(|i| i.methods.clone())
+            .unwrap_or_default()
     }
 
     /// True when per-call logging is wanted now.
@@ -363,10 +381,15 @@ mod tests {
             interface: Some("a.B".into()),
             group: Some("g".into()),
         };
-        shared.set_discovered_metadata("d", vec![learnt.clone()]);
+        let info = ProviderInfo {
+            metadata: vec![learnt.clone()],
+            methods: vec!["m".into()],
+        };
+        shared.set_discovered_info("d", info.clone());
         let g = shared.generation();
-        shared.set_discovered_metadata("d", vec![learnt.clone()]);
+        shared.set_discovered_info("d", info);
         assert_eq!(shared.generation(), g);
+        assert_eq!(shared.discovered_methods("d"), ["m"]);
         assert!(shared.snapshot().metadata.contains(&learnt));
         assert_eq!(
             shared.snapshot().cache.lookup("a.B", "1.0.0"),
@@ -378,6 +401,7 @@ mod tests {
         shared.set_discovered("d", None);
         assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
         assert!(!shared.snapshot().metadata.contains(&learnt));
+        assert!(shared.discovered_methods("d").is_empty());
     }
 
     #[test]

@@ -23,8 +23,9 @@ pub struct Offer {
     pub version: String,
     /// The route's group (`""`: none).
     pub group: String,
-    /// The route's method, when it names one.
-    pub method: Option<String>,
+    /// The methods written: the route's, when it names one, else those of the discovered
+    /// providers of its cluster (none when unknown).
+    pub methods: Vec<String>,
 }
 
 /// The registered listeners (`bound`: listener names and their actual addresses) with the
@@ -56,8 +57,13 @@ pub fn own_addrs(config: &Config, bound: &[(String, SocketAddr)]) -> Vec<SocketA
 }
 
 /// What the proxy offers: for each registered listener, every route that applies to it and
-/// names one interface exactly (patterns cannot be registered).
-pub fn offers(config: &Config, bound: &[(String, SocketAddr)]) -> Vec<Offer> {
+/// names one interface exactly (patterns cannot be registered); `methods(cluster)`: what the
+/// discovered providers of a cluster offer.
+pub fn offers(
+    config: &Config,
+    bound: &[(String, SocketAddr)],
+    methods: impl Fn(&str) -> Vec<String>,
+) -> Vec<Offer> {
     let Some(m) = &config.registry else {
         return Vec::new();
     };
@@ -73,7 +79,10 @@ pub fn offers(config: &Config, bound: &[(String, SocketAddr)]) -> Vec<Offer> {
                 interface: r.interface.clone(),
                 version: r.version.clone().unwrap_or_default(),
                 group: r.group.clone().unwrap_or_default(),
-                method: r.method.clone(),
+                methods: match &r.method {
+                    Some(m) => vec![m.clone()],
+                    None => methods(&r.cluster),
+                },
             });
         }
     }
@@ -84,11 +93,10 @@ pub fn offers(config: &Config, bound: &[(String, SocketAddr)]) -> Vec<Offer> {
 
 /// The provider URL of an offer.
 fn url_of(o: &Offer, application: &str) -> ServiceUrl {
-    let methods: Vec<&str> = o.method.as_deref().into_iter().collect();
     ServiceUrl::provider(&o.interface, o.addr, application)
         .version(&o.version)
         .group(&o.group)
-        .methods(&methods)
+        .methods(&o.methods)
         .build()
 }
 
@@ -102,7 +110,12 @@ pub struct Member {
 impl Member {
     /// Registers what the configuration offers, unregisters what it no longer does; opens,
     /// replaces or closes the registry session when `[registry]` changes.
-    pub async fn sync(&mut self, config: &Config, bound: &[(String, SocketAddr)]) {
+    pub async fn sync(
+        &mut self,
+        config: &Config,
+        bound: &[(String, SocketAddr)],
+        methods: impl Fn(&str) -> Vec<String>,
+    ) {
         if self.registry.as_ref().map(|(m, _)| m) != config.registry.as_ref() {
             self.leave().await;
             if let Some(m) = &config.registry {
@@ -119,7 +132,7 @@ impl Member {
             }
         }
         let Some((m, r)) = &self.registry else { return };
-        let wanted = offers(config, bound);
+        let wanted = offers(config, bound, methods);
         let gone: Vec<Offer> = self
             .registered
             .keys()
@@ -186,22 +199,22 @@ mod tests {
                 "127.0.0.1:7002".parse().unwrap()
             ]
         );
-        let o = offers(&config, &bound);
+        let o = offers(&config, &bound, |c| vec![format!("from-{c}")]);
         let short: Vec<String> = o
             .iter()
             .map(|o| {
                 format!(
                     "{} {} {} {} {:?}",
-                    o.addr, o.interface, o.version, o.group, o.method
+                    o.addr, o.interface, o.version, o.group, o.methods
                 )
             })
             .collect();
         assert_eq!(
             short,
             [
-                "127.0.0.1:7002 x.Y 1.0.0 g None",
-                "127.0.0.1:7002 x.Z   Some(\"m\")",
-                "127.0.0.2:7001 x.Y 1.0.0 g None",
+                "127.0.0.1:7002 x.Y 1.0.0 g [\"from-c\"]",
+                "127.0.0.1:7002 x.Z   [\"m\"]",
+                "127.0.0.2:7001 x.Y 1.0.0 g [\"from-c\"]",
             ]
         );
         let u = url_of(&o[1], "dubbo-proxy");

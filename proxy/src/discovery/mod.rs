@@ -163,7 +163,9 @@ async fn supervise(
         if g != seen {
             seen = g;
             let config = shared.snapshot().config.clone();
-            member.sync(&config, &bound).await;
+            member
+                .sync(&config, &bound, |c| shared.discovered_methods(c))
+                .await;
             let own = member::own_addrs(&config, &bound);
             let wanted = selectors(&config);
             let names: Vec<String> = running.keys().cloned().collect();

@@ -19,6 +19,7 @@ use dubbo_registry::{Registry, ServiceUrl};
 
 use super::ClusterDiscovery;
 use crate::config::{Endpoint, Metadata};
+use crate::core::shared::ProviderInfo;
 use crate::core::Shared;
 
 /// While a provider warms up, its weight is recomputed this often.
@@ -52,7 +53,7 @@ impl State {
         sel.endpoints.retain(|e| !self.own.contains(&e.addr));
         self.warming = sel.warming;
         self.shared
-            .set_discovered_metadata(&self.cluster, metadata_of(&sel.endpoints));
+            .set_discovered_info(&self.cluster, info_of(&sel.endpoints));
         let endpoints: Vec<Endpoint> = sel
             .endpoints
             .iter()
@@ -94,9 +95,10 @@ impl State {
     }
 }
 
-/// The metadata cache entries of the providers taken: (path, version) -> (interface, group),
-/// sorted, one per distinct entry (the cache itself refuses to guess between two).
-fn metadata_of(endpoints: &[dubbo_registry::select::Endpoint]) -> Vec<Metadata> {
+/// What the providers taken say: metadata cache entries ((path, version) -> (interface,
+/// group), sorted, one per distinct entry: the cache itself refuses to guess between two) and
+/// the union of their methods.
+fn info_of(endpoints: &[dubbo_registry::select::Endpoint]) -> ProviderInfo {
     let mut v: Vec<Metadata> = endpoints
         .iter()
         .map(|e| Metadata {
@@ -115,7 +117,13 @@ fn metadata_of(endpoints: &[dubbo_registry::select::Endpoint]) -> Vec<Metadata> 
         ))
     });
     v.dedup();
-    v
+    let mut methods: Vec<String> = endpoints.iter().flat_map(|e| e.url.methods()).collect();
+    methods.sort();
+    methods.dedup();
+    ProviderInfo {
+        metadata: v,
+        methods,
+    }
 }
 
 /// Follows the providers of one cluster until aborted.
