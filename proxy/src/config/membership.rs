@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{default_discovery_root, default_session_timeout, parse_connect_string};
+use super::discovery::{default_discovery_root, default_session_timeout};
+use super::{parse_connect_string, Listener, Problems};
 
 /// `[registry]`: the proxy registers its listeners in ZooKeeper as a provider of every
 /// interface its routes name exactly (`/<root>/<interface>/providers/<URL>`, the URL a Java
@@ -39,34 +40,50 @@ fn default_application() -> String {
 }
 
 impl Membership {
-    /// What is wrong with it, as `(key, problem)` pairs (`listeners` are checked by
-    /// [`Config::validate`](super::Config::validate)).
-    pub fn problems(&self) -> Vec<(&'static str, String)> {
-        let mut p = Vec::new();
+    /// Its problems, as `registry.<key>`: the connect string, the root, the application, the
+    /// advertised address (needed when a registered listener is on the unspecified address),
+    /// the listeners named, the session timeout.
+    pub(super) fn validate(&self, listeners: &[Listener], p: &mut Problems) {
         if let Err(e) = parse_connect_string(&self.zookeeper) {
-            p.push(("zookeeper", e));
+            p.bad("registry.zookeeper", e);
         }
         if self.root.contains("//") {
-            p.push(("root", "must not contain an empty path segment".to_owned()));
+            p.bad("registry.root", "must not contain an empty path segment");
         }
         if self.application.is_empty() {
-            p.push(("application", "must not be empty".to_owned()));
+            p.bad("registry.application", "must not be empty");
         }
         if let Some(ip) = &self.advertise {
             match ip.parse::<std::net::IpAddr>() {
                 Ok(ip) if !ip.is_unspecified() => {}
-                _ => p.push((
-                    "advertise",
-                    "must be an IP address, not 0.0.0.0 or ::".to_owned(),
-                )),
+                _ => p.bad(
+                    "registry.advertise",
+                    "must be an IP address, not 0.0.0.0 or ::",
+                ),
             }
         }
-        if !(1_000..=3_600_000).contains(&self.session_timeout_ms) {
-            p.push((
-                "session_timeout_ms",
-                "must be between 1000 and 3600000".to_owned(),
-            ));
+        for l in &self.listeners {
+            if !listeners.iter().any(|x| x.name == *l) {
+                p.bad("registry.listeners", "names a listener that does not exist");
+            }
         }
-        p
+        let unspecified = listeners.iter().any(|l| {
+            (self.listeners.is_empty() || self.listeners.contains(&l.name))
+                && l.address
+                    .parse::<std::net::SocketAddr>()
+                    .is_ok_and(|a| a.ip().is_unspecified())
+        });
+        if unspecified && self.advertise.is_none() {
+            p.bad(
+                "registry.advertise",
+                "needed: a registered listener listens on the unspecified address",
+            );
+        }
+        if !(1_000..=3_600_000).contains(&self.session_timeout_ms) {
+            p.bad(
+                "registry.session_timeout_ms",
+                "must be between 1000 and 3600000",
+            );
+        }
     }
 }

@@ -126,7 +126,7 @@ pub struct Shared {
     publishing: Mutex<()>,
     /// All counters.
     pub metrics: Registry,
-    /// `/api/v1/downgrade/on`: access logging and per-call tracing off.
+    /// `/api/v1/downgrade/on`: the per-call access log (`log.access_log`) off.
     pub downgrade: AtomicBool,
 }
 
