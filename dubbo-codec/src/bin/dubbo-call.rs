@@ -409,10 +409,7 @@ async fn run(o: Options) -> ExitCode {
     let answer = match &o.registry {
         Some(registry) => registry_call(registry, &o, &req, config).await,
         None => match Client::connect_with(o.addr.clone(), config).await {
-            Ok(client) => client
-                .call_value(&req)
-                .await
-                .map_err(|e| e.to_string().into()),
+            Ok(client) => client.call_value(&req).await.map_err(Failure::from),
             Err(e) => Err(e.to_string().into()),
         },
     };
@@ -453,6 +450,15 @@ impl From<String> for Failure {
     }
 }
 
+impl From<CallError> for Failure {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Exception(x) => Failure::Exception(x),
+            other => Failure::Other(other.to_string()),
+        }
+    }
+}
+
 /// The call through a provider the registry lists (Dubbo's failover over them).
 async fn registry_call(
     registry: &str,
@@ -479,10 +485,7 @@ async fn registry_call(
         .await
         .map_err(|e| e.to_string())?;
     cluster.call_value(req).await.map_err(|e| match e {
-        ClusterError::Call {
-            source: CallError::Exception(x),
-            ..
-        } => Failure::Exception(x),
+        ClusterError::Call { source, .. } => Failure::from(source),
         other => Failure::Other(other.to_string()),
     })
 }
