@@ -143,7 +143,13 @@ impl Config {
                 .span()
                 .map(|s| format!("at byte {}", s.start))
                 .unwrap_or_else(|| "file".into());
-            ConfigError::one(key, e.message().to_owned())
+            // Some parse errors (a control character in a comment) have an empty message:
+            // their `Display` still says what is wrong.
+            let problem = match e.message().trim() {
+                "" => e.to_string().trim().to_owned(),
+                message => message.to_owned(),
+            };
+            ConfigError::one(key, problem)
         })?;
         config.validate()?;
         Ok(config)

@@ -42,6 +42,18 @@ fn errors_name_the_bad_key() {
 }
 
 #[test]
+fn every_parse_error_says_what_is_wrong() {
+    // Found by the config_load fuzz target: toml's message for a control character in a
+    // comment is empty.
+    for text in ["#\u{0}", "a = \"\u{1}\"", "[x", "a = 1\na = 2"] {
+        let e = Config::from_toml(text).unwrap_err();
+        for (key, problem) in &e.problems {
+            assert!(!key.is_empty() && !problem.is_empty(), "{text:?}: {e}");
+        }
+    }
+}
+
+#[test]
 fn unknown_keys_are_refused() {
     let text = format!("{DEFAULT_TOML}\n[clusters.default.outlier]\nconsecutive_fails = 3\n");
     let e = Config::from_toml(&text).unwrap_err().to_string();
