@@ -21,6 +21,16 @@ pub enum LbPolicy {
     LeastRequest,
 }
 
+impl From<LbPolicy> for dubbo_registry::balance::Policy {
+    fn from(p: LbPolicy) -> Self {
+        match p {
+            LbPolicy::RoundRobin => Self::RoundRobin,
+            LbPolicy::Random => Self::Random,
+            LbPolicy::LeastRequest => Self::LeastRequest,
+        }
+    }
+}
+
 /// `[clusters.NAME]`: a set of provider endpoints.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

@@ -51,7 +51,7 @@ pub struct Discovery {
     pub session_timeout_ms: u64,
 }
 
-fn default_discovery_root() -> String {
+pub(super) fn default_discovery_root() -> String {
     "dubbo".into()
 }
 fn default_idc_key() -> String {
@@ -60,7 +60,7 @@ fn default_idc_key() -> String {
 fn default_true() -> bool {
     true
 }
-fn default_session_timeout() -> u64 {
+pub(super) fn default_session_timeout() -> u64 {
     30_000
 }
 

@@ -23,6 +23,7 @@ pub mod clusters;
 pub mod discovery;
 pub mod limits;
 pub mod listeners;
+pub mod membership;
 pub mod routes;
 pub mod runtime;
 #[cfg(test)]
@@ -32,6 +33,7 @@ pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier};
 pub use discovery::{parse_connect_string, Discovery};
 pub use limits::Limits;
 pub use listeners::Listener;
+pub use membership::Membership;
 pub use routes::{Metadata, Pattern, Route};
 pub use runtime::{Admin, EngineKind, EpollOptions, Log, Shutdown};
 
@@ -83,6 +85,9 @@ pub struct Config {
     /// `[[metadata]]`: (path, version) -> (interface, group) entries loaded at start.
     #[serde(default)]
     pub metadata: Vec<Metadata>,
+    /// `[registry]`: the proxy registers its listeners as providers (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<Membership>,
 }
 
 /// Everything wrong with a configuration, one `key: problem` per entry.
@@ -232,6 +237,9 @@ impl Config {
             .unwrap_or(0);
         self.limits.validate(largest_payload, &mut p);
         routes::validate_metadata(&self.metadata, &mut p);
+        if let Some(m) = &self.registry {
+            m.validate(&self.listeners, &mut p);
+        }
         if p.0.is_empty() {
             Ok(())
         } else {
