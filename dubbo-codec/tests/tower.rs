@@ -13,6 +13,19 @@ use tower::{service_fn, ServiceBuilder, ServiceExt};
 
 const GREETER: &str = "com.example.Greeter";
 
+/// Our server with `service` on a free port of 127.0.0.1, and a client connected to it.
+async fn serve(service: Service) -> (Server, Client) {
+    let server = Server::builder()
+        .service(service)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = Client::connect(server.local_addr().to_string())
+        .await
+        .unwrap();
+    (server, client)
+}
+
 fn request(method: &str, arg: Option<&str>) -> Request {
     let mut b = Request::builder(GREETER, method);
     if let Some(a) = arg {
@@ -30,14 +43,7 @@ async fn a_timeout_layer_on_a_handler_answers_a_java_exception_and_the_server_ke
             tokio::time::sleep(Duration::from_millis(ms.parse().unwrap())).await;
             Reply::typed(&ms)
         }));
-    let server = Server::builder()
-        .service(Service::new(GREETER).method_service("wait", slow))
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
-    let client = Client::connect(server.local_addr().to_string())
-        .await
-        .unwrap();
+    let (server, client) = serve(Service::new(GREETER).method_service("wait", slow)).await;
 
     let late = client
         .typed::<String>()
@@ -75,14 +81,7 @@ async fn a_concurrency_limit_on_a_handler_holds_calls_in_flight_to_its_limit() {
                 Reply::null()
             }
         }));
-    let server = Server::builder()
-        .service(Service::new(GREETER).method_service("work", limited))
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
-    let client = Client::connect(server.local_addr().to_string())
-        .await
-        .unwrap();
+    let (server, client) = serve(Service::new(GREETER).method_service("work", limited)).await;
     let calls: Vec<_> = (0..10)
         .map(|_| client.clone().oneshot(request("work", None)))
         .collect();
@@ -105,14 +104,7 @@ async fn handler_errors_keep_their_status_and_client_layers_see_call_errors() {
             message: "no thanks".into(),
         })
     });
-    let server = Server::builder()
-        .service(Service::new(GREETER).method_service("refuse", refuse))
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
-    let client = Client::connect(server.local_addr().to_string())
-        .await
-        .unwrap();
+    let (server, client) = serve(Service::new(GREETER).method_service("refuse", refuse)).await;
     match client.clone().oneshot(request("refuse", None)).await {
         Err(CallError::Status { status, message }) => {
             assert_eq!(status, Status::BadRequest);
@@ -122,19 +114,14 @@ async fn handler_errors_keep_their_status_and_client_layers_see_call_errors() {
     }
     // A client-side timeout layer: its error is tower's, boxed, with the call still answered
     // later on the connection (and dropped).
-    let slow_server = Server::builder()
-        .service(
-            Service::new(GREETER).method("slow", |_call: Call| async move {
-                tokio::time::sleep(Duration::from_millis(500)).await;
-                Reply::null()
-            }),
-        )
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
-    let slow_client = Client::connect(slow_server.local_addr().to_string())
-        .await
-        .unwrap();
+    let (slow_server, slow_client) = serve(Service::new(GREETER).method(
+        "slow",
+        |_call: Call| async move {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+            Reply::null()
+        },
+    ))
+    .await;
     let timed = ServiceBuilder::new()
         .timeout(Duration::from_millis(50))
         .service(slow_client.clone());
