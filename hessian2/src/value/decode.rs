@@ -11,6 +11,11 @@ pub struct ValueDecoder<'de, I> {
     decoder: Decoder<'de, I>,
     /// How many lists, maps and objects the stream has started: the next reference index.
     refs: u32,
+    /// Item slots reserved in the open lists and objects and not reached yet. Each needs at
+    /// least one more input byte, so a new reservation takes at most what the input holds
+    /// beyond them: all reservations together never exceed the input, however deep the
+    /// claims nest.
+    pending: usize,
 }
 
 impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
@@ -21,7 +26,11 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
 
     /// Reads with a configured [`Decoder`] (e.g. another depth limit).
     pub fn from_decoder(decoder: Decoder<'de, I>) -> Self {
-        ValueDecoder { decoder, refs: 0 }
+        ValueDecoder {
+            decoder,
+            refs: 0,
+            pending: 0,
+        }
     }
 
     /// The underlying decoder.
@@ -34,6 +43,8 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         if self.decoder.is_empty() {
             return Ok(None);
         }
+        // No container is open between top-level values (an error may have left some).
+        self.pending = 0;
         let header = self.decoder.pull()?;
         self.value(header).map(Some)
     }
@@ -59,10 +70,11 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 self.decoder.enter()?;
                 let items = match len {
                     Some(n) => {
-                        // A length field is a claim: every item takes at least one byte, so
-                        // never reserve more than the input still holds.
-                        let mut items = Vec::with_capacity(n.min(self.remaining()));
-                        for _ in 0..n {
+                        // A length field is a claim: reserve only what the input can fill.
+                        let reserved = self.reserve(n);
+                        let mut items = Vec::with_capacity(reserved);
+                        for i in 0..n {
+                            self.reach(i, reserved);
                             let h = self.decoder.pull()?;
                             items.push(self.value(h)?);
                         }
@@ -102,8 +114,11 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let def = self.decoder.class(class);
                 let (class, fields) = (def.name.clone(), def.fields.clone());
                 self.decoder.enter()?;
-                let mut values = Vec::with_capacity(fields.len());
-                for _ in 0..fields.len() {
+                // Many fields cost their definition's bytes once, then nothing per object.
+                let reserved = self.reserve(fields.len());
+                let mut values = Vec::with_capacity(reserved);
+                for i in 0..fields.len() {
+                    self.reach(i, reserved);
                     let h = self.decoder.pull()?;
                     values.push(self.value(h)?);
                 }
@@ -133,8 +148,22 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         })
     }
 
-    fn remaining(&self) -> usize {
-        self.decoder.remaining()
+    /// Slots to reserve for `claimed` items: no more than the input holds beyond the slots
+    /// reserved already.
+    fn reserve(&mut self, claimed: usize) -> usize {
+        let room = self.decoder.remaining().saturating_sub(self.pending);
+        let reserved = claimed.min(room);
+        self.pending += reserved;
+        reserved
+    }
+
+    /// Item `i` of a container with `reserved` slots is being read: its slot is no longer
+    /// pending.
+    #[inline]
+    fn reach(&mut self, i: usize, reserved: usize) {
+        if i < reserved {
+            self.pending -= 1;
+        }
     }
 }
 
