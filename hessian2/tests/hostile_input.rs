@@ -185,3 +185,87 @@ fn claimed_lengths_reserve_no_more_than_the_input_holds() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// A list of lists, as deep as the input makes it.
+#[derive(serde::Deserialize, Debug)]
+struct Deep(#[allow(dead_code)] Vec<Deep>);
+
+/// The same claims for a typed decode: serde reserves by the size hints, at every level.
+#[test]
+fn claimed_lengths_are_no_larger_size_hints_than_the_input_holds() {
+    // 64 lists claiming i32::MAX items, the innermost holding 16384 empty lists.
+    let mut input = nested_list_claims(64, 0);
+    input.resize(input.len() + 16 * 1024, 0x78);
+    let len = input.len() as u64;
+    let (result, usage) = measure(|| hessian2::from_slice::<Deep>(&input).map(drop));
+    assert!(result.unwrap_err().is_eof(), "the claims are not met");
+    eprintln!(
+        "typed, 64 nested lists claiming i32::MAX: {len} input bytes, peak {} bytes",
+        usage.peak_bytes
+    );
+    assert!(
+        usage.peak_bytes <= 128 * len + 64 * 1024,
+        "peak {} bytes for {len} input bytes",
+        usage.peak_bytes
+    );
+}
+
+/// A list of `refs + 1` lists of strings: the first holds one string of `len` bytes, the others
+/// are `Q` references to it (two bytes each; a typed decode builds each again).
+fn shared_list_refs(refs: usize, len: usize) -> Vec<u8> {
+    let inner = Value::untyped_list(vec![Value::from("s".repeat(len))]);
+    let items = std::iter::once(inner)
+        .chain((0..refs).map(|_| Value::Ref(1)))
+        .collect();
+    value::to_vec(&Value::untyped_list(items))
+}
+
+/// What references make a typed decode allocate is bounded by the reference budget: about
+/// that many times the input (256 by default), and the budget can be lowered. (Beyond it: the
+/// outer `Vec`, sized by its length, at most one slot per input byte.)
+#[test]
+fn references_allocate_within_the_reference_budget() {
+    let input = shared_list_refs(20_000, 10_000);
+    let len = input.len() as u64;
+    let slots = std::mem::size_of::<Vec<String>>() as u64 * len;
+    let decode = |per_byte: Option<u64>| {
+        measure(|| {
+            let de = hessian2::Deserializer::from_slice(&input);
+            let mut de = match per_byte {
+                Some(n) => de.with_reference_budget(n),
+                None => de,
+            };
+            de.next_value::<Vec<Vec<String>>>().map(|v| v.len())
+        })
+    };
+    let (default, usage) = decode(None);
+    eprintln!(
+        "{len} input bytes asking for {} MB: default budget: peak {} bytes",
+        20_000 * 10_000 / 1_000_000,
+        usage.peak_bytes
+    );
+    assert!(default.is_err(), "200 MB of strings from 50 KB");
+    assert!(
+        usage.peak_bytes <= hessian2::de::DEFAULT_REPLAY_PER_BYTE * len + slots + 64 * 1024,
+        "peak {} bytes",
+        usage.peak_bytes
+    );
+    let (low, usage) = decode(Some(4));
+    eprintln!(
+        "budget 4 bytes per input byte: peak {} bytes",
+        usage.peak_bytes
+    );
+    assert!(low.is_err());
+    assert!(
+        usage.peak_bytes <= 4 * len + slots + 128 * 1024,
+        "peak {} bytes",
+        usage.peak_bytes
+    );
+    // Real sharing within the budget still decodes.
+    let input = shared_list_refs(100, 100);
+    let shared: Vec<Vec<String>> = hessian2::Deserializer::from_slice(&input)
+        .with_reference_budget(4)
+        .next_value()
+        .unwrap();
+    assert_eq!(shared.len(), 101);
+}

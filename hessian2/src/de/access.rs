@@ -11,15 +11,19 @@ pub(super) struct ListAccess<'a, 'de, S: Source<'de>> {
     left: Option<usize>,
     len: Option<usize>,
     ended: bool,
+    /// The size hint given (see `Deserializer::hint`).
+    hint: usize,
 }
 
 impl<'a, 'de, S: Source<'de>> ListAccess<'a, 'de, S> {
     pub fn new(de: &'a mut Deserializer<'de, S>, len: Option<usize>) -> Self {
+        let hint = len.map_or(0, |n| de.hint(n));
         ListAccess {
             de,
             left: len,
             len,
             ended: false,
+            hint,
         }
     }
 
@@ -68,7 +72,13 @@ impl<'de, S: Source<'de>> de::SeqAccess<'de> for ListAccess<'_, 'de, S> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        self.left
+        self.left.map(|left| left.min(self.hint))
+    }
+}
+
+impl<'de, S: Source<'de>> Drop for ListAccess<'_, 'de, S> {
+    fn drop(&mut self) {
+        self.de.unhint(self.hint);
     }
 }
 
@@ -122,17 +132,21 @@ pub(super) struct ObjectAccess<'a, 'de, S: Source<'de>> {
     len: usize,
     /// A key was given and its value not yet read.
     pending: bool,
+    /// The size hint given (see `Deserializer::hint`).
+    hint: usize,
 }
 
 impl<'a, 'de, S: Source<'de>> ObjectAccess<'a, 'de, S> {
     pub fn new(de: &'a mut Deserializer<'de, S>, class: usize) -> Self {
         let len = de.dec.class(class).fields.len();
+        let hint = de.hint(len);
         ObjectAccess {
             de,
             class,
             next: 0,
             len,
             pending: false,
+            hint,
         }
     }
 
@@ -171,7 +185,13 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, S> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.len - self.next)
+        Some((self.len - self.next).min(self.hint))
+    }
+}
+
+impl<'de, S: Source<'de>> Drop for ObjectAccess<'_, 'de, S> {
+    fn drop(&mut self) {
+        self.de.unhint(self.hint);
     }
 }
 
