@@ -97,8 +97,10 @@ fn probe_time(primer: Vec<u8>, probe: Vec<u8>) -> Duration {
 /// New names cost about the same whether the thread remembers many names like them (sharing a
 /// long prefix) or many unlike them (differing in their first bytes): a lookup does not
 /// compare the name with every remembered one. (Either way the tables are full, so the probe
-/// adds nothing to them.)
+/// adds nothing to them.) A timing, so not in the default run (other work on the machine
+/// skews it): `cargo test --release -p hessian2 --test hostile_input -- --ignored`.
 #[test]
+#[ignore = "timing; run in release"]
 fn remembered_names_like_the_new_ones_do_not_slow_them() {
     let mut failures = Vec::new();
     let alike = names(512, 1000);
@@ -111,13 +113,13 @@ fn remembered_names_like_the_new_ones_do_not_slow_them() {
         ("type names", typed_lists as fn(&[String]) -> Vec<u8>),
         ("classes", objects),
     ] {
-        let best = |primer: &[String]| {
-            (0..3)
-                .map(|_| probe_time(make(primer), make(&probe)))
-                .min()
-                .expect("three runs")
-        };
-        let (unlike, alike) = (best(&unlike), best(&alike));
+        // The best of five runs each, alternating, so that a burst of load hits both.
+        let (mut best_unlike, mut best_alike) = (Duration::MAX, Duration::MAX);
+        for _ in 0..5 {
+            best_unlike = best_unlike.min(probe_time(make(&unlike), make(&probe)));
+            best_alike = best_alike.min(probe_time(make(&alike), make(&probe)));
+        }
+        let (unlike, alike) = (best_unlike, best_alike);
         eprintln!(
             "{what}: 1000 new names in {unlike:?} after 512 unlike them, {alike:?} after 512 alike"
         );
