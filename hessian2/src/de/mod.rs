@@ -78,7 +78,7 @@ use std::fmt::Display;
 use bytes::{Buf, Bytes};
 use serde::de::{self, Deserialize, DeserializeOwned, Unexpected, Visitor};
 
-use crate::decode::{Decoder, Header, Mark, Reference};
+use crate::decode::{Claims, Decoder, Header, Mark, Reference};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{BufInput, Input, SliceInput};
 use crate::types::token;
@@ -222,8 +222,8 @@ pub struct Deserializer<'de, S: Source<'de>> {
     input_len: u64,
     replay_per_byte: u64,
     /// Items promised to serde in the size hints of the lists and objects still open (serde
-    /// reserves room by them, at every level of nesting): see [`hint`](Self::hint).
-    hinted: usize,
+    /// reserves room by them, at every level of nesting).
+    claims: Claims,
 }
 
 /// Replayed bytes allowed per byte of input by default (and at least [`MIN_REPLAY_BUDGET`]):
@@ -267,7 +267,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             replaying: 0,
             replayed: 0,
             replay_per_byte: DEFAULT_REPLAY_PER_BYTE,
-            hinted: 0,
+            claims: Claims::default(),
         }
     }
 
@@ -288,15 +288,12 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// the hints still open. Released by [`unhint`](Self::unhint) when the container ends.
     #[inline]
     fn hint(&mut self, claimed: usize) -> usize {
-        let room = self.dec.remaining().saturating_sub(self.hinted);
-        let hint = claimed.min(room);
-        self.hinted += hint;
-        hint
+        self.claims.reserve(claimed, self.dec.remaining())
     }
 
     #[inline]
     fn unhint(&mut self, hint: usize) {
-        self.hinted -= hint;
+        self.claims.release(hint);
     }
 
     /// The replayed bytes allowed for this input.
@@ -321,7 +318,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         let input = src.input_at(0);
         self.input_len = input.remaining() as u64;
         self.replayed = 0;
-        self.hinted = 0;
+        self.claims.clear();
         self.dec.reset(input);
         self.src = src;
         self.refs.clear();

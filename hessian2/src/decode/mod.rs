@@ -8,6 +8,7 @@
 //! so callers only ever see [`Header::Object`]. The third table, value references (`Q`), depends
 //! on what the caller builds, so it is the caller's.
 
+mod claims;
 mod intern;
 mod skip;
 mod string;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+pub(crate) use claims::Claims;
 pub use intern::{INTERN_BYTES, INTERN_LIMIT};
 pub use string::Reference;
 

@@ -1,7 +1,7 @@
 //! Building [`Value`]s from the pull decoder.
 
 use super::{List, Map, Object, Value};
-use crate::decode::{Decoder, Header, JavaString};
+use crate::decode::{Claims, Decoder, Header, JavaString};
 use crate::error::{ErrorKind, Result};
 use crate::input::{Input, SliceInput};
 
@@ -11,11 +11,8 @@ pub struct ValueDecoder<'de, I> {
     decoder: Decoder<'de, I>,
     /// How many lists, maps and objects the stream has started: the next reference index.
     refs: u32,
-    /// Item slots reserved in the open lists and objects and not reached yet. Each needs at
-    /// least one more input byte, so a new reservation takes at most what the input holds
-    /// beyond them: all reservations together never exceed the input, however deep the
-    /// claims nest.
-    pending: usize,
+    /// Room reserved for the items of the open lists and objects.
+    claims: Claims,
 }
 
 impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
@@ -29,7 +26,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         ValueDecoder {
             decoder,
             refs: 0,
-            pending: 0,
+            claims: Claims::default(),
         }
     }
 
@@ -44,7 +41,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
             return Ok(None);
         }
         // No container is open between top-level values (an error may have left some).
-        self.pending = 0;
+        self.claims.clear();
         let header = self.decoder.pull()?;
         self.value(header).map(Some)
     }
@@ -71,13 +68,13 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let items = match len {
                     Some(n) => {
                         // A length field is a claim: reserve only what the input can fill.
-                        let reserved = self.reserve(n);
-                        let mut items = Vec::with_capacity(reserved);
-                        for i in 0..n {
-                            self.reach(i, reserved);
+                        let room = self.claims.reserve(n, self.decoder.remaining());
+                        let mut items = Vec::with_capacity(room);
+                        for _ in 0..n {
                             let h = self.decoder.pull()?;
                             items.push(self.value(h)?);
                         }
+                        self.claims.release(room);
                         items
                     }
                     None => {
@@ -115,13 +112,13 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let (class, fields) = (def.name.clone(), def.fields.clone());
                 self.decoder.enter()?;
                 // Many fields cost their definition's bytes once, then nothing per object.
-                let reserved = self.reserve(fields.len());
-                let mut values = Vec::with_capacity(reserved);
-                for i in 0..fields.len() {
-                    self.reach(i, reserved);
+                let room = self.claims.reserve(fields.len(), self.decoder.remaining());
+                let mut values = Vec::with_capacity(room);
+                for _ in 0..fields.len() {
                     let h = self.decoder.pull()?;
                     values.push(self.value(h)?);
                 }
+                self.claims.release(room);
                 self.decoder.leave();
                 Value::Object(Object {
                     class,
@@ -146,24 +143,6 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 }))
             }
         })
-    }
-
-    /// Slots to reserve for `claimed` items: no more than the input holds beyond the slots
-    /// reserved already.
-    fn reserve(&mut self, claimed: usize) -> usize {
-        let room = self.decoder.remaining().saturating_sub(self.pending);
-        let reserved = claimed.min(room);
-        self.pending += reserved;
-        reserved
-    }
-
-    /// Item `i` of a container with `reserved` slots is being read: its slot is no longer
-    /// pending.
-    #[inline]
-    fn reach(&mut self, i: usize, reserved: usize) {
-        if i < reserved {
-            self.pending -= 1;
-        }
     }
 }
 
