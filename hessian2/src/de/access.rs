@@ -11,19 +11,15 @@ pub(super) struct ListAccess<'a, 'de, S: Source<'de>> {
     left: Option<usize>,
     len: Option<usize>,
     ended: bool,
-    /// The size hint given (see `Deserializer::hint`).
-    hint: usize,
 }
 
 impl<'a, 'de, S: Source<'de>> ListAccess<'a, 'de, S> {
     pub fn new(de: &'a mut Deserializer<'de, S>, len: Option<usize>) -> Self {
-        let hint = len.map_or(0, |n| de.hint(n));
         ListAccess {
             de,
             left: len,
             len,
             ended: false,
-            hint,
         }
     }
 
@@ -71,14 +67,9 @@ impl<'de, S: Source<'de>> de::SeqAccess<'de> for ListAccess<'_, 'de, S> {
         }
     }
 
+    /// No more than the input can fill (serde reserves by it, at every level of nesting).
     fn size_hint(&self) -> Option<usize> {
-        self.left.map(|left| left.min(self.hint))
-    }
-}
-
-impl<'de, S: Source<'de>> Drop for ListAccess<'_, 'de, S> {
-    fn drop(&mut self) {
-        self.de.unhint(self.hint);
+        self.left.map(|left| self.de.dec.room_for(left))
     }
 }
 
@@ -132,21 +123,17 @@ pub(super) struct ObjectAccess<'a, 'de, S: Source<'de>> {
     len: usize,
     /// A key was given and its value not yet read.
     pending: bool,
-    /// The size hint given (see `Deserializer::hint`).
-    hint: usize,
 }
 
 impl<'a, 'de, S: Source<'de>> ObjectAccess<'a, 'de, S> {
     pub fn new(de: &'a mut Deserializer<'de, S>, class: usize) -> Self {
         let len = de.dec.class(class).fields.len();
-        let hint = de.hint(len);
         ObjectAccess {
             de,
             class,
             next: 0,
             len,
             pending: false,
-            hint,
         }
     }
 
@@ -185,13 +172,7 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, S> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some((self.len - self.next).min(self.hint))
-    }
-}
-
-impl<'de, S: Source<'de>> Drop for ObjectAccess<'_, 'de, S> {
-    fn drop(&mut self) {
-        self.de.unhint(self.hint);
+        Some(self.de.dec.room_for(self.len - self.next))
     }
 }
 

@@ -78,7 +78,7 @@ use std::fmt::Display;
 use bytes::{Buf, Bytes};
 use serde::de::{self, Deserialize, DeserializeOwned, Unexpected, Visitor};
 
-use crate::decode::{Claims, Decoder, Header, Mark, Reference};
+use crate::decode::{Decoder, Header, Mark, Reference};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::{BufInput, Input, SliceInput};
 use crate::types::token;
@@ -221,9 +221,6 @@ pub struct Deserializer<'de, S: Source<'de>> {
     /// The input's length, and the replayed bytes allowed per input byte.
     input_len: u64,
     replay_per_byte: u64,
-    /// Items promised to serde in the size hints of the lists and objects still open (serde
-    /// reserves room by them, at every level of nesting).
-    claims: Claims,
 }
 
 /// Replayed bytes allowed per byte of input by default (and at least [`MIN_REPLAY_BUDGET`]):
@@ -267,7 +264,6 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             replaying: 0,
             replayed: 0,
             replay_per_byte: DEFAULT_REPLAY_PER_BYTE,
-            claims: Claims::default(),
         }
     }
 
@@ -281,19 +277,6 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             replay_per_byte: per_input_byte,
             ..self
         }
-    }
-
-    /// The size hint for a list or object of `claimed` items (a length field, a class's field
-    /// count): each item takes at least one input byte, so no more than the input holds beyond
-    /// the hints still open. Released by [`unhint`](Self::unhint) when the container ends.
-    #[inline]
-    fn hint(&mut self, claimed: usize) -> usize {
-        self.claims.reserve(claimed, self.dec.remaining())
-    }
-
-    #[inline]
-    fn unhint(&mut self, hint: usize) {
-        self.claims.release(hint);
     }
 
     /// The replayed bytes allowed for this input.
@@ -318,7 +301,6 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         let input = src.input_at(0);
         self.input_len = input.remaining() as u64;
         self.replayed = 0;
-        self.claims.clear();
         self.dec.reset(input);
         self.src = src;
         self.refs.clear();

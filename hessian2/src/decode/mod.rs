@@ -8,7 +8,6 @@
 //! so callers only ever see [`Header::Object`]. The third table, value references (`Q`), depends
 //! on what the caller builds, so it is the caller's.
 
-mod claims;
 mod intern;
 mod skip;
 mod string;
@@ -20,7 +19,6 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
-pub(crate) use claims::Claims;
 pub use intern::{INTERN_BYTES, INTERN_LIMIT};
 pub use string::Reference;
 
@@ -375,6 +373,21 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         }
         self.depth += 1;
         Ok(())
+    }
+
+    /// How many of `claimed` items (a length field, a field count) to reserve room for in a
+    /// list or object just entered: each item takes at least one input byte, and a container
+    /// `d` levels deep gets at most 1/2^d of the bytes left, so the room of all the containers
+    /// open at once never exceeds the input, however deep the claims nest. (Lists longer than
+    /// their room grow as they are read.)
+    #[inline]
+    pub fn room_for(&self, claimed: usize) -> usize {
+        let share = self
+            .input
+            .remaining()
+            .checked_shr(self.depth as u32)
+            .unwrap_or(0);
+        claimed.min(share)
     }
 
     /// Leaves a level entered with [`enter`](Self::enter).

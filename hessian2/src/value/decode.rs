@@ -1,7 +1,7 @@
 //! Building [`Value`]s from the pull decoder.
 
 use super::{List, Map, Object, Value};
-use crate::decode::{Claims, Decoder, Header, JavaString};
+use crate::decode::{Decoder, Header, JavaString};
 use crate::error::{ErrorKind, Result};
 use crate::input::{Input, SliceInput};
 
@@ -11,8 +11,6 @@ pub struct ValueDecoder<'de, I> {
     decoder: Decoder<'de, I>,
     /// How many lists, maps and objects the stream has started: the next reference index.
     refs: u32,
-    /// Room reserved for the items of the open lists and objects.
-    claims: Claims,
 }
 
 impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
@@ -23,11 +21,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
 
     /// Reads with a configured [`Decoder`] (e.g. another depth limit).
     pub fn from_decoder(decoder: Decoder<'de, I>) -> Self {
-        ValueDecoder {
-            decoder,
-            refs: 0,
-            claims: Claims::default(),
-        }
+        ValueDecoder { decoder, refs: 0 }
     }
 
     /// The underlying decoder.
@@ -40,8 +34,6 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         if self.decoder.is_empty() {
             return Ok(None);
         }
-        // No container is open between top-level values (an error may have left some).
-        self.claims.clear();
         let header = self.decoder.pull()?;
         self.value(header).map(Some)
     }
@@ -68,13 +60,11 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let items = match len {
                     Some(n) => {
                         // A length field is a claim: reserve only what the input can fill.
-                        let room = self.claims.reserve(n, self.decoder.remaining());
-                        let mut items = Vec::with_capacity(room);
+                        let mut items = Vec::with_capacity(self.decoder.room_for(n));
                         for _ in 0..n {
                             let h = self.decoder.pull()?;
                             items.push(self.value(h)?);
                         }
-                        self.claims.release(room);
                         items
                     }
                     None => {
@@ -112,13 +102,11 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let (class, fields) = (def.name.clone(), def.fields.clone());
                 self.decoder.enter()?;
                 // Many fields cost their definition's bytes once, then nothing per object.
-                let room = self.claims.reserve(fields.len(), self.decoder.remaining());
-                let mut values = Vec::with_capacity(room);
+                let mut values = Vec::with_capacity(self.decoder.room_for(fields.len()));
                 for _ in 0..fields.len() {
                     let h = self.decoder.pull()?;
                     values.push(self.value(h)?);
                 }
-                self.claims.release(room);
                 self.decoder.leave();
                 Value::Object(Object {
                     class,
