@@ -31,8 +31,9 @@
 //! - [`marker`]: every byte code, one file per type family.
 //! - [`decode::Decoder`]: a pull parser over an [`input::Input`] ([`input::SliceInput`] borrows
 //!   from a slice; [`input::BufInput`] reads any `bytes::Buf`, chunked or not) that keeps the
-//!   stream's class and type tables, limits nesting, never trusts a length beyond the bytes
-//!   present, and can [`skip`](decode::Decoder::skip) a value without building it.
+//!   stream's class and type tables, limits nesting, never reserves room for more items than
+//!   the bytes present can hold, and can [`skip`](decode::Decoder::skip) a value without
+//!   building it.
 //! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java's `Hessian2Output`
 //!   picks, for hessian-lite 3.2 or 4.x ([`encode::LiteVersion`]).
 //! - [`ser`] / [`de`]: serde [`Serializer`] and [`Deserializer`] ([`to_vec`], [`to_writer`],

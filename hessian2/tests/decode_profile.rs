@@ -1,5 +1,5 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
-//! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `cjk`,
+//! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`, `cjk`,
 //! `emoji`), `PROFILE_ITERS` the number of decodes; instructions per decode are the difference
 //! of two runs divided by the difference of their iteration counts:
 //!
@@ -12,7 +12,7 @@
 
 use std::hint::black_box;
 
-use interop_model::{mix, Mix};
+use interop_model::{mix, user, Mix, User};
 
 fn text(unit: &str, bytes: usize) -> String {
     unit.repeat(bytes.div_ceil(unit.len()))
@@ -40,6 +40,14 @@ fn profile() {
                     let m: Mix = de.next_value().unwrap();
                     assert_eq!(black_box(m).A, 97);
                 }
+            }
+        }
+        "user" => {
+            let value = user(1);
+            let wire = hessian2::to_vec(&value).unwrap();
+            for _ in 0..iters {
+                let u: User = hessian2::from_slice(black_box(&wire)).unwrap();
+                assert_eq!(black_box(u), value);
             }
         }
         "cjk" | "emoji" => {

@@ -67,8 +67,9 @@ impl<'de, S: Source<'de>> de::SeqAccess<'de> for ListAccess<'_, 'de, S> {
         }
     }
 
+    /// No more than the input can fill (serde reserves by it, at every level of nesting).
     fn size_hint(&self) -> Option<usize> {
-        self.left
+        self.left.map(|left| self.de.dec.room_for(left))
     }
 }
 
@@ -171,7 +172,7 @@ impl<'de, S: Source<'de>> de::MapAccess<'de> for ObjectAccess<'_, 'de, S> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.len - self.next)
+        Some(self.de.dec.room_for(self.len - self.next))
     }
 }
 

@@ -218,21 +218,17 @@ pub struct Deserializer<'de, S: Source<'de>> {
     /// References to references can double the work per level, so hostile input could ask
     /// for 2^n values from a few hundred bytes; the budget keeps the work linear in the input.
     replayed: u64,
-    replay_budget: u64,
+    /// The input's length, and the replayed bytes allowed per input byte.
+    input_len: u64,
+    replay_per_byte: u64,
 }
 
-/// Replayed bytes allowed per byte of input (and at least [`MIN_REPLAY_BUDGET`]): generous
-/// for real shared data (a 50 KB message may hold ~12 MB of repeated objects), fatal to
-/// exponential reference chains.
-const REPLAY_BUDGET_PER_BYTE: u64 = 256;
+/// Replayed bytes allowed per byte of input by default (and at least [`MIN_REPLAY_BUDGET`]):
+/// generous for real shared data (a 50 KB message may hold ~12 MB of repeated objects), fatal
+/// to exponential reference chains. See [`Deserializer::with_reference_budget`].
+pub const DEFAULT_REPLAY_PER_BYTE: u64 = 256;
 /// The replay budget of small inputs.
 const MIN_REPLAY_BUDGET: u64 = 64 * 1024;
-
-fn replay_budget(input_len: usize) -> u64 {
-    (input_len as u64)
-        .saturating_mul(REPLAY_BUDGET_PER_BYTE)
-        .max(MIN_REPLAY_BUDGET)
-}
 
 impl<'de> Deserializer<'de, &'de [u8]> {
     /// Reads `data`, borrowing strings and binaries from it where possible.
@@ -260,15 +256,34 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// Reads `src` from its start.
     pub fn new(src: S) -> Self {
         let input = src.input_at(0);
-        let replay_budget = replay_budget(input.remaining());
         Deserializer {
+            input_len: input.remaining() as u64,
             dec: Decoder::new(input),
             src,
             refs: Refs::take(),
             replaying: 0,
             replayed: 0,
-            replay_budget,
+            replay_per_byte: DEFAULT_REPLAY_PER_BYTE,
         }
+    }
+
+    /// Sets how many bytes `Q` references may make this deserializer decode again, per byte
+    /// of input (at least 64 KiB in all; default [`DEFAULT_REPLAY_PER_BYTE`]). Each reference
+    /// to a list, map or object read earlier decodes its bytes again into a new Rust value,
+    /// so this bounds what references can make a typed decode allocate beyond the values
+    /// the input spells out: about this many times the input. Past it, decoding fails.
+    pub fn with_reference_budget(self, per_input_byte: u64) -> Self {
+        Deserializer {
+            replay_per_byte: per_input_byte,
+            ..self
+        }
+    }
+
+    /// The replayed bytes allowed for this input.
+    fn replay_budget(&self) -> u64 {
+        self.input_len
+            .saturating_mul(self.replay_per_byte)
+            .max(MIN_REPLAY_BUDGET)
     }
 
     /// Sets the nesting limit of lists, maps and objects (default
@@ -284,7 +299,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// memory (and the depth limit).
     pub fn reset(&mut self, src: S) {
         let input = src.input_at(0);
-        self.replay_budget = replay_budget(input.remaining());
+        self.input_len = input.remaining() as u64;
         self.replayed = 0;
         self.dec.reset(input);
         self.src = src;
@@ -381,13 +396,14 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 at,
             ));
         }
-        if self.replayed > self.replay_budget {
+        if self.replayed > self.replay_budget() {
             return Err(Error::new(
                 ErrorKind::Message(format!(
                     "references expand to more than {} bytes of decoding for a {}-byte input \
-                     (nested shared data; decode it as a hessian2::value::Value)",
-                    self.replay_budget,
-                    self.replay_budget / REPLAY_BUDGET_PER_BYTE
+                     (nested shared data; decode it as a hessian2::value::Value, or raise \
+                     Deserializer::with_reference_budget)",
+                    self.replay_budget(),
+                    self.input_len
                 )),
                 at,
             ));

@@ -8,6 +8,7 @@
 //! so callers only ever see [`Header::Object`]. The third table, value references (`Q`), depends
 //! on what the caller builds, so it is the caller's.
 
+mod intern;
 mod skip;
 mod string;
 
@@ -18,11 +19,13 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+pub use intern::{INTERN_BYTES, INTERN_LIMIT};
 pub use string::Reference;
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::Input;
 use crate::marker::{self, binary, date, double, int, list, long, map, object, reference};
+use intern::Interned;
 
 /// Default limit of nested lists, maps and objects.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -146,17 +149,18 @@ struct TableData {
     scratch: Vec<u8>,
     /// Text of strings that needed CESU-8 decoding.
     text: String,
-    /// Type names and class definitions read before, kept across [`Decoder::reset`] (at most
-    /// [`INTERN_LIMIT`] of each), with their bytes as Java writes them: when the input holds
-    /// those exact bytes again (the usual case for a decoder reused on similar messages), the
-    /// definition is taken whole after one comparison, sharing its strings, with no parsing
-    /// and no allocation. Only the strings are shared; each stream's tables start empty.
-    seen_types: Vec<Seen<Arc<str>>>,
-    seen_classes: Vec<Seen<ClassDef>>,
+    /// Type names and class definitions read before, kept across [`Decoder::reset`] and
+    /// decoders (see `intern.rs`). Only the strings are shared; each stream's tables start
+    /// empty.
+    seen_types: Interned<Arc<str>>,
+    seen_classes: Interned<ClassDef>,
 }
 
 /// Scratch buffers larger than this are not kept in the per-thread pool.
 const POOLED_SCRATCH: usize = 64 * 1024;
+/// Stream tables (type names, class definitions) with room for more entries than this are
+/// not kept in the per-thread pool.
+const POOLED_ENTRIES: usize = 1024;
 
 thread_local! {
     /// The tables of the last decoder dropped on this thread, for the next one.
@@ -184,6 +188,12 @@ impl Drop for Tables {
         let mut data = unsafe { ManuallyDrop::take(&mut self.0) };
         data.types.clear();
         data.classes.clear();
+        if data.types.capacity() > POOLED_ENTRIES {
+            data.types = Vec::new();
+        }
+        if data.classes.capacity() > POOLED_ENTRIES {
+            data.classes = Vec::new();
+        }
         if data.scratch.capacity() > POOLED_SCRATCH {
             data.scratch = Vec::new();
         }
@@ -221,14 +231,6 @@ impl std::ops::DerefMut for Tables {
     }
 }
 
-/// A type name or class definition read before, and its canonical encoding (after the `C` of
-/// a definition).
-#[derive(Debug, Clone)]
-struct Seen<T> {
-    value: T,
-    bytes: Box<[u8]>,
-}
-
 /// The canonical encoding of a string (Java's and this crate's).
 fn encoded_string(s: &str) -> Box<[u8]> {
     let mut encoder = crate::encode::Encoder::new(Vec::new());
@@ -243,9 +245,6 @@ fn encoded_class(def: &ClassDef) -> Box<[u8]> {
     encoder.write_class_definition(&def.name, &fields);
     encoder.into_inner()[1..].into()
 }
-
-/// How many type names, and how many class definitions, a decoder keeps for reuse.
-pub const INTERN_LIMIT: usize = 512;
 
 impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// A decoder reading `input` from its current position (offset 0).
@@ -374,6 +373,21 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         }
         self.depth += 1;
         Ok(())
+    }
+
+    /// How many of `claimed` items (a length field, a field count) to reserve room for in a
+    /// list or object just entered: each item takes at least one input byte, and a container
+    /// `d` levels deep gets at most 1/2^d of the bytes left, so the room of all the containers
+    /// open at once never exceeds the input, however deep the claims nest. (Lists longer than
+    /// their room grow as they are read.)
+    #[inline]
+    pub fn room_for(&self, claimed: usize) -> usize {
+        let share = self
+            .input
+            .remaining()
+            .checked_shr(self.depth as u32)
+            .unwrap_or(0);
+        claimed.min(share)
     }
 
     /// Leaves a level entered with [`enter`](Self::enter).
@@ -896,17 +910,16 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     let seen = std::mem::take(&mut self.t.seen_types);
                     let mut known = false;
                     let name = self.read_shared_string(|s| {
-                        let found = seen.iter().find(|t| &*t.value == s);
+                        let found = seen.named(s).next().cloned();
                         known = found.is_some();
-                        found.map(|t| t.value.clone())
+                        found
                     });
                     self.t.seen_types = seen;
                     let name = name?;
-                    if !known && self.t.seen_types.len() < INTERN_LIMIT {
-                        self.t.seen_types.push(Seen {
-                            bytes: encoded_string(&name),
-                            value: name.clone(),
-                        });
+                    if !known {
+                        self.t
+                            .seen_types
+                            .insert(name.clone(), |n| encoded_string(n));
                     }
                     name
                 }
@@ -970,26 +983,16 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// A type name whose exact bytes were seen before, if the input holds them next.
     fn take_seen_type(&mut self) -> Option<Arc<str>> {
-        let chunk = self.input.chunk();
-        let hit = self
-            .t
-            .seen_types
-            .iter()
-            .find(|t| chunk.starts_with(&t.bytes))?;
-        let (name, n) = (hit.value.clone(), hit.bytes.len());
+        let (name, n) = self.t.seen_types.find_prefix(self.input.chunk())?;
+        let name = name.clone();
         self.input.advance(n);
         Some(name)
     }
 
     /// A class definition whose exact bytes were seen before, if the input holds them next.
     fn take_seen_class(&mut self) -> Option<ClassDef> {
-        let chunk = self.input.chunk();
-        let hit = self
-            .t
-            .seen_classes
-            .iter()
-            .find(|c| chunk.starts_with(&c.bytes))?;
-        let (def, n) = (hit.value.clone(), hit.bytes.len());
+        let (def, n) = self.t.seen_classes.find_prefix(self.input.chunk())?;
+        let def = def.clone();
         self.input.advance(n);
         Some(def)
     }
@@ -1009,11 +1012,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             *next_class += 1;
             return Ok(());
         }
-        if new && self.t.seen_classes.len() < INTERN_LIMIT {
-            self.t.seen_classes.push(Seen {
-                bytes: encoded_class(&def),
-                value: def.clone(),
-            });
+        if new {
+            self.t.seen_classes.insert(def.clone(), encoded_class);
         }
         self.t.classes.push(def);
         Ok(())
@@ -1022,23 +1022,20 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// Reads a class definition; shares the strings of an equal one in `seen` (then `false`:
     /// not new). Compares without cloning: a definition met again costs no allocation and
     /// two reference-count increments.
-    fn read_class_def_in(&mut self, seen: &[Seen<ClassDef>]) -> Result<(ClassDef, bool)> {
+    fn read_class_def_in(&mut self, seen: &Interned<ClassDef>) -> Result<(ClassDef, bool)> {
         let (len, last) = self.expect_string()?;
         let text = self.read_str(len, last)?;
-        let by_name = seen.iter().position(|c| *c.value.name == *text);
-        let new_name: Option<Arc<str>> = match by_name {
+        let known_name = seen.named(&text).next().map(|c| c.name.clone());
+        let new_name: Option<Arc<str>> = match known_name {
             Some(_) => None,
             None => Some(Arc::from(&*text)),
         };
         let count = self.read_length("field count")?;
         // Each field name takes at least one byte: never trust the count beyond the input.
         self.ensure(count)?;
-        let candidate = by_name.and_then(|i| {
-            let name = &seen[i].value.name;
-            seen.iter()
-                .map(|c| &c.value)
-                .find(|c| c.name == *name && c.fields.len() == count)
-        });
+        let candidate = known_name
+            .as_deref()
+            .and_then(|name| seen.named(name).find(|c| c.fields.len() == count));
         // The fields read, once they differ from the candidate's (or without a candidate).
         let mut own: Option<Vec<Arc<str>>> = match candidate {
             Some(_) => None,
@@ -1063,9 +1060,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Ok(match (own, candidate) {
             (None, Some(c)) => (c.clone(), false),
             (own, _) => {
-                let name = match (new_name, by_name) {
-                    (Some(name), _) => name,
-                    (None, Some(i)) => seen[i].value.name.clone(),
+                let name = match (new_name, known_name) {
+                    (Some(name), _) | (None, Some(name)) => name,
                     (None, None) => unreachable!("a name is read or found"),
                 };
                 let fields = own.unwrap_or_default().into();
@@ -1332,7 +1328,7 @@ mod tests {
         assert_eq!(outer.t.seen_classes.len(), 1);
         // Nested: the inner one starts with fresh tables; the pool keeps the richer set.
         let inner = Decoder::new(SliceInput::new(&wire));
-        assert!(inner.t.seen_classes.is_empty());
+        assert_eq!(inner.t.seen_classes.len(), 0);
         drop(inner);
         drop(outer);
         assert_eq!(read(&[]).t.seen_classes.len(), 1);

@@ -39,9 +39,9 @@ pub(crate) mod token {
 /// `#[serde(with = "hessian2::types::bytes")]` for a `bytes::Bytes` field: written as a Hessian
 /// binary, and read **without copying** when decoding with [`from_bytes`](crate::from_bytes)
 /// (the field is a slice of the input `Bytes`) when the binary is one chunk: Java writes
-/// binaries up to 4093 bytes (hessian-lite 3) or 8189 bytes (hessian-lite 4) as one chunk, and
-/// longer ones in chunks, which are gathered into one buffer (one copy). Other inputs and
-/// formats copy.
+/// binaries up to 4093 bytes (hessian-lite 3) as one chunk, hessian-lite 4 those that fit in
+/// what is left of its 8192-byte buffer (up to 8189 bytes), and longer ones in chunks, which are
+/// gathered into one buffer (one copy). Other inputs and formats copy.
 ///
 /// ```
 /// use bytes::Bytes;

@@ -59,9 +59,8 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 self.decoder.enter()?;
                 let items = match len {
                     Some(n) => {
-                        // A length field is a claim: every item takes at least one byte, so
-                        // never reserve more than the input still holds.
-                        let mut items = Vec::with_capacity(n.min(self.remaining()));
+                        // A length field is a claim: reserve only what the input can fill.
+                        let mut items = Vec::with_capacity(self.decoder.room_for(n));
                         for _ in 0..n {
                             let h = self.decoder.pull()?;
                             items.push(self.value(h)?);
@@ -102,7 +101,8 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let def = self.decoder.class(class);
                 let (class, fields) = (def.name.clone(), def.fields.clone());
                 self.decoder.enter()?;
-                let mut values = Vec::with_capacity(fields.len());
+                // Many fields cost their definition's bytes once, then nothing per object.
+                let mut values = Vec::with_capacity(self.decoder.room_for(fields.len()));
                 for _ in 0..fields.len() {
                     let h = self.decoder.pull()?;
                     values.push(self.value(h)?);
@@ -131,10 +131,6 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 }))
             }
         })
-    }
-
-    fn remaining(&self) -> usize {
-        self.decoder.remaining()
     }
 }
 
