@@ -167,9 +167,9 @@ pub enum BodyError {
         /// The kind of the key.
         found: &'static str,
     },
-    /// A body in a serialization other than Hessian2 (this crate reads and writes Hessian2
-    /// only).
-    #[error("unsupported serialization {0:?}; only Hessian2 bodies are supported")]
+    /// A body in a serialization this crate cannot read or write (see
+    /// [`BodyFormat::of`](crate::format::BodyFormat::of)).
+    #[error("unsupported serialization {0}")]
     UnsupportedSerialization(crate::serialization::Serialization),
     /// A Rust value could not be serialized (a serde error).
     #[error("serializing {field}: {source}")]
@@ -221,9 +221,12 @@ impl BodyError {
         }
     }
 
-    /// `BodyError::Hessian` in `field`, for `map_err`.
-    pub(crate) fn hessian_in(field: &'static str) -> impl FnOnce(hessian2::Error) -> BodyError {
-        move |source| BodyError::Hessian { field, source }
+    /// This error, said of `field` when it is a serde error of writing.
+    pub(crate) fn in_field(self, field: &'static str) -> BodyError {
+        match self {
+            BodyError::Serialize { source, .. } => BodyError::Serialize { field, source },
+            other => other,
+        }
     }
 
     /// `BodyError::Hessian` in `field` from a decoder that started `base` bytes into the body:

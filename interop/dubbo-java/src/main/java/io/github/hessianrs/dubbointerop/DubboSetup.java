@@ -25,6 +25,13 @@ public final class DubboSetup {
     public static final String INTERFACE = DemoService.class.getName();
     public static final String VERSION = "1.0.0";
 
+    /**
+     * The serialization pinned on the provider's protocol and the consumer's URL
+     * ({@code serialization} and {@code prefer.serialization}); {@code null} pins nothing, so Dubbo
+     * chooses as a stock application does. Set by the global option {@code --serialization NAME|default}.
+     */
+    static String serialization = "hessian2";
+
     private DubboSetup() {
     }
 
@@ -121,9 +128,11 @@ public final class DubboSetup {
                                             Map<String, String> params, String group) {
         ProtocolConfig proto = new ProtocolConfig("dubbo", port);
         proto.setHost(Loopback.LOOPBACK_IP);
-        proto.setSerialization("hessian2");
+        if (serialization != null) {
+            proto.setSerialization(serialization);
+            trySet(proto, "setPreferSerialization", serialization);
+        }
         proto.setServer(LoopbackTransporter.NAME);
-        trySet(proto, "setPreferSerialization", "hessian2");
 
         ServiceConfig<DemoService> sc = new ServiceConfig<>();
         sc.setApplication(application("hessianrs-interop-provider"));
@@ -144,8 +153,11 @@ public final class DubboSetup {
     static String directUrl(String host, int port, Map<String, String> extra) {
         StringBuilder sb = new StringBuilder();
         sb.append("dubbo://").append(host).append(':').append(port).append('/').append(INTERFACE)
-                .append("?version=").append(VERSION)
-                .append("&serialization=hessian2&prefer.serialization=hessian2");
+                .append("?version=").append(VERSION);
+        if (serialization != null) {
+            sb.append("&serialization=").append(serialization)
+                    .append("&prefer.serialization=").append(serialization);
+        }
         if (extra != null) {
             extra.forEach((k, v) -> sb.append('&').append(k).append('=').append(v));
         }
@@ -169,8 +181,10 @@ public final class DubboSetup {
         rc.setScope("remote");
         rc.setCheck(true);
         Map<String, String> params = new HashMap<>();
-        params.put("serialization", "hessian2");
-        params.put("prefer.serialization", "hessian2");
+        if (serialization != null) {
+            params.put("serialization", serialization);
+            params.put("prefer.serialization", serialization);
+        }
         if (extraUrlParams != null) params.putAll(extraUrlParams);
         rc.setParameters(params);
 
@@ -202,8 +216,10 @@ public final class DubboSetup {
         rc.setClient(LoopbackTransporter.NAME);
         rc.setScope("remote");
         Map<String, String> params = new HashMap<>();
-        params.put("serialization", "hessian2");
-        params.put("prefer.serialization", "hessian2");
+        if (serialization != null) {
+            params.put("serialization", serialization);
+            params.put("prefer.serialization", serialization);
+        }
         if (extraUrlParams != null) params.putAll(extraUrlParams);
         rc.setParameters(params);
         return rc;

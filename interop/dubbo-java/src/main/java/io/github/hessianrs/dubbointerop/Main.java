@@ -15,7 +15,8 @@ public final class Main {
                 + "  consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G] [--attach K=V]... [--load CALLS]\n"
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  guardtest connect|bind|socket|lookup\n"
-                + "  version");
+                + "  version\n"
+                + "global option (any position): --serialization NAME|default (hessian2 unless given; default pins none)");
     }
 
     public static void main(String[] args) throws Exception {
@@ -28,6 +29,7 @@ public final class Main {
         }
         int rc;
         try {
+            args = takeSerialization(args);
             switch (args[0]) {
                 case "provider":
                     rc = Provider.run(args);
@@ -57,6 +59,22 @@ public final class Main {
         }
         System.out.flush();
         System.exit(rc);
+    }
+
+    /** Removes {@code --serialization NAME|default} from args and sets {@link DubboSetup#serialization}. */
+    private static String[] takeSerialization(String[] args) throws UsageException {
+        java.util.List<String> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].equals("--serialization")) {
+                rest.add(args[i]);
+                continue;
+            }
+            if (i + 1 >= args.length) throw new UsageException("--serialization needs a name");
+            String name = args[++i];
+            DubboSetup.serialization = name.equals("default") ? null : name;
+        }
+        if (rest.isEmpty()) throw new UsageException("no subcommand");
+        return rest.toArray(new String[0]);
     }
 
     /** Dubbo logs through java.util.logging to stderr; WARNING unless DUBBO_INTEROP_LOG=INFO/FINE/... */
