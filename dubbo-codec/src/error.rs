@@ -130,6 +130,15 @@ pub enum BodyError {
         #[source]
         source: hessian2::Error,
     },
+    /// A fastjson2 (JSONB) document of the body is malformed or truncated.
+    #[error("{field}: {source}")]
+    Fastjson2 {
+        /// The part of the body being read.
+        field: &'static str,
+        /// The JSONB error, with its byte offset in the body.
+        #[source]
+        source: fastjson2::Error,
+    },
     /// A value of the wrong kind (an int where the method name should be, ...).
     #[error("{field}: expected {expected}, found {found}")]
     Unexpected {

@@ -10,6 +10,7 @@
 //!
 //! * [`hessian2`]: one Hessian2 stream for the whole body (tables shared by all its values),
 //!   in hessian-lite 3 or 4 form ([`BodyFormat::Hessian2`]'s [`LiteVersion`]).
+//! * [`fastjson2`]: one length-framed JSONB document per value ([`BodyFormat::Fastjson2`]).
 //!
 //! [`BodyFormat`] is the public choice of one of them; internally each is a type implementing
 //! [`Format`], picked with [`with_format!`].
@@ -34,6 +35,7 @@ use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::serialization::Serialization;
 
+pub(crate) mod fastjson2;
 pub(crate) mod hessian2;
 
 /// The serialization (and its options) a body is read or written in.
@@ -43,6 +45,9 @@ pub enum BodyFormat {
     /// Hessian2 (id 2), as hessian-lite 3 (Dubbo 2.7 and 3.2) or 4 (Dubbo 3.3) writes it. The
     /// two read the same; they write binaries in chunks of different sizes.
     Hessian2(LiteVersion),
+    /// fastjson2's JSONB (id 23), as Dubbo 3.2 and 3.3 write it: what they prefer when both
+    /// sides have it.
+    Fastjson2,
 }
 
 impl Default for BodyFormat {
@@ -58,6 +63,7 @@ impl BodyFormat {
     pub const fn of(serialization: Serialization) -> Option<BodyFormat> {
         match serialization {
             Serialization::Hessian2 => Some(BodyFormat::Hessian2(LiteVersion::V3)),
+            Serialization::Fastjson2 => Some(BodyFormat::Fastjson2),
             _ => None,
         }
     }
@@ -71,6 +77,7 @@ impl BodyFormat {
     pub const fn serialization(self) -> Serialization {
         match self {
             BodyFormat::Hessian2(_) => Serialization::Hessian2,
+            BodyFormat::Fastjson2 => Serialization::Fastjson2,
         }
     }
 }
@@ -81,6 +88,10 @@ macro_rules! with_format {
         match $format {
             $crate::format::BodyFormat::Hessian2(lite) => {
                 let $f = $crate::format::hessian2::Hessian2 { lite };
+                $body
+            }
+            $crate::format::BodyFormat::Fastjson2 => {
+                let $f = $crate::format::fastjson2::Fastjson2;
                 $body
             }
         }
@@ -208,6 +219,7 @@ pub(crate) trait ArgsSink {
 /// The typed arguments of a request being built, in the builder's format.
 pub(crate) enum ArgsBuf {
     Hessian2(BodyFormat, hessian2::HessianArgs),
+    Fastjson2(fastjson2::JsonbArgs),
 }
 
 impl std::fmt::Debug for ArgsBuf {
@@ -222,24 +234,28 @@ impl ArgsBuf {
             BodyFormat::Hessian2(lite) => {
                 ArgsBuf::Hessian2(format, hessian2::Hessian2 { lite }.args())
             }
+            BodyFormat::Fastjson2 => ArgsBuf::Fastjson2(fastjson2::Fastjson2.args()),
         }
     }
 
     pub(crate) fn format(&self) -> BodyFormat {
         match self {
             ArgsBuf::Hessian2(format, _) => *format,
+            ArgsBuf::Fastjson2(_) => BodyFormat::Fastjson2,
         }
     }
 
     pub(crate) fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
         match self {
             ArgsBuf::Hessian2(_, a) => a.push(value),
+            ArgsBuf::Fastjson2(a) => a.push(value),
         }
     }
 
     pub(crate) fn finish(self) -> Vec<u8> {
         match self {
             ArgsBuf::Hessian2(_, a) => a.finish(),
+            ArgsBuf::Fastjson2(a) => a.finish(),
         }
     }
 }

@@ -1,0 +1,513 @@
+//! fastjson2 bodies (serialization id 23, what Dubbo 3.2+ prefers): every value of the body
+//! is a JSONB document of its own, after its length as a 4-byte big-endian int (Dubbo's
+//! `FastJson2ObjectOutput`: `writeUTF`, `writeByte` and `writeAttachments` all go through
+//! `writeObject`), read and written with the [`fastjson2`] crate.
+//!
+//! Documents share nothing (each has its own symbol table), so stepping over an argument is
+//! reading its length, and an argument section can be copied into any body as it is.
+//!
+//! Dynamic values are converted to and from the body layer's Hessian `Value` ([`convert`]).
+//! Typed (serde) arguments and results go through a Hessian `Value` too until the `fastjson2`
+//! crate has its serde layer.
+
+use std::borrow::Cow;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use fastjson2::decode::{Decoder, Header};
+use fastjson2::encode::Encoder;
+use fastjson2::frame::{read_framed, write_framed, LENGTH_BYTES};
+use hessian2::value::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
+use crate::attachments::{AttachmentValue, Attachments};
+use crate::error::BodyError;
+use crate::response::{Outcome, RpcResult};
+
+mod convert;
+
+/// The fastjson2 format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fastjson2;
+
+/// `writeObject(null)`: a one-byte document, JSONB `null` (`0xaf`).
+const NULL_BODY: &[u8] = &[0, 0, 0, 1, 0xaf];
+
+impl Format for Fastjson2 {
+    type Reader<'de> = JsonbReader<'de>;
+    type BufReader = OwnedReader;
+    type Writer<B: BufMut> = JsonbWriter<B>;
+    type Args = JsonbArgs;
+
+    fn null_body(self) -> &'static [u8] {
+        NULL_BODY
+    }
+
+    fn reader<'de>(self, body: &'de [u8], base: usize) -> JsonbReader<'de> {
+        JsonbReader { body, pos: 0, base }
+    }
+
+    fn buf_reader(self, body: &Bytes) -> OwnedReader {
+        OwnedReader {
+            body: body.clone(),
+            pos: 0,
+        }
+    }
+
+    fn writer<B: BufMut>(self, buf: B) -> JsonbWriter<B> {
+        JsonbWriter {
+            out: buf,
+            doc: Vec::new(),
+        }
+    }
+
+    fn args(self) -> JsonbArgs {
+        JsonbArgs {
+            out: JsonbWriter {
+                out: Vec::new(),
+                doc: Vec::new(),
+            },
+        }
+    }
+
+    fn decode_args<T: DeserializeOwned>(
+        self,
+        body: &Bytes,
+        offset: usize,
+        count: usize,
+    ) -> Result<T, BodyError> {
+        // Through values, as one Hessian2 stream read back typed.
+        let rest = body.get(offset..).unwrap_or_default();
+        let values = super::read_args(&mut self.reader(rest, offset), count)?;
+        let mut enc = hessian2::encode::Encoder::new(BytesMut::new());
+        values.iter().for_each(|v| v.encode(&mut enc));
+        let h = super::hessian2::Hessian2 {
+            lite: enc.version(),
+        };
+        h.decode_args(&enc.into_inner().freeze(), 0, count)
+    }
+
+    fn encode_typed_result<T: Serialize + ?Sized>(
+        self,
+        value: &T,
+        attachments: Option<&Attachments>,
+    ) -> Result<Bytes, BodyError> {
+        let outcome = match to_value(value, "value")? {
+            Value::Null => Outcome::Null,
+            v => Outcome::Value(v),
+        };
+        let result = RpcResult {
+            outcome,
+            attachments: attachments.cloned(),
+        };
+        Ok(result
+            .encode_in(BodyFormat::Fastjson2, BytesMut::new())
+            .freeze())
+    }
+
+    fn deserialize_at<T: DeserializeOwned>(
+        self,
+        body: &Bytes,
+        at: usize,
+        field: &'static str,
+    ) -> Result<(T, usize), BodyError> {
+        let rest = body.get(at..).unwrap_or_default();
+        let mut r = self.reader(rest, at);
+        let v = r.read_value(field)?.ok_or(BodyError::Missing { field })?;
+        let bytes = hessian2::value::to_vec(&v);
+        let t = hessian2::from_slice::<T>(&bytes)
+            .map_err(|source| BodyError::Deserialize { field, source })?;
+        Ok((t, r.offset()))
+    }
+}
+
+/// A Rust value as a dynamic value, through Hessian2.
+fn to_value<T: Serialize + ?Sized>(value: &T, field: &'static str) -> Result<Value, BodyError> {
+    let serialize_error = |source| BodyError::Serialize { field, source };
+    let bytes = hessian2::to_vec(value).map_err(serialize_error)?;
+    hessian2::value::from_slice(&bytes).map_err(serialize_error)
+}
+
+/// Reads the documents of a body held in a slice.
+pub(crate) struct JsonbReader<'de> {
+    body: &'de [u8],
+    pos: usize,
+    base: usize,
+}
+
+/// A fastjson2 error in `field`, its offset moved from the document at `doc` to the body.
+fn error_at(field: &'static str, doc: usize) -> impl Fn(fastjson2::Error) -> BodyError {
+    move |e| BodyError::Fastjson2 {
+        field,
+        source: fastjson2::Error::new(e.kind().clone(), e.offset() + doc as u64),
+    }
+}
+
+impl<'de> JsonbReader<'de> {
+    /// The next document and the body offset where it starts.
+    fn next_doc(&mut self, field: &'static str) -> Result<(&'de [u8], usize), BodyError> {
+        let rest = self.body.get(self.pos..).unwrap_or_default();
+        if rest.is_empty() {
+            return Err(BodyError::Missing { field });
+        }
+        let at = self.base + self.pos;
+        let (doc, _) = read_framed(rest).map_err(error_at(field, at))?;
+        self.pos += LENGTH_BYTES + doc.len();
+        Ok((doc, at + LENGTH_BYTES))
+    }
+}
+
+/// The kind of a header, for error messages.
+fn header_kind(h: &Header<'_>) -> &'static str {
+    match h {
+        Header::Null => "null",
+        Header::Bool(_) => "a boolean",
+        Header::Int(_) | Header::Long(_) | Header::Byte(_) | Header::Short(_) => "an integer",
+        Header::String(_) | Header::Symbol(_) => "a string",
+        Header::Array(_) => "an array",
+        Header::Object => "an object",
+        Header::Typed(_) => "a typed value",
+        Header::Ref(_) => "a reference",
+        _ => "a value",
+    }
+}
+
+impl<'de> Reader<'de> for JsonbReader<'de> {
+    fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pos >= self.body.len()
+    }
+
+    fn read_utf(&mut self, field: &'static str) -> Result<Option<Cow<'de, str>>, BodyError> {
+        let (doc, at) = self.next_doc(field)?;
+        match Decoder::new(doc).pull().map_err(error_at(field, at))? {
+            Header::Null => Ok(None),
+            Header::String(s) | Header::Symbol(s) => Ok(Some(s)),
+            other => Err(BodyError::Unexpected {
+                field,
+                expected: "a string",
+                found: header_kind(&other),
+            }),
+        }
+    }
+
+    fn read_flag(&mut self) -> Result<i32, BodyError> {
+        const FIELD: &str = "result flag";
+        let (doc, at) = self.next_doc(FIELD)?;
+        let flag = match Decoder::new(doc).pull().map_err(error_at(FIELD, at))? {
+            Header::Byte(b) => i32::from(b),
+            Header::Short(s) => i32::from(s),
+            Header::Int(i) => i,
+            other => {
+                return Err(BodyError::Unexpected {
+                    field: FIELD,
+                    expected: "a byte",
+                    found: header_kind(&other),
+                })
+            }
+        };
+        match flag {
+            0..=5 => Ok(flag),
+            f => Err(BodyError::UnknownResultFlag(f)),
+        }
+    }
+
+    fn read_value(&mut self, field: &'static str) -> Result<Option<Value>, BodyError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let (doc, at) = self.next_doc(field)?;
+        let v = fastjson2::value::from_slice(doc).map_err(error_at(field, at))?;
+        Ok(Some(convert::to_hessian(&v)))
+    }
+
+    fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
+        self.next_doc(field).map(|_| ())
+    }
+
+    fn scan_attachments<S>(
+        &mut self,
+        mut select: impl FnMut(AttachmentValue<'de, '_>) -> Option<S>,
+        mut found: impl FnMut(S, AttachmentValue<'de, '_>),
+    ) -> Result<(), BodyError> {
+        const FIELD: &str = "attachments";
+        if self.is_empty() {
+            return Ok(());
+        }
+        let (doc, at) = self.next_doc(FIELD)?;
+        let err = error_at(FIELD, at);
+        let mut dec = Decoder::new(doc);
+        let mut header = dec.pull().map_err(&err)?;
+        if let Header::Typed(_) = header {
+            // A map class other than `HashMap`.
+            header = dec.pull().map_err(&err)?;
+        }
+        match header {
+            Header::Object => {}
+            Header::Null => return Ok(()),
+            other => {
+                return Err(BodyError::Unexpected {
+                    field: FIELD,
+                    expected: "a map",
+                    found: header_kind(&other),
+                })
+            }
+        }
+        loop {
+            let chosen = match dec.pull().map_err(&err)? {
+                Header::End => return Ok(()),
+                Header::String(key) | Header::Symbol(key) => select(cow_value(&key)),
+                other => {
+                    dec.skip_rest(other).map_err(&err)?;
+                    None
+                }
+            };
+            match (chosen, dec.pull().map_err(&err)?) {
+                (_, Header::End) => {
+                    return Err(BodyError::Unexpected {
+                        field: FIELD,
+                        expected: "a value",
+                        found: "the end of the map",
+                    })
+                }
+                (Some(chosen), Header::String(value)) => found(chosen, cow_value(&value)),
+                (Some(chosen), other) => {
+                    dec.skip_rest(other).map_err(&err)?;
+                    found(chosen, AttachmentValue::NotString);
+                }
+                (None, other) => dec.skip_rest(other).map_err(&err)?,
+            }
+        }
+    }
+}
+
+/// A string the decoder read: borrowed from the body, or (UTF-16 on the wire) its own.
+fn cow_value<'de, 'v>(s: &'v Cow<'de, str>) -> AttachmentValue<'de, 'v> {
+    match s {
+        Cow::Borrowed(b) => AttachmentValue::Borrowed(b),
+        Cow::Owned(o) => AttachmentValue::Copied(o),
+    }
+}
+
+/// Reads the documents of a body held in [`Bytes`].
+pub(crate) struct OwnedReader {
+    body: Bytes,
+    pos: usize,
+}
+
+impl OwnedReader {
+    /// A slice reader over the rest of the body, and what it read after `f`.
+    fn with<T>(&mut self, f: impl FnOnce(&mut JsonbReader<'_>) -> T) -> T {
+        let mut r = JsonbReader {
+            body: &self.body[self.pos.min(self.body.len())..],
+            pos: 0,
+            base: self.pos,
+        };
+        let out = f(&mut r);
+        self.pos += r.pos;
+        out
+    }
+}
+
+impl Reader<'static> for OwnedReader {
+    fn offset(&self) -> usize {
+        self.pos
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pos >= self.body.len()
+    }
+
+    fn read_utf(&mut self, field: &'static str) -> Result<Option<Cow<'static, str>>, BodyError> {
+        self.with(|r| {
+            r.read_utf(field)
+                .map(|s| s.map(|s| Cow::Owned(s.into_owned())))
+        })
+    }
+
+    fn read_flag(&mut self) -> Result<i32, BodyError> {
+        self.with(|r| r.read_flag())
+    }
+
+    fn read_value(&mut self, field: &'static str) -> Result<Option<Value>, BodyError> {
+        self.with(|r| r.read_value(field))
+    }
+
+    fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
+        self.with(|r| r.skip(field))
+    }
+
+    fn scan_attachments<S>(
+        &mut self,
+        mut select: impl FnMut(AttachmentValue<'static, '_>) -> Option<S>,
+        mut found: impl FnMut(S, AttachmentValue<'static, '_>),
+    ) -> Result<(), BodyError> {
+        self.with(|r| r.scan_attachments(|k| select(copied(k)), |s, v| found(s, copied(v))))
+    }
+}
+
+/// A value borrowed from a reader that is not `'static` as one valid during the callback.
+fn copied<'a: 'v, 'v>(v: AttachmentValue<'a, 'v>) -> AttachmentValue<'static, 'v> {
+    match v {
+        AttachmentValue::Borrowed(_) | AttachmentValue::Copied(_) => {
+            AttachmentValue::Copied(v.as_str().unwrap_or_default())
+        }
+        AttachmentValue::NotString => AttachmentValue::NotString,
+    }
+}
+
+/// Writes one fastjson2 body: each value is encoded into `doc`, then framed into `out`.
+pub(crate) struct JsonbWriter<B> {
+    out: B,
+    doc: Vec<u8>,
+}
+
+impl<B: BufMut> JsonbWriter<B> {
+    fn document(&mut self, write: impl FnOnce(&mut Encoder<&mut Vec<u8>>)) {
+        self.doc.clear();
+        write(&mut Encoder::new(&mut self.doc));
+        write_framed(&mut self.out, &self.doc);
+    }
+
+    fn jsonb(&mut self, v: &fastjson2::value::Value) {
+        self.document(|e| fastjson2::value::write_value(e, v));
+    }
+}
+
+impl<B: BufMut> Writer<B> for JsonbWriter<B> {
+    fn write_utf(&mut self, s: &str) {
+        self.jsonb(&fastjson2::value::Value::from(s));
+    }
+
+    fn write_null(&mut self) {
+        self.document(|e| e.write_null());
+    }
+
+    fn write_flag(&mut self, flag: i32) {
+        // `writeByte`: a `Byte` object.
+        self.document(|e| e.write_byte(flag as i8));
+    }
+
+    fn write_value(&mut self, v: &Value) {
+        self.jsonb(&convert::to_jsonb(v));
+    }
+
+    fn write_attachments(&mut self, a: &Attachments) {
+        let entries = a
+            .iter()
+            .map(|(k, v)| (fastjson2::value::Value::from(k), convert::to_jsonb(v)))
+            .collect();
+        self.jsonb(&fastjson2::value::Value::Object(entries));
+    }
+
+    fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], _plain_after: bool) -> bool {
+        // Documents share nothing: a section is copied into any body.
+        let same = section == BodyFormat::Fastjson2;
+        if same {
+            self.out.put_slice(bytes);
+        }
+        same
+    }
+
+    fn into_inner(self) -> B {
+        self.out
+    }
+}
+
+/// Typed arguments, each a document of its own.
+pub(crate) struct JsonbArgs {
+    out: JsonbWriter<Vec<u8>>,
+}
+
+impl ArgsSink for JsonbArgs {
+    fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
+        let v = to_value(value, "argument")?;
+        self.out.write_value(&v);
+        Ok(())
+    }
+
+    fn finish(self) -> Vec<u8> {
+        self.out.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::peek::{peek_with, PeekOptions, Source};
+    use crate::request::Request;
+    use crate::response::{decode_error_message_in, error_body_in, TypedResult};
+    use crate::Serialization;
+
+    const F: BodyFormat = BodyFormat::Fastjson2;
+
+    #[test]
+    fn requests_round_trip_and_peek() {
+        let req = Request::builder("com.example.Greeter", "sayHello")
+            .format(F)
+            .version("1.0.0")
+            .group("blue")
+            .arg("java.lang.String", "world")
+            .arg("int", &7)
+            .attach("env", "canary")
+            .build()
+            .unwrap();
+        let frame = req.to_frame(1, true);
+        assert_eq!(frame.header().serialization(), Serialization::Fastjson2);
+        // Each value a framed document: "2.0.2" first.
+        assert_eq!(&frame.body()[..10], b"\x00\x00\x00\x06\x4e2.0.2");
+        let back = Request::from_frame(&frame).unwrap();
+        assert_eq!(back.format, F);
+        assert_eq!(back.args, [Value::from("world"), Value::Int(7)]);
+        assert_eq!(back.group(), Some("blue"));
+        let (s, n): (String, i32) = crate::RequestHead::decode_in(F, frame.body())
+            .unwrap()
+            .decode_args(frame.body())
+            .unwrap();
+        assert_eq!((s.as_str(), n), ("world", 7));
+        let mut env = None;
+        let p = peek_with(frame.body(), PeekOptions::new(F), &["env"], |_, v| {
+            env = v.as_str().map(str::to_owned)
+        })
+        .unwrap();
+        assert_eq!((&*p.method, p.group.as_deref()), ("sayHello", Some("blue")));
+        assert_eq!(
+            (p.source, env.as_deref()),
+            (Source::Attachments, Some("canary"))
+        );
+        assert!(matches!(p.method, Cow::Borrowed(_)));
+        for n in 0..frame.body().len() {
+            let _ = Request::decode_in(F, &frame.body()[..n]);
+            let _ = peek_with(&frame.body()[..n], PeekOptions::new(F), &["env"], |_, _| {});
+        }
+    }
+
+    #[test]
+    fn results_errors_and_events() {
+        let r = RpcResult::for_request(Outcome::Value(Value::from("hi")), "2.0.2");
+        let body = r.encode_in(F, BytesMut::new()).freeze();
+        assert_eq!(RpcResult::decode_in(F, &body).unwrap(), r);
+        let t = TypedResult::<String>::decode_in(F, &body).unwrap();
+        assert_eq!(t.outcome, Ok("hi".to_owned()));
+        let typed = crate::response::encode_typed_result_in(F, &42i64, None).unwrap();
+        assert_eq!(
+            TypedResult::<i64>::decode_in(F, &typed).unwrap().outcome,
+            Ok(42)
+        );
+        let e = error_body_in(F, Some("nope"));
+        assert_eq!(
+            decode_error_message_in(F, &e).unwrap().as_deref(),
+            Some("nope")
+        );
+        for ev in [Event::Heartbeat, Event::ReadOnly, Event::Writeable] {
+            let b = ev.body_in(F).unwrap();
+            assert_eq!(Event::classify(Serialization::Fastjson2, &b), ev);
+        }
+        assert_eq!(&Event::Heartbeat.body_in(F).unwrap()[..], NULL_BODY);
+    }
+}
