@@ -237,7 +237,8 @@ impl Client {
         if !status.is_ok() {
             return Err(status_error(&frame));
         }
-        let typed = TypedResult::<T>::decode(frame.body())?;
+        let format = crate::BodyFormat::require(frame.header().serialization())?;
+        let typed = TypedResult::<T>::decode_in(format, frame.body())?;
         typed.outcome.map_err(CallError::Exception)
     }
 
@@ -435,7 +436,12 @@ impl Client {
                             FrameKind::EventRequest(Event::Heartbeat)
                                 if frame.header().is_two_way() =>
                             {
-                                let _ = tx.try_send(Frame::heartbeat_response(frame.request_id()));
+                                let format = crate::BodyFormat::of(frame.header().serialization())
+                                    .unwrap_or_default();
+                                let _ = tx.try_send(Frame::heartbeat_response_in(
+                                    frame.request_id(),
+                                    format,
+                                ));
                             }
                             FrameKind::EventRequest(Event::ReadOnly) => {
                                 read_only.store(true, Ordering::Release);

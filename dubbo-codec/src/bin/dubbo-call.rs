@@ -33,7 +33,8 @@ use serde_json::{Map as JsonMap, Number, Value as Json};
 
 const USAGE: &str =
     "usage: dubbo-call HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY] \
-[--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic]";
+[--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
+[--serialization hessian2|fastjson2]";
 
 struct Options {
     addr: String,
@@ -46,6 +47,7 @@ struct Options {
     attachments: Vec<(String, String)>,
     timeout: Duration,
     generic: bool,
+    format: dubbo_codec::BodyFormat,
 }
 
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -57,6 +59,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
     let mut attachments = Vec::new();
     let mut timeout = Duration::from_secs(3);
     let mut generic = false;
+    let mut format = dubbo_codec::BodyFormat::default();
     while let Some(a) = argv.next() {
         let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -92,6 +95,14 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
                 timeout = Duration::from_millis(ms.max(1));
             }
             "--generic" => generic = true,
+            "--serialization" => {
+                let name = value("--serialization")?;
+                format = dubbo_codec::Serialization::from_name(&name)
+                    .and_then(dubbo_codec::BodyFormat::of)
+                    .ok_or_else(|| {
+                        format!("--serialization {name}: not one of hessian2, fastjson2")
+                    })?;
+            }
             "-h" | "--help" => return Err(String::new()),
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             _ => positional.push(a),
@@ -122,6 +133,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
         attachments,
         timeout,
         generic,
+        format,
     })
 }
 
@@ -347,7 +359,7 @@ async fn run(o: Options) -> ExitCode {
     if let Some(g) = &o.group {
         b = b.group(g);
     }
-    b = b.timeout(o.timeout);
+    b = b.timeout(o.timeout).format(o.format);
     for (k, v) in &o.attachments {
         b = b.attach(k, v.as_str());
     }
