@@ -36,7 +36,10 @@ fn outcome(run: &ConsumerRun) -> (Vec<String>, Vec<String>) {
 }
 
 async fn java_fastjson2_through_the_proxy(engine: &str) {
-    for serialization in [&["--serialization", "fastjson2"][..], &["--serialization", "default"]] {
+    for serialization in [
+        &["--serialization", "fastjson2"][..],
+        &["--serialization", "default"],
+    ] {
         let Some(mut p) = Provider::builder("dubbo3")
             .log(LOGS, "fastjson2-provider")
             .args(serialization)

@@ -217,6 +217,8 @@ pub(crate) trait ArgsSink {
 }
 
 /// The typed arguments of a request being built, in the builder's format.
+// The Hessian2 serializer is large and the common case: not boxed (one builder per call).
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ArgsBuf {
     Hessian2(BodyFormat, hessian2::HessianArgs),
     Fastjson2(fastjson2::JsonbArgs),
