@@ -98,6 +98,15 @@ impl Frame {
         )
     }
 
+    /// A heartbeat in `format`.
+    pub fn heartbeat_request_in(request_id: u64, format: BodyFormat) -> Frame {
+        Frame::event_frame(
+            Header::request(request_id, format.serialization(), true),
+            Event::Heartbeat,
+            format,
+        )
+    }
+
     /// The answer to a heartbeat in `format` (Java answers in the request's serialization).
     pub fn heartbeat_response_in(request_id: u64, format: BodyFormat) -> Frame {
         Frame::event_frame(

@@ -3,6 +3,9 @@
 //!
 //! What both carry is kept: nulls, booleans, ints, longs, doubles, strings, binaries, dates,
 //! lists and maps (with their Java type names) and objects (class name and fields, in order).
+//! The values of an object's fields are written without list and map class names: Java reads
+//! a field by its declared type (`FieldBased`), and fastjson2 refuses a class name it is not
+//! allowed to create (a `Throwable`'s `[java.lang.StackTraceElement` stack trace, say).
 //! JSONB's `byte`/`short` become ints and `float` a double, as Java widens them; `char` a
 //! one-character string; symbols strings. Values JSONB has and the body layer's `Value` does
 //! not (big numbers, `java.time` values) become their text. References: a Hessian `Q` to a
@@ -17,11 +20,12 @@ use hessian2::value::{List, Map, Object, Value as Hv};
 /// A Hessian value as a JSONB value.
 pub(crate) fn to_jsonb(v: &Hv) -> Jv {
     let mut done = Vec::new();
-    to_jsonb_in(v, &mut done)
+    to_jsonb_in(v, &mut done, true)
 }
 
 /// `done[n]`: the n-th container of the stream converted, `None` while it is converted.
-fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>) -> Jv {
+/// `classes`: write list and map class names (false in an object's fields).
+fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>, classes: bool) -> Jv {
     match v {
         Hv::Null => Jv::Null,
         Hv::Bool(b) => Jv::Bool(*b),
@@ -34,8 +38,8 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>) -> Jv {
         Hv::Ref(n) => done.get(*n as usize).cloned().flatten().unwrap_or(Jv::Null),
         Hv::List(l) => {
             let slot = start(done);
-            let items = l.items.iter().map(|i| to_jsonb_in(i, done)).collect();
-            let array = typed(list_class(l), Jv::Array(items));
+            let items = l.items.iter().map(|i| to_jsonb_in(i, done, true)).collect();
+            let array = typed(list_class(l).filter(|_| classes), Jv::Array(items));
             finish(done, slot, array)
         }
         Hv::Map(m) => {
@@ -43,9 +47,9 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>) -> Jv {
             let entries = m
                 .entries
                 .iter()
-                .map(|(k, v)| (to_jsonb_in(k, done), to_jsonb_in(v, done)))
+                .map(|(k, v)| (to_jsonb_in(k, done, true), to_jsonb_in(v, done, true)))
                 .collect();
-            let map = typed(map_class(m), Jv::Object(entries));
+            let map = typed(map_class(m).filter(|_| classes), Jv::Object(entries));
             finish(done, slot, map)
         }
         Hv::Object(o) => {
@@ -54,7 +58,7 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>) -> Jv {
                 .fields
                 .iter()
                 .zip(&o.values)
-                .map(|(f, v)| (Jv::symbol(f.to_string()), to_jsonb_in(v, done)))
+                .map(|(f, v)| (Jv::symbol(f.to_string()), to_jsonb_in(v, done, false)))
                 .collect();
             let object = Jv::typed(o.class.to_string(), Jv::Object(fields));
             finish(done, slot, object)
@@ -73,10 +77,11 @@ fn finish(done: &mut [Option<Jv>], slot: usize, v: Jv) -> Jv {
 }
 
 /// A list's class for JSONB: none for what fastjson2 writes without one (`ArrayList`, and
-/// Hessian's untyped lists).
+/// Hessian's untyped lists), nor for Hessian's array types (`[string`, `[int`: not Java
+/// names; Java reads an array by its declared type).
 fn list_class(l: &List) -> Option<String> {
     let t = l.ty.as_deref()?;
-    (t != "java.util.ArrayList" && !t.is_empty()).then(|| t.to_owned())
+    (t != "java.util.ArrayList" && !t.is_empty() && !t.starts_with('[')).then(|| t.to_owned())
 }
 
 /// A map's class for JSONB: none for `HashMap` and untyped maps.
