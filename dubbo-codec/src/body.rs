@@ -12,7 +12,7 @@ pub(crate) fn value_kind(v: &Value) -> &'static str {
         Value::Long(_) => "a long",
         Value::Double(_) => "a double",
         Value::Date(_) => "a date",
-        Value::String(_) => "a string",
+        Value::String(_) | Value::Utf16(_) => "a string",
         Value::Binary(_) => "a binary",
         Value::List(_) => "a list",
         Value::Map(_) => "a map",

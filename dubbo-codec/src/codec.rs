@@ -126,6 +126,12 @@ impl FrameCodec {
         self.offset
     }
 
+    /// True while the body of a frame over the payload limit is being skipped: the frame has
+    /// begun and not ended, though no byte of it is buffered.
+    pub const fn is_discarding(&self) -> bool {
+        matches!(self.state, State::Discard { .. })
+    }
+
     /// True after a fatal error: the connection should be closed.
     pub const fn is_failed(&self) -> bool {
         matches!(self.state, State::Failed(_))

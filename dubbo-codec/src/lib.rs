@@ -99,6 +99,8 @@
 //! * `tokio`: the [`client`] and [`server`] modules (enables `codec`).
 //! * `cli`: the `dubbo-call` command-line client (enables `tokio`; the only user of
 //!   `serde_json`).
+//! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
+//!   (enables `tokio`; see [`tower`](crate::tower)).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -126,6 +128,8 @@ pub mod serialization;
 #[cfg(feature = "tokio")]
 pub mod server;
 pub mod status;
+#[cfg(feature = "tower")]
+pub mod tower;
 mod typed;
 
 pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};

@@ -165,9 +165,9 @@ fn check_flavour(flavour: &str) {
     );
 }
 
-/// Both flavours in one test: live captures are timing-sensitive, so they run one at a time.
+/// Every flavour in one test: live captures are timing-sensitive, so they run one at a time.
 #[test]
-fn java_2_7_and_3_2_frames_decode_and_reencode_identically() {
+fn java_2_7_3_2_and_3_3_frames_decode_and_reencode_identically() {
     for flavour in FLAVOURS {
         check_flavour(flavour);
     }

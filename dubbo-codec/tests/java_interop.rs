@@ -373,7 +373,20 @@ async fn our_client_and_dubbo_call_against_java_provider_3_2() {
     java_provider_suite("dubbo3").await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_and_dubbo_call_against_java_provider_3_3() {
+    java_provider_suite("dubbo33").await;
+}
+
 async fn java_consumer_suite(flavour: &str) {
+    java_consumer_suite_with(flavour, run_java_consumer).await;
+}
+
+/// The Java consumer's checks of `flavour` against our server, the consumer started by `run`.
+async fn java_consumer_suite_with(
+    flavour: &str,
+    run: fn(&str, &str) -> Option<dubbo_test_support::java::ConsumerRun>,
+) {
     if jar(flavour).is_none() {
         return;
     }
@@ -384,7 +397,7 @@ async fn java_consumer_suite(flavour: &str) {
         .unwrap();
     let addr = server.local_addr().to_string();
     let f = flavour.to_owned();
-    let run = tokio::task::spawn_blocking(move || run_java_consumer(&f, &addr))
+    let run = tokio::task::spawn_blocking(move || run(&f, &addr))
         .await
         .unwrap()
         .unwrap();
@@ -400,4 +413,16 @@ async fn java_consumer_2_7_against_our_server() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn java_consumer_3_2_against_our_server() {
     java_consumer_suite("dubbo3").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_consumer_3_3_against_our_server() {
+    java_consumer_suite("dubbo33").await;
+}
+
+/// Stock Dubbo 3.2 and 3.3 consumers (no serialization pinned) against our server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stock_java_consumers_3_2_and_3_3_against_our_server() {
+    java_consumer_suite_with("dubbo3", run_stock_java_consumer).await;
+    java_consumer_suite_with("dubbo33", run_stock_java_consumer).await;
 }

@@ -28,10 +28,9 @@ struct Case {
 
 fn cases(generation: &str) -> Vec<Case> {
     let dir = vectors_dir(generation);
-    let manifest: Json = serde_json::from_slice(
-        &std::fs::read(dir.join("manifest.json")).expect("vectors manifest"),
-    )
-    .expect("manifest is JSON");
+    let text = std::fs::read_to_string(dir.join("manifest.json")).expect("vectors manifest");
+    let manifest: Json =
+        serde_json::from_str(&mark_lone_surrogates(&text)).expect("manifest is JSON");
     manifest
         .as_array()
         .expect("manifest is an array")
@@ -40,6 +39,54 @@ fn cases(generation: &str) -> Vec<Case> {
             name: case["name"].as_str().expect("name").to_owned(),
             bytes: std::fs::read(dir.join(case["file"].as_str().expect("file"))).expect("vector"),
             expected: case["values"].as_array().expect("values").clone(),
+        })
+        .collect()
+}
+
+/// The manifest with each lone surrogate escape (`\\udXXX` without its partner, which
+/// `serde_json` refuses) written as the text `\\u{dxxx}`, as [`lone_marked`] writes them.
+fn mark_lone_surrogates(json: &str) -> String {
+    let unit_at = |i: usize| -> Option<u16> {
+        let escape = json.get(i..i + 6)?;
+        let hex = escape.strip_prefix("\\u")?;
+        u16::from_str_radix(hex, 16).ok()
+    };
+    let mut out = String::with_capacity(json.len());
+    let mut i = 0;
+    while let Some(c) = json[i..].chars().next() {
+        let unit = if c == '\\' { unit_at(i) } else { None };
+        match unit {
+            Some(0xd800..=0xdbff)
+                if unit_at(i + 6).is_some_and(|low| (0xdc00..0xe000).contains(&low)) =>
+            {
+                out.push_str(&json[i..i + 12]);
+                i += 12;
+            }
+            Some(lone @ 0xd800..=0xdfff) => {
+                out.push_str(&format!("\\\\u{{{lone:x}}}"));
+                i += 6;
+            }
+            _ if c == '\\' => {
+                // Any other escape, kept whole (`\\\\` must not start a `\\u` here).
+                let n = if unit.is_some() { 6 } else { 2 };
+                out.push_str(&json[i..i + n]);
+                i += n;
+            }
+            _ => {
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// Java's text of UTF-16 units, lone surrogates written as `\\u{dxxx}`.
+fn lone_marked(units: &[u16]) -> String {
+    char::decode_utf16(units.iter().copied())
+        .map(|c| match c {
+            Ok(c) => c.to_string(),
+            Err(e) => format!("\\u{{{:x}}}", e.unpaired_surrogate()),
         })
         .collect()
 }
@@ -55,6 +102,7 @@ fn canonical(v: &Value) -> Json {
         Value::Double(d) => json!({ "double": format!("{:016x}", d.to_bits()) }),
         Value::Date(ms) => json!({ "date": ms }),
         Value::String(s) => json!({ "string": s }),
+        Value::Utf16(units) => json!({ "string": lone_marked(units) }),
         Value::Binary(b) => {
             json!({ "binary": b.iter().map(|x| format!("{x:02x}")).collect::<String>() })
         }

@@ -26,6 +26,26 @@ fn arb_string() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Java strings as UTF-16 units, surrogates (paired, lone, reversed) frequent; some around the
+/// 0x8000-unit chunk boundary, where a high surrogate moves to the next chunk.
+fn arb_units() -> impl Strategy<Value = Vec<u16>> {
+    let unit = prop_oneof![
+        0x20u16..0x7f,
+        0x80u16..0x800,
+        0xd800u16..0xdc00,
+        0xdc00u16..0xe000,
+        any::<u16>(),
+    ];
+    prop_oneof![
+        8 => proptest::collection::vec(unit.clone(), 0..40),
+        1 => (32_760usize..32_775, proptest::collection::vec(unit, 1..4)).prop_map(|(n, tail)| {
+            let mut units = vec![u16::from(b'a'); n];
+            units.extend(tail);
+            units
+        }),
+    ]
+}
+
 fn arb_leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
         Just(Value::Null),
@@ -41,6 +61,7 @@ fn arb_leaf() -> impl Strategy<Value = Value> {
         ]
         .prop_map(Value::Date),
         arb_string().prop_map(Value::String),
+        arb_units().prop_map(Value::from_utf16),
         prop_oneof![
             proptest::collection::vec(any::<u8>(), 0..40),
             (4000usize..9000).prop_map(|n| vec![7u8; n]),
@@ -180,10 +201,14 @@ fn strings_read_both_cesu8_pairs_and_four_byte_utf8() {
         value::from_slice(b"\x02\xf0\x9f\x98\x80").unwrap(),
         Value::from("😀")
     );
-    // A lone surrogate (legal in Java) becomes U+FFFD.
+    // A lone surrogate (legal in Java) is kept by `Value`, U+FFFD in a typed `String`.
     assert_eq!(
         value::from_slice(b"\x01\xed\xa0\xbd").unwrap(),
-        Value::from("\u{fffd}")
+        Value::Utf16(vec![0xd83d])
+    );
+    assert_eq!(
+        hessian2::from_slice::<String>(b"\x01\xed\xa0\xbd").unwrap(),
+        "\u{fffd}"
     );
     // Not UTF-8 at all: an error at the bad byte.
     let err = value::from_slice(b"\x02a\xff").unwrap_err();

@@ -235,6 +235,18 @@ pub struct Listener {
     /// closed (Java's server closes idle channels after 3 heartbeats, 180 s); 0 = never.
     #[serde(default = "default_idle_timeout")]
     pub idle_timeout_ms: u64,
+    /// `listeners[i].frame_timeout_ms`: a frame that has started arriving (a header or body
+    /// in part, or an oversize body being skipped) must finish within this long, or its
+    /// connection is closed: a caller cannot hold a connection slot by trickling bytes. 0 =
+    /// never.
+    #[serde(default = "default_frame_timeout")]
+    pub frame_timeout_ms: u64,
+    /// `listeners[i].first_frame_timeout_ms`: a caller connection that has sent no frame at
+    /// all for this long is closed. Above Dubbo's 60 s heartbeat interval, so a consumer that
+    /// connects and waits (it sends its first heartbeat after 60 s) is never cut off; under
+    /// the idle timeout. 0 = never.
+    #[serde(default = "default_first_frame_timeout")]
+    pub first_frame_timeout_ms: u64,
     /// `listeners[i].max_connections`: open caller connections on this listener (all
     /// workers together); one more is accepted and closed at once (and counted).
     #[serde(default = "default_max_connections")]
@@ -488,6 +500,12 @@ fn default_max_payload() -> u32 {
 fn default_idle_timeout() -> u64 {
     180_000
 }
+fn default_frame_timeout() -> u64 {
+    10_000
+}
+fn default_first_frame_timeout() -> u64 {
+    90_000
+}
 fn default_interface() -> String {
     "*".into()
 }
@@ -734,6 +752,8 @@ impl Config {
                 address: address.to_owned(),
                 max_payload: default_max_payload(),
                 idle_timeout_ms: default_idle_timeout(),
+                frame_timeout_ms: default_frame_timeout(),
+                first_frame_timeout_ms: default_first_frame_timeout(),
                 max_connections: default_max_connections(),
                 max_inflight: default_max_inflight(),
             }),

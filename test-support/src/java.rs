@@ -1,7 +1,7 @@
 //! The Java interop tools of `interop/` and real Java Dubbo peers on 127.0.0.1.
 //!
 //! - [`dubbo_jar`]: `interop/dubbo-java`'s jar of a Dubbo flavour (`dubbo27`: Dubbo 2.7.23,
-//!   `dubbo3`: Dubbo 3.2.19), built with its `build` script when missing or older than its
+//!   `dubbo3`: Dubbo 3.2.19, `dubbo33`: Dubbo 3.3.6), built with its `build` script when missing or older than its
 //!   sources; [`hessian_lite_jar`] the same for `interop/java`'s hessian-lite tool.
 //! - [`Provider`]: `java -jar <jar> provider 0 ...`, the DemoService on a free port of
 //!   127.0.0.1, started by a [`ProviderBuilder`] (group, registry, JVM options), killed when it
@@ -27,7 +27,7 @@ pub const DEMO_VERSION: &str = "1.0.0";
 /// The Java class of the DemoService's user object.
 pub const DEMO_USER: &str = "io.github.hessianrs.demo.User";
 /// The Dubbo flavours `interop/dubbo-java` builds (Maven profiles, `target/<flavour>/`).
-pub const FLAVOURS: [&str; 2] = ["dubbo27", "dubbo3"];
+pub const FLAVOURS: [&str; 3] = ["dubbo27", "dubbo3", "dubbo33"];
 /// The Java consumer's check list has at least this many `ok ...` lines when it all passes.
 pub const CONSUMER_CHECKS: usize = 20;
 /// How long a provider may take to print `READY <port>` (a JVM on a loaded machine).

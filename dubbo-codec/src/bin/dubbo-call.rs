@@ -268,6 +268,8 @@ fn to_json(v: &Value, stream: &Stream, depth: usize) -> Json {
         }
         Value::Date(ms) => Json::from(*ms),
         Value::String(s) => Json::String(s.clone()),
+        // JSON text cannot hold a lone surrogate: U+FFFD in its place.
+        Value::Utf16(units) => Json::String(String::from_utf16_lossy(units)),
         Value::Binary(b) => Json::String(base64(b)),
         Value::List(l) => Json::Array(
             l.items

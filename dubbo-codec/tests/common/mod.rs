@@ -59,6 +59,12 @@ pub fn run_java_consumer(flavour: &str, addr: &str) -> Option<ConsumerRun> {
     run_consumer(flavour, addr, &[], LOGS)
 }
 
+/// As [`run_java_consumer`], with Dubbo's own defaults (`--serialization default`: nothing
+/// pinned, as a stock application runs).
+pub fn run_stock_java_consumer(flavour: &str, addr: &str) -> Option<ConsumerRun> {
+    run_consumer(flavour, addr, &["--serialization", "default"], LOGS)
+}
+
 /// A request to the DemoService.
 pub fn req(method: &str) -> dubbo_codec::RequestBuilder {
     dubbo_codec::Request::builder(INTERFACE, method).version(VERSION)

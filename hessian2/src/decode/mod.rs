@@ -125,7 +125,16 @@ pub struct Decoder<'de, I> {
     /// While replaying: the indexes the next new type name and class definition had the first
     /// time (they are already in the tables and must not be added again).
     replay: Option<(usize, usize)>,
+    /// Set by a string read that replaced a lone surrogate: the string's raw bytes are then in
+    /// the scratch buffer (see [`read_java_string`](Self::read_java_string)).
+    lone_surrogates: bool,
     _de: PhantomData<&'de ()>,
+}
+
+/// A Java string: Unicode text, or (holding a lone surrogate) its UTF-16 code units.
+pub(crate) enum JavaString {
+    Text(String),
+    Utf16(Vec<u16>),
 }
 
 /// The decoder's tables and buffers (none of which borrow the input).
@@ -249,6 +258,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             max_depth: DEFAULT_MAX_DEPTH,
             last: Mark::default(),
             replay: None,
+            lone_surrogates: false,
             _de: PhantomData,
         }
     }
@@ -1084,6 +1094,19 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             }
         }
         string::read_str(self, len, last)
+    }
+
+    /// Reads a string whose first chunk header was `len`/`last` as Java holds it: its text, or
+    /// its UTF-16 units when it has a lone surrogate (which [`read_str`](Self::read_str)
+    /// replaces by U+FFFD).
+    pub(crate) fn read_java_string(&mut self, len: usize, last: bool) -> Result<JavaString> {
+        self.lone_surrogates = false;
+        let text = self.read_str(len, last)?.to_owned();
+        Ok(if self.lone_surrogates {
+            JavaString::Utf16(string::java_units(&self.t.scratch))
+        } else {
+            JavaString::Text(text)
+        })
     }
 
     /// Reads the bytes of a binary whose first chunk header was `len`/`last`. Borrowed when the

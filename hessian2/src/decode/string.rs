@@ -3,7 +3,9 @@
 //!
 //! Reading accepts both CESU-8 pairs and 4-byte UTF-8 (which other writers use), counting a
 //! 4-byte sequence as two units. **Lone surrogates** (legal in a Java `String`, impossible in a
-//! Rust `str`) are replaced by U+FFFD, like `String::from_utf16_lossy`.
+//! Rust `str`) are replaced by U+FFFD in the text, like `String::from_utf16_lossy`; the
+//! decoder then keeps the string's raw bytes, from which [`java_units`] gives its exact UTF-16
+//! units (what [`Value::Utf16`](crate::value::Value::Utf16) holds).
 //!
 //! The hot path makes no per-character calls: one pass finds where the chunk's units end and
 //! validates the UTF-8 on the way (decoding surrogate pairs, where Java wrote them, in the same
@@ -166,13 +168,13 @@ fn three_byte_ok(w: u32) -> bool {
 
 /// One-chunk text of `units` UTF-16 units at the head of `bytes` decoded into `out` in one
 /// pass, as [`decode_cesu8`] decodes it: runs of UTF-8 (validated by [`utf8_prefix`]), runs of
-/// surrogate pairs, lone surrogates as U+FFFD. Returns the text's end (where [`scan`] ends
-/// it), or `None` at malformed or cut text (`out` then holds part of it), which the caller
-/// leaves to [`scan`] and its error offsets.
+/// surrogate pairs, lone surrogates as U+FFFD (and `lone` set). Returns the text's end (where
+/// [`scan`] ends it), or `None` at malformed or cut text (`out` then holds part of it), which
+/// the caller leaves to [`scan`] and its error offsets.
 ///
 /// Counting the units first (lead bytes eight at a time), then decoding: 18,200 instructions
 /// per string_emoji_1k decode; this: 14,700.
-fn cesu_units(bytes: &[u8], units: usize, out: &mut String) -> Option<usize> {
+fn cesu_units(bytes: &[u8], units: usize, out: &mut String, lone: &mut bool) -> Option<usize> {
     let (mut i, mut left) = (0, units);
     loop {
         let (n, rest) = utf8_prefix(&bytes[i..], left);
@@ -192,15 +194,16 @@ fn cesu_units(bytes: &[u8], units: usize, out: &mut String) -> Option<usize> {
                 return None;
             };
             out.push(char::REPLACEMENT_CHARACTER);
+            *lone = true;
             i += 3;
             left -= 1;
         }
     }
 }
 
-/// Decodes CESU-8 (surrogates as 3-byte sequences, plus ordinary UTF-8) into `out`. Returns the
-/// index of the first invalid byte on failure.
-pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> {
+/// Decodes CESU-8 (surrogates as 3-byte sequences, plus ordinary UTF-8) into `out`. Returns
+/// whether a lone surrogate was replaced, or the index of the first invalid byte.
+pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<bool, usize> {
     let flush = |out: &mut String, from: usize, to: usize| -> Result<(), usize> {
         if from < to {
             let run = std::str::from_utf8(&bytes[from..to]).map_err(|e| from + e.valid_up_to())?;
@@ -219,6 +222,7 @@ pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> 
     };
     let mut i = 0;
     let mut run_start = 0;
+    let mut lone = false;
     while i < bytes.len() {
         // Surrogates start with 0xed then 0xa0..=0xbf; everything else is plain UTF-8.
         let Some(p) = bytes[i..].iter().position(|&b| b == 0xed) else {
@@ -250,12 +254,46 @@ pub(super) fn decode_cesu8(bytes: &[u8], out: &mut String) -> Result<(), usize> 
             }
             None => {
                 out.push(char::REPLACEMENT_CHARACTER);
+                lone = true;
                 i += 3;
             }
         }
         run_start = i;
     }
-    flush(out, run_start, bytes.len())
+    flush(out, run_start, bytes.len())?;
+    Ok(lone)
+}
+
+/// The UTF-16 units of text already validated as CESU-8 or UTF-8 (by [`decode_cesu8`] or
+/// [`cesu_units`]), lone surrogates included.
+pub(super) fn java_units(bytes: &[u8]) -> Vec<u16> {
+    let mut units = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    // Continuation bits; a missing byte (not reached for validated text) counts as zero bits.
+    let low = |at: usize| bytes.get(at).map_or(0, |&b| u32::from(b & 0x3f));
+    while let Some(&lead) = bytes.get(i) {
+        let (code, width) = match lead {
+            0x00..=0x7f => (u32::from(lead), 1),
+            0xc0..=0xdf => (u32::from(lead & 0x1f) << 6 | low(i + 1), 2),
+            0xe0..=0xef => (
+                u32::from(lead & 0x0f) << 12 | low(i + 1) << 6 | low(i + 2),
+                3,
+            ),
+            _ => (
+                u32::from(lead & 0x07) << 18 | low(i + 1) << 12 | low(i + 2) << 6 | low(i + 3),
+                4,
+            ),
+        };
+        match code.checked_sub(0x10000) {
+            Some(above) => units.extend([
+                0xd800 | (above >> 10) as u16,
+                0xdc00 | (above & 0x3ff) as u16,
+            ]),
+            None => units.push(code as u16),
+        }
+        i += width;
+    }
+    units
 }
 
 /// Decodes the well-formed surrogate pairs (six bytes each in CESU-8) at the head of `bytes`,
@@ -374,7 +412,11 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
         // SAFETY: as above: the `n` bytes `utf8_prefix` validated.
         t.text
             .push_str(unsafe { std::str::from_utf8_unchecked(&chunk[..n]) });
-        if let Some(rest) = cesu_units(&chunk[n..], left, &mut t.text) {
+        let mut lone = false;
+        if let Some(rest) = cesu_units(&chunk[n..], left, &mut t.text, &mut lone) {
+            if lone {
+                keep_raw(&mut t.scratch, &chunk[..n + rest], &mut d.lone_surrogates);
+            }
             d.input.advance(n + rest);
             return Ok(Reference::Copied(&d.t.text));
         }
@@ -385,7 +427,11 @@ pub(super) fn read_str<'de, 's, I: Input<'de>>(
                     if let Ok(s) = std::str::from_utf8(bytes) {
                         return Ok(Reference::Borrowed(s));
                     }
-                    return cesu_text(&mut d.t.text, bytes, start);
+                    let t = &mut *d.t;
+                    if cesu_text(&mut t.text, bytes, start)? {
+                        keep_raw(&mut t.scratch, bytes, &mut d.lone_surrogates);
+                    }
+                    return Ok(Reference::Copied(&d.t.text));
                 }
             }
             Err(i) => {
@@ -478,17 +524,18 @@ fn gather_units<'de, I: Input<'de>>(
 }
 
 /// The text of `bytes` (a whole string that is not UTF-8, starting at offset `start`) decoded
-/// as CESU-8 into `text`.
-fn cesu_text<'de, 's>(
-    text: &'s mut String,
-    bytes: &[u8],
-    start: u64,
-) -> Result<super::Reference<'de, 's, str>> {
+/// as CESU-8 into `text`; whether a lone surrogate was replaced.
+fn cesu_text(text: &mut String, bytes: &[u8], start: u64) -> Result<bool> {
     text.clear();
-    match decode_cesu8(bytes, text) {
-        Ok(()) => Ok(Reference::Copied(text)),
-        Err(i) => Err(Error::new(ErrorKind::InvalidUtf8, start + i as u64)),
-    }
+    decode_cesu8(bytes, text).map_err(|i| Error::new(ErrorKind::InvalidUtf8, start + i as u64))
+}
+
+/// Keeps the raw bytes of a string whose text lost a lone surrogate, for [`java_units`].
+#[cold]
+fn keep_raw(scratch: &mut Vec<u8>, raw: &[u8], lone: &mut bool) {
+    scratch.clear();
+    scratch.extend_from_slice(raw);
+    *lone = true;
 }
 
 /// Validates the scratch bytes as UTF-8, falling back to CESU-8 decoding.
@@ -500,8 +547,11 @@ fn finish<'de, 's, I: Input<'de>>(
     match std::str::from_utf8(&t.scratch) {
         Ok(s) => Ok(Reference::Copied(s)),
         // The offset of an error counts raw text bytes from the string's start (chunk
-        // headers of a multi-chunk string are not counted).
-        Err(_) => cesu_text(&mut t.text, &t.scratch, start),
+        // headers of a multi-chunk string are not counted). The raw bytes stay in `scratch`.
+        Err(_) => {
+            d.lone_surrogates |= cesu_text(&mut t.text, &t.scratch, start)?;
+            Ok(Reference::Copied(&t.text))
+        }
     }
 }
 
@@ -643,7 +693,12 @@ mod tests {
 
     fn cesu_of(bytes: &[u8], units: usize) -> Option<(usize, String)> {
         let mut out = String::new();
-        cesu_units(bytes, units, &mut out).map(|n| (n, out))
+        let mut lone = false;
+        let found = cesu_units(bytes, units, &mut out, &mut lone).map(|n| (n, out));
+        if let Some((_, text)) = &found {
+            assert_eq!(lone, text.contains('\u{fffd}'), "{bytes:02x?}");
+        }
+        found
     }
 
     #[test]
@@ -698,7 +753,7 @@ mod tests {
             let before = match scan(&bytes, units) {
                 Ok((n, counted)) if counted == units => {
                     let mut out = String::new();
-                    decode_cesu8(&bytes[..n], &mut out).ok().map(|()| (n, out))
+                    decode_cesu8(&bytes[..n], &mut out).ok().map(|_| (n, out))
                 }
                 _ => None,
             };
@@ -716,10 +771,13 @@ mod tests {
     fn cesu_pairs_become_one_character_and_lone_surrogates_replacement() {
         let mut out = String::new();
         // U+1F600 as CESU-8: D83D DE00.
-        decode_cesu8(b"x\xed\xa0\xbd\xed\xb8\x80y", &mut out).unwrap();
+        assert_eq!(
+            decode_cesu8(b"x\xed\xa0\xbd\xed\xb8\x80y", &mut out),
+            Ok(false)
+        );
         assert_eq!(out, "x😀y");
         out.clear();
-        decode_cesu8(b"\xed\xa0\xbdz", &mut out).unwrap();
+        assert_eq!(decode_cesu8(b"\xed\xa0\xbdz", &mut out), Ok(true));
         assert_eq!(out, "\u{fffd}z");
         out.clear();
         assert_eq!(decode_cesu8(b"ok\xff", &mut out), Err(2));
@@ -763,8 +821,16 @@ mod tests {
         );
         for units in samples {
             let mut out = String::new();
-            decode_cesu8(&cesu(&units), &mut out).unwrap();
+            let lone = decode_cesu8(&cesu(&units), &mut out).unwrap();
             assert_eq!(out, String::from_utf16_lossy(&units), "{units:x?}");
+            assert_eq!(lone, String::from_utf16(&units).is_err(), "{units:x?}");
+            assert_eq!(java_units(&cesu(&units)), units);
         }
+        // 4-byte UTF-8 (other writers) gives the pair's two units.
+        let text = "a😀é中\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}";
+        assert_eq!(
+            java_units(text.as_bytes()),
+            text.encode_utf16().collect::<Vec<_>>()
+        );
     }
 }

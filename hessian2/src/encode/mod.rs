@@ -21,23 +21,40 @@ use crate::marker::{self, binary, date, double, int, list, long, map, object, re
 #[non_exhaustive]
 pub enum LiteVersion {
     /// `com.alibaba:hessian-lite` 3.2.x, shipped by Dubbo 2.7 and 3.2: binary chunks of 4093
-    /// bytes.
+    /// bytes (its `writeBytes` flushes its 4096-byte buffer first).
     #[default]
     V3,
-    /// `org.apache.dubbo:hessian-lite` 4.x, shipped by Dubbo 3.3: binary chunks of 8189 bytes.
+    /// `org.apache.dubbo:hessian-lite` 4.x, shipped by Dubbo 3.3: binary chunks of up to 8189
+    /// bytes; the first chunk fills what is left of its 8192-byte buffer (see
+    /// [`Encoder::write_binary`]).
     V4,
 }
 
 impl LiteVersion {
-    /// The data bytes per non-final binary chunk: Java's buffer size less the 3-byte chunk
-    /// header.
+    /// The data bytes per full binary chunk: Java's buffer size less the 3-byte chunk header.
+    /// With [`LiteVersion::V4`] the first chunk of a binary is shorter when other values
+    /// precede it in Java's buffer.
     pub const fn binary_chunk(self) -> usize {
+        self.buffer_size() - 3
+    }
+
+    /// The size of Java's `Hessian2Output` buffer.
+    const fn buffer_size(self) -> usize {
         match self {
-            LiteVersion::V3 => 4096 - 3,
-            LiteVersion::V4 => 8192 - 3,
+            LiteVersion::V3 => 4096,
+            LiteVersion::V4 => V4_BUFFER,
         }
     }
 }
+
+/// hessian-lite 4's output buffer.
+const V4_BUFFER: usize = 8192;
+/// A write that finds this many bytes or more in hessian-lite 4's buffer flushes it first
+/// (`SIZE <= offset + 16`, the check of string text, ints, longs, doubles).
+const V4_FLUSH_AT: usize = V4_BUFFER - 16;
+/// Below this many buffered bytes no write of hessian-lite 4 flushes (the most cautious check
+/// is `SIZE < offset + 32`).
+const V4_NEVER_FLUSHED: usize = V4_BUFFER - 32;
 
 /// Where a class definition came from: a `'static` definition (serde types) is recognised by
 /// the address of its field list, a dynamic one by its field names.
@@ -59,6 +76,10 @@ pub struct Encoder<B> {
     classes: HashMap<Cow<'static, str>, (u32, Fields)>,
     type_count: u32,
     class_count: u32,
+    /// `remaining_mut()` of the output when hessian-lite 4's buffer was last empty (the start
+    /// of the stream, or Java's flush after a chunked binary): the bytes written since are
+    /// what Java holds in its buffer (see [`Encoder::write_binary`]).
+    java_empty_at: usize,
 }
 
 /// A type name or class definition known from an earlier stream, not yet written in this one.
@@ -95,6 +116,7 @@ impl<B: BufMut> Encoder<B> {
     /// An encoder byte-identical with the given hessian-lite generation.
     pub fn with_version(buf: B, version: LiteVersion) -> Self {
         Encoder {
+            java_empty_at: buf.remaining_mut(),
             buf,
             version,
             types: HashMap::new(),
@@ -105,8 +127,11 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// Forgets the stream's type names and class definitions (keeping their memory), as a new
-    /// Java `Hessian2Output` would.
+    /// Java `Hessian2Output` would. The new stream starts at the output's current state: with
+    /// [`LiteVersion::V4`], clear or replace a reused buffer *before* calling this (see
+    /// [`write_binary`](Self::write_binary)).
     pub fn reset(&mut self) {
+        self.java_empty_at = self.buf.remaining_mut();
         // Callers with tables of their own (the serde `Serializer`) leave these empty.
         if !(self.types.is_empty() && self.classes.is_empty()) {
             self.forget_indexes();
@@ -237,27 +262,79 @@ impl<B: BufMut> Encoder<B> {
         string::write_str(&mut self.buf, s);
     }
 
+    /// A Java string given as its UTF-16 code units, which may hold lone surrogates (see
+    /// [`Value::Utf16`](crate::value::Value::Utf16)), in the forms [`write_str`](Self::write_str)
+    /// uses.
+    pub fn write_utf16(&mut self, units: &[u16]) {
+        string::write_utf16(&mut self.buf, units);
+    }
+
     /// A binary: compact forms up to 1023 bytes, else `A` chunks sized as the chosen
     /// [`LiteVersion`] does and a final `B`.
+    ///
+    /// hessian-lite 3 flushes its buffer before a binary, so its chunks are always 4093 bytes.
+    /// hessian-lite 4 does not: the first chunk takes what is left of its 8192-byte buffer
+    /// (less the 3-byte header; when that is under 16 bytes it flushes and takes a whole
+    /// buffer), so a binary of a few hundred bytes may be split when other values precede it.
+    /// This encoder counts Java's buffered bytes as the bytes it wrote since the stream
+    /// started ([`new`](Self::new), [`reset`](Self::reset)) or since the last chunked binary
+    /// (after which Java flushes). That is exact while the count stays under 8160, where no
+    /// write of Java's flushes; past it Java flushes at the first write that finds 8176 bytes
+    /// or more (8161 for some), a write boundary this encoder does not record, so it assumes a
+    /// flush every 8176 bytes: exact when those boundaries fall in the text of ASCII strings
+    /// (Java checks before each character), off by a few bytes otherwise. Bytes put into the
+    /// output by other means after the stream started count as Java's too.
     pub fn write_binary(&mut self, mut data: &[u8]) {
-        let chunk = self.version.binary_chunk();
-        while data.len() > chunk {
+        let size = self.version.buffer_size();
+        let mut buffered = match self.version {
+            LiteVersion::V3 => 0,
+            _ => self.java_buffered(),
+        };
+        let chunked = size - buffered - 3 < data.len();
+        while size - buffered - 3 < data.len() {
+            let mut chunk = size - buffered - 3;
+            if chunk < 16 {
+                // Java flushes, and takes a whole buffer (or the whole binary, in a chunk
+                // that is not the last).
+                chunk = (size - 3).min(data.len());
+            }
             self.buf.put_u8(binary::CHUNK);
             self.buf.put_u16(chunk as u16);
             self.buf.put_slice(&data[..chunk]);
             data = &data[chunk..];
+            // Java flushes after each chunk.
+            buffered = 0;
+        }
+        if chunked {
+            self.java_empty_at = self.buf.remaining_mut();
         }
         let len = data.len();
-        if len <= binary::DIRECT_MAX {
+        let header = if len <= binary::DIRECT_MAX {
             self.buf.put_u8(binary::DIRECT_BASE + len as u8);
+            1
         } else if len <= binary::SHORT_MAX {
             self.buf
                 .put_slice(&[binary::SHORT_BASE + (len >> 8) as u8, len as u8]);
+            2
         } else {
             self.buf.put_u8(binary::FINAL);
             self.buf.put_u16(len as u16);
-        }
+            3
+        };
         self.buf.put_slice(data);
+        if self.version != LiteVersion::V3 && buffered + header + len >= V4_FLUSH_AT {
+            // The binary filled Java's buffer past the flush mark: its next write flushes.
+            self.java_empty_at = self.buf.remaining_mut();
+        }
+    }
+
+    /// The bytes hessian-lite 4 holds in its buffer at this point of the stream, as
+    /// [`write_binary`](Self::write_binary) describes.
+    fn java_buffered(&self) -> usize {
+        match self.java_empty_at.saturating_sub(self.buf.remaining_mut()) {
+            n if n < V4_NEVER_FLUSHED => n,
+            n => n % V4_FLUSH_AT,
+        }
     }
 
     /// Starts a list of `len` items (`None`: variable length, to be closed with
@@ -602,6 +679,37 @@ mod tests {
         let mut enc = Encoder::new(Vec::new());
         enc.write_list_start_ref(Some(3), Some(TypeRef::Index(47)));
         assert_eq!(enc.get_ref(), b"\x73\xbf");
+    }
+
+    /// hessian-lite 4 fills its buffer: the first chunk of a binary takes what the values
+    /// before it left (the Java vectors `binary_after_*` check the same against Java).
+    #[test]
+    fn v4_first_binary_chunk_fills_javas_buffer() {
+        let data = vec![7u8; 10_000];
+        let stream = |enc: &mut Encoder<Vec<u8>>| {
+            enc.write_str("hello");
+            enc.write_binary(&data);
+        };
+        let mut fresh = Encoder::with_version(Vec::new(), LiteVersion::V4);
+        stream(&mut fresh);
+        assert_eq!(&fresh.get_ref()[6..9], &[b'A', 0x1f, 0xf7]); // 8183 = 8189 - 6
+                                                                 // A reused encoder whose buffer is cleared before `reset` starts a new Java buffer.
+        let mut reused = fresh;
+        reused.get_mut().clear();
+        reused.reset();
+        stream(&mut reused);
+        let mut again = Encoder::with_version(Vec::new(), LiteVersion::V4);
+        stream(&mut again);
+        assert_eq!(reused.get_ref(), again.get_ref());
+        // An encoder over a buffer that already holds other bytes (a frame header) counts
+        // from where it started.
+        let mut after_header = Encoder::with_version(vec![0u8; 16], LiteVersion::V4);
+        stream(&mut after_header);
+        assert_eq!(&after_header.get_ref()[16..], again.get_ref());
+        // hessian-lite 3 flushes first: always 4093-byte chunks.
+        let mut v3 = Encoder::new(Vec::new());
+        stream(&mut v3);
+        assert_eq!(&v3.get_ref()[6..9], &[b'A', 0x0f, 0xfd]);
     }
 
     #[test]

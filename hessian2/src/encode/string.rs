@@ -120,6 +120,39 @@ fn write_text<B: BufMut>(buf: &mut B, s: &str) {
     put_cesu8(buf, rest);
 }
 
+/// Writes a Java string given as UTF-16 code units, lone surrogates included, as Java's
+/// `writeString` does: 0x8000-unit chunks (one less where a chunk would end on a high
+/// surrogate, paired or not), each unit as a 1- to 3-byte sequence.
+pub(super) fn write_utf16<B: BufMut>(buf: &mut B, mut units: &[u16]) {
+    while units.len() > CHUNK_UNITS {
+        let mut n = CHUNK_UNITS;
+        if (0xd800..0xdc00).contains(&units[n - 1]) {
+            n -= 1;
+        }
+        buf.put_u8(CHUNK);
+        buf.put_u16(n as u16);
+        put_units(buf, &units[..n]);
+        units = &units[n..];
+    }
+    put_header(buf, units.len());
+    put_units(buf, units);
+}
+
+/// Each unit as Java's `printString` writes a `char`.
+fn put_units<B: BufMut>(buf: &mut B, units: &[u16]) {
+    for &u in units {
+        match u {
+            0..=0x7f => buf.put_u8(u as u8),
+            0x80..=0x7ff => buf.put_slice(&[0xc0 | (u >> 6) as u8, 0x80 | (u & 0x3f) as u8]),
+            _ => buf.put_slice(&[
+                0xe0 | (u >> 12) as u8,
+                0x80 | ((u >> 6) & 0x3f) as u8,
+                0x80 | (u & 0x3f) as u8,
+            ]),
+        }
+    }
+}
+
 /// The header of a final chunk of `units` UTF-16 units (at most `CHUNK_UNITS`).
 #[inline(always)]
 fn put_header<B: BufMut>(buf: &mut B, units: usize) {

@@ -1,7 +1,7 @@
 //! Building [`Value`]s from the pull decoder.
 
 use super::{List, Map, Object, Value};
-use crate::decode::{Decoder, Header};
+use crate::decode::{Decoder, Header, JavaString};
 use crate::error::{ErrorKind, Result};
 use crate::input::{Input, SliceInput};
 
@@ -53,9 +53,10 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
             Header::Long(v) => Value::Long(v),
             Header::Double(v) => Value::Double(v),
             Header::Date(v) => Value::Date(v),
-            Header::String { len, last } => {
-                Value::String(self.decoder.read_str(len, last)?.to_owned())
-            }
+            Header::String { len, last } => match self.decoder.read_java_string(len, last)? {
+                JavaString::Text(text) => Value::String(text),
+                JavaString::Utf16(units) => Value::Utf16(units),
+            },
             Header::Binary { len, last } => {
                 Value::Binary(self.decoder.read_binary_bytes(len, last)?)
             }

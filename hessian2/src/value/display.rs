@@ -61,6 +61,17 @@ fn write_value(v: &Value, f: &mut Formatter<'_>, depth: usize) -> fmt::Result {
         Value::Double(d) => write!(f, "{d:?}"),
         Value::Date(ms) => write_date(f, *ms),
         Value::String(s) => write!(f, "{s:?}"),
+        Value::Utf16(units) => {
+            // As a Rust string literal, lone surrogates as `\u{d800}`.
+            f.write_char('"')?;
+            for c in char::decode_utf16(units.iter().copied()) {
+                match c {
+                    Ok(c) => write!(f, "{}", c.escape_debug())?,
+                    Err(e) => write!(f, "\\u{{{:x}}}", e.unpaired_surrogate())?,
+                }
+            }
+            f.write_char('"')
+        }
         Value::Binary(b) => {
             f.write_str("b\"")?;
             for byte in b.iter().take(64) {

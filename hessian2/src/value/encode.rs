@@ -18,6 +18,7 @@ impl Value {
             Value::Double(v) => enc.write_double(*v),
             Value::Date(v) => enc.write_date(*v),
             Value::String(s) => enc.write_str(s),
+            Value::Utf16(units) => enc.write_utf16(units),
             Value::Binary(b) => enc.write_binary(b),
             Value::List(list) => {
                 enc.write_list_start(Some(list.items.len()), list.ty.as_deref());

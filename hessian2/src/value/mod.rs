@@ -49,6 +49,12 @@ pub enum Value {
     Date(i64),
     /// A string.
     String(String),
+    /// A Java string that is not Unicode text: it holds a lone surrogate (legal in a Java
+    /// `String`, impossible in a Rust one), so it is kept as its UTF-16 code units and
+    /// re-encodes to Java's bytes. Decoding gives this only for such strings (every other one
+    /// is a [`Value::String`]); build one with [`Value::from_utf16`]. Typed decoding into
+    /// `String`/`&str` replaces lone surrogates by U+FFFD.
+    Utf16(Vec<u16>),
     /// A `byte[]`.
     Binary(Bytes),
     /// A list or array.
@@ -140,6 +146,15 @@ impl Value {
         match self {
             Value::String(s) => Some(s),
             _ => None,
+        }
+    }
+
+    /// A Java string from its UTF-16 code units: a [`Value::String`] when they are Unicode
+    /// text, else a [`Value::Utf16`].
+    pub fn from_utf16(units: Vec<u16>) -> Self {
+        match String::from_utf16(&units) {
+            Ok(text) => Value::String(text),
+            Err(_) => Value::Utf16(units),
         }
     }
 

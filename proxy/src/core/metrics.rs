@@ -152,6 +152,8 @@ pub struct Registry {
     pub calls_dropped: AtomicU64,
     /// Caller connections closed for letting their answers pile up past the hard cap.
     pub overflow_closed: AtomicU64,
+    /// Caller connections closed for being too slow, by [`SlowCaller`] (its `as usize`).
+    pub slow_closed: [AtomicU64; SlowCaller::ALL.len()],
     /// The most bytes seen waiting on one connection's outbox (since start).
     pub outbox_high_water: AtomicU64,
     /// Provider connections backed up now (their provider is not reading).
@@ -173,6 +175,29 @@ pub struct Registry {
     pub reload_failures: AtomicU64,
 }
 
+/// Why a caller connection was closed as too slow (the `reason` label of
+/// `dubbo_proxy_downstream_slow_closed_total`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlowCaller {
+    /// A frame began and did not finish within the listener's `frame_timeout_ms`.
+    PartialFrame,
+    /// No frame at all within the listener's `first_frame_timeout_ms`.
+    NoFrame,
+}
+
+impl SlowCaller {
+    /// Every reason, in the order of their counters.
+    pub const ALL: [SlowCaller; 2] = [SlowCaller::PartialFrame, SlowCaller::NoFrame];
+
+    /// The metric label.
+    pub const fn label(self) -> &'static str {
+        match self {
+            SlowCaller::PartialFrame => "partial_frame",
+            SlowCaller::NoFrame => "no_frame",
+        }
+    }
+}
+
 /// The route label of calls that matched no route.
 pub const UNROUTED: &str = "-";
 
@@ -191,6 +216,7 @@ impl Registry {
             upstream_read_pauses: AtomicU64::new(0),
             calls_dropped: AtomicU64::new(0),
             overflow_closed: AtomicU64::new(0),
+            slow_closed: Default::default(),
             outbox_high_water: AtomicU64::new(0),
             upstream_backed_up: AtomicU64::new(0),
             upstream_backed_up_connections: AtomicI64::new(0),
@@ -317,6 +343,20 @@ impl Registry {
                 "dubbo_proxy_downstream_rejected_total{{listener=\"{}\"}} {}",
                 escape(&l.name),
                 l.rejected.load(Relaxed)
+            );
+        }
+        g(
+            &mut out,
+            "dubbo_proxy_downstream_slow_closed_total",
+            "Caller connections closed as too slow: a frame not finished within frame_timeout_ms (partial_frame), or no frame within first_frame_timeout_ms (no_frame).",
+            "counter",
+        );
+        for reason in SlowCaller::ALL {
+            let _ = writeln!(
+                out,
+                "dubbo_proxy_downstream_slow_closed_total{{reason=\"{}\"}} {}",
+                reason.label(),
+                self.slow_closed[reason as usize].load(Relaxed)
             );
         }
         for (name, help, v) in [

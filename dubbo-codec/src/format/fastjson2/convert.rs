@@ -6,6 +6,7 @@
 //! The values of an object's fields are written without list and map class names: Java reads
 //! a field by its declared type (`FieldBased`), and fastjson2 refuses a class name it is not
 //! allowed to create (a `Throwable`'s `[java.lang.StackTraceElement` stack trace, say).
+//! A Java string with lone surrogates (`Value::Utf16`) has them replaced by U+FFFD.
 //! JSONB's `byte`/`short` become ints and `float` a double, as Java widens them; `char` a
 //! one-character string; symbols strings. Values JSONB has and the body layer's `Value` does
 //! not (big numbers, `java.time` values) become their text. References: a Hessian `Q` to a
@@ -34,6 +35,8 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>, classes: bool) -> Jv {
         Hv::Double(d) => Jv::Double(*d),
         Hv::Date(ms) => Jv::Date(*ms),
         Hv::String(s) => Jv::String(s.to_string()),
+        // Lone surrogates: JSONB strings here are Rust strings.
+        Hv::Utf16(units) => Jv::String(String::from_utf16_lossy(units)),
         Hv::Binary(b) => Jv::Binary(b.to_vec()),
         Hv::Ref(n) => done.get(*n as usize).cloned().flatten().unwrap_or(Jv::Null),
         Hv::List(l) => {

@@ -41,7 +41,10 @@ impl Worker {
         let l = &self.snap.config.listeners[listener.min(self.snap.config.listeners.len() - 1)];
         let codec = FrameCodec::with_max_payload(l.max_payload);
         let max_inflight = l.max_inflight;
-        let idle = (l.idle_timeout_ms > 0).then(|| Duration::from_millis(l.idle_timeout_ms));
+        let millis = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
+        let idle_timeout = millis(l.idle_timeout_ms);
+        let frame_timeout = millis(l.frame_timeout_ms);
+        let first_frame_timeout = millis(l.first_frame_timeout_ms);
         let gen = self.next_gen();
         let idx = self.downs.insert(Down {
             gen,
@@ -50,7 +53,11 @@ impl Worker {
             out: Outbox::with_capacity(16 * 1024),
             inflight: 0,
             last_frame: now,
-            idle_timeout: idle,
+            idle_timeout,
+            partial_since: None,
+            frame_timeout,
+            awaiting_first_frame: true,
+            first_frame_timeout,
             closing: false,
             backed_up: false,
             pause: Pause::default(),

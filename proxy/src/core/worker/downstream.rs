@@ -27,11 +27,24 @@ impl Worker {
             match d.codec.decode_frame(buf) {
                 Ok(Some(frame)) => {
                     d.last_frame = now;
+                    d.partial_since = None;
+                    d.awaiting_first_frame = false;
                     self.downstream_frame(down, frame, now);
                 }
-                Ok(None) => return,
+                Ok(None) => {
+                    // Part of a frame (or of an oversize body being skipped) is here: the
+                    // clock of `frame_timeout` runs from when it began.
+                    let partial = !buf.is_empty() || d.codec.is_discarding();
+                    d.partial_since = if partial {
+                        d.partial_since.or(Some(now))
+                    } else {
+                        None
+                    };
+                    return;
+                }
                 Err(DecodeError::PayloadTooLarge { header, .. }) => {
                     d.last_frame = now;
+                    d.awaiting_first_frame = false;
                     if header.is_request() && header.is_two_way() && !header.is_event() {
                         self.unrouted.request(self.id);
                         let ser = header.serialization_id();

@@ -46,7 +46,7 @@ use crate::core::flow::{inflight_resume_at, Change, Pause, Watermarks};
 use crate::core::health::is_failure_status;
 use crate::core::inflight::{InFlight, InFlightTable};
 use crate::core::key::{Conn, Key};
-use crate::core::metrics::{EndpointHealth, Stats};
+use crate::core::metrics::{EndpointHealth, SlowCaller, Stats};
 use crate::core::outbox::Outbox;
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, SharedEndpoint, Snapshot};
@@ -60,6 +60,8 @@ mod probes;
 mod replies;
 #[cfg(test)]
 mod shared_tests;
+#[cfg(test)]
+mod slow_tests;
 #[cfg(test)]
 mod tests;
 mod timers;
@@ -252,6 +254,13 @@ struct Down {
     inflight: u32,
     last_frame: Instant,
     idle_timeout: Option<Duration>,
+    /// When the incomplete frame at the head of its stream began arriving (`None` at a frame
+    /// boundary): it must finish within `frame_timeout`.
+    partial_since: Option<Instant>,
+    frame_timeout: Option<Duration>,
+    /// No frame has come yet: the connection is closed `first_frame_timeout` after it opened.
+    awaiting_first_frame: bool,
+    first_frame_timeout: Option<Duration>,
     closing: bool,
     /// Its outbox went over the high watermark and has not come down to the low one.
     backed_up: bool,

@@ -92,9 +92,10 @@ impl Worker {
         self.ids = dead;
         self.probes(now);
 
-        // Idle callers (every second), and the drain after the read-only event.
+        // Idle and slow callers (every second), and the drain after the read-only event.
         if self.draining || self.housekeeping_round % 10 == 0 {
             let draining = self.draining;
+            let metrics = &self.shared.metrics;
             for (idx, d) in self.downs.iter_mut() {
                 if d.closing {
                     continue;
@@ -102,6 +103,11 @@ impl Worker {
                 let idle = now.saturating_duration_since(d.last_frame);
                 let close = if draining {
                     d.inflight == 0 && idle >= DRAIN_QUIET
+                } else if let Some(slow) = d.slow(now) {
+                    // A paused connection is not read: its frames wait on the proxy, not
+                    // on the caller.
+                    metrics.slow_closed[slow as usize].fetch_add(1, Relaxed);
+                    true
                 } else {
                     d.idle_timeout.is_some_and(|t| idle >= t)
                 };
@@ -160,5 +166,29 @@ impl Worker {
     /// True while shutting down.
     pub fn is_draining(&self) -> bool {
         self.draining
+    }
+}
+
+impl Down {
+    /// Why this caller is too slow to keep, if it is: a frame begun and not finished within
+    /// `frame_timeout`, or no frame at all within `first_frame_timeout`. Never while its reads
+    /// are paused (then the proxy, not the caller, holds its frames back).
+    fn slow(&self, now: Instant) -> Option<SlowCaller> {
+        if self.pause.is_paused() {
+            return None;
+        }
+        let over = |since: Instant, limit: Option<Duration>| {
+            limit.is_some_and(|t| now.saturating_duration_since(since) >= t)
+        };
+        if self
+            .partial_since
+            .is_some_and(|since| over(since, self.frame_timeout))
+        {
+            Some(SlowCaller::PartialFrame)
+        } else if self.awaiting_first_frame && over(self.last_frame, self.first_frame_timeout) {
+            Some(SlowCaller::NoFrame)
+        } else {
+            None
+        }
     }
 }

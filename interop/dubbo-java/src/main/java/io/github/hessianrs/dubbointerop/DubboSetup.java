@@ -26,11 +26,27 @@ public final class DubboSetup {
     public static final String VERSION = "1.0.0";
 
     /**
-     * The serialization pinned on the provider's protocol and the consumer's URL
-     * ({@code serialization} and {@code prefer.serialization}); {@code null} pins nothing, so Dubbo
-     * chooses as a stock application does. Set by the global option {@code --serialization NAME|default}.
+     * The serialization every provider and reference of this JVM is pinned to
+     * ({@code --serialization NAME}, see {@link Main}): {@code hessian2} unless told otherwise;
+     * {@code null} ({@code --serialization default}) pins nothing, so Dubbo's own defaults apply as
+     * in a stock application (Dubbo 3.2+ then advertises {@code prefer.serialization=fastjson2,hessian2}).
      */
     static String serialization = "hessian2";
+
+    /** Sets {@link #serialization} from the command line's {@code --serialization} value. */
+    static void pinSerialization(String name) {
+        serialization = name.equals("default") ? null : name;
+    }
+
+    /** The URL parameters that pin {@link #serialization}, none when nothing is pinned. */
+    static Map<String, String> serializationParams() {
+        Map<String, String> params = new HashMap<>();
+        if (serialization != null) {
+            params.put("serialization", serialization);
+            params.put("prefer.serialization", serialization);
+        }
+        return params;
+    }
 
     private DubboSetup() {
     }
@@ -108,13 +124,13 @@ public final class DubboSetup {
         return r;
     }
 
-    /** Exports {@code impl} with the dubbo protocol, hessian2, on 127.0.0.1:port. */
+    /** Exports {@code impl} with the dubbo protocol, {@link #serialization}, on 127.0.0.1:port. */
     static ServiceConfig<DemoService> export(DemoService impl, int port) {
         return export(impl, port, null, null, null);
     }
 
     /**
-     * Exports {@code impl} with the dubbo protocol, hessian2, on 127.0.0.1:port; registered in
+     * Exports {@code impl} with the dubbo protocol, {@link #serialization}, on 127.0.0.1:port; registered in
      * {@code registry} (a {@link #zookeeperRegistry} address) unless it is null, with {@code weight}
      * and {@code params} (may be null) in the provider URL.
      */
@@ -128,11 +144,11 @@ public final class DubboSetup {
                                             Map<String, String> params, String group) {
         ProtocolConfig proto = new ProtocolConfig("dubbo", port);
         proto.setHost(Loopback.LOOPBACK_IP);
+        proto.setServer(LoopbackTransporter.NAME);
         if (serialization != null) {
             proto.setSerialization(serialization);
             trySet(proto, "setPreferSerialization", serialization);
         }
-        proto.setServer(LoopbackTransporter.NAME);
 
         ServiceConfig<DemoService> sc = new ServiceConfig<>();
         sc.setApplication(application("hessianrs-interop-provider"));
@@ -154,10 +170,7 @@ public final class DubboSetup {
         StringBuilder sb = new StringBuilder();
         sb.append("dubbo://").append(host).append(':').append(port).append('/').append(INTERFACE)
                 .append("?version=").append(VERSION);
-        if (serialization != null) {
-            sb.append("&serialization=").append(serialization)
-                    .append("&prefer.serialization=").append(serialization);
-        }
+        serializationParams().forEach((k, v) -> sb.append('&').append(k).append('=').append(v));
         if (extra != null) {
             extra.forEach((k, v) -> sb.append('&').append(k).append('=').append(v));
         }
@@ -180,11 +193,7 @@ public final class DubboSetup {
         rc.setClient(LoopbackTransporter.NAME);
         rc.setScope("remote");
         rc.setCheck(true);
-        Map<String, String> params = new HashMap<>();
-        if (serialization != null) {
-            params.put("serialization", serialization);
-            params.put("prefer.serialization", serialization);
-        }
+        Map<String, String> params = serializationParams();
         if (extraUrlParams != null) params.putAll(extraUrlParams);
         rc.setParameters(params);
 
@@ -215,11 +224,7 @@ public final class DubboSetup {
         rc.setRetries(0);
         rc.setClient(LoopbackTransporter.NAME);
         rc.setScope("remote");
-        Map<String, String> params = new HashMap<>();
-        if (serialization != null) {
-            params.put("serialization", serialization);
-            params.put("prefer.serialization", serialization);
-        }
+        Map<String, String> params = serializationParams();
         if (extraUrlParams != null) params.putAll(extraUrlParams);
         rc.setParameters(params);
         return rc;

@@ -16,7 +16,8 @@ public final class Main {
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  guardtest connect|bind|socket|lookup\n"
                 + "  version\n"
-                + "global option (any position): --serialization NAME|default (hessian2 unless given; default pins none)");
+                + "every subcommand also takes --serialization hessian2|fastjson2|default (default: hessian2;\n"
+                + "'default' pins nothing, as a stock Dubbo application runs)");
     }
 
     public static void main(String[] args) throws Exception {
@@ -61,25 +62,26 @@ public final class Main {
         System.exit(rc);
     }
 
-    /** Removes {@code --serialization NAME|default} from args and sets {@link DubboSetup#serialization}. */
-    private static String[] takeSerialization(String[] args) throws UsageException {
-        java.util.List<String> rest = new java.util.ArrayList<>();
-        for (int i = 0; i < args.length; i++) {
-            if (!args[i].equals("--serialization")) {
-                rest.add(args[i]);
-                continue;
-            }
-            if (i + 1 >= args.length) throw new UsageException("--serialization needs a name");
-            String name = args[++i];
-            DubboSetup.serialization = name.equals("default") ? null : name;
-        }
-        if (rest.isEmpty()) throw new UsageException("no subcommand");
-        return rest.toArray(new String[0]);
-    }
-
     /** Dubbo logs through java.util.logging to stderr; WARNING unless DUBBO_INTEROP_LOG=INFO/FINE/... */
     private static void configureLogging() {
         LogLevel.apply();
+    }
+
+    /**
+     * Takes the global option {@code --serialization hessian2|fastjson2|default} (anywhere after
+     * the subcommand) out of {@code args} and pins it (see {@link DubboSetup#serialization}).
+     */
+    private static String[] takeSerialization(String[] args) throws UsageException {
+        java.util.List<String> rest = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--serialization")) {
+                if (i + 1 >= args.length) throw new UsageException("--serialization needs a name");
+                DubboSetup.pinSerialization(args[++i]);
+            } else {
+                rest.add(args[i]);
+            }
+        }
+        return rest.toArray(new String[0]);
     }
 
     /** Bad command line. */

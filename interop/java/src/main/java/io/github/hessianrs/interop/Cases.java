@@ -281,6 +281,14 @@ final class Cases {
         one("string_mixed_40000", mixed(40000));
         one("string_two_byte_utf8", "\u00e9\u00e8\u00ea\u00eb\u00ff\u0100\u07ff");
         one("string_controls", "a\u0000b\u0001\t\n\r\"\\\u007f");
+        // Lone surrogates: legal in a Java String, written one UTF-16 unit at a time like any char.
+        one("string_lone_high", "a\uD800b");
+        one("string_lone_low", "\uDC00");
+        one("string_reversed_pair", "x\uDE00\uD83Dy");
+        one("string_lone_high_last", "end\uDBFF");
+        oneNote("string_lone_high_chunk_edge", "a lone high surrogate at index 0x7fff: the first chunk is cut to "
+            + "0x7fff units as for a pair", ascii(0x7fff) + "\uD800" + ascii(10));
+        one("list_lone_surrogates", new ArrayList<>(Arrays.asList("\uD800", "ok", "\uDFFF\uD800")));
         oneNote("char_x", "java.lang.Character is written as a 1-char string", 'x');
         oneNote("char_cjk", "java.lang.Character is written as a 1-char string", '\u4e2d');
 
@@ -288,6 +296,18 @@ final class Cases {
         for (int len : new int[] {0, 1, 15, 16, 1023, 1024, 4093, 4094, 8189, 8190, 32768, 65536}) {
             one("binary_" + len, bytes(len));
         }
+        // Binaries after other values of the stream: hessian-lite 4 (buffer 8192, no flush before a
+        // binary) sizes the first chunk by what its buffer already holds; lite3 flushes first.
+        addNote("binary_after_string", "lite4: first chunk 8189 - 6 buffered bytes", "hello", bytes(10000));
+        addNote("binary_after_8000_chars", "lite4: a 500-byte binary split 186 + 314", ascii(8000), bytes(500));
+        addNote("binary_buffer_nearly_full", "lite4: 14 bytes left (< 16): flush, then a non-final chunk of "
+            + "all 100 bytes and an empty final one", ascii(8172), bytes(100));
+        add("binary_twice_chunked", bytes(9000), bytes(9000));
+        addNote("binary_after_long_string", "lite4: the string's text crosses two flushes", ascii(20000),
+            bytes(10000));
+        addNote("binary_fills_buffer", "lite4: a binary that leaves 8185 bytes buffered; the int after it "
+            + "flushes", ascii(100), bytes(8080), 7, bytes(9000));
+        one("binary_in_list", new ArrayList<>(Arrays.asList(1, "x", bytes(9000), bytes(300))));
 
         // ---- dates
         one("date_epoch", new Date(0));
