@@ -59,6 +59,8 @@ mod pool;
 mod probes;
 mod replies;
 #[cfg(test)]
+mod serialization_tests;
+#[cfg(test)]
 mod shared_tests;
 #[cfg(test)]
 mod slow_tests;
