@@ -192,6 +192,37 @@ fn references_and_cycles_are_errors_in_typed_decoding() {
     assert!(!err.is_eof());
 }
 
+/// A request body's first fields and a POJO argument, framed as Dubbo's `FastJson2ObjectOutput`
+/// frames each object: the bytes Dubbo 3.2.19 itself wrote (`dubbo_frames.framed`).
+fn dubbo_body() -> Vec<u8> {
+    let mut body = Vec::new();
+    for doc in [
+        fastjson2::to_vec("2.0.2").unwrap(),
+        fastjson2::to_vec("io.github.hessianrs.demo.DemoService").unwrap(),
+        fastjson2::to_vec(&42).unwrap(),
+    ] {
+        fastjson2::frame::write_framed(&mut body, &doc);
+    }
+    fastjson2::frame::write_framed_with(&mut body, |out| {
+        fastjson2::to_writer(out, &alice()).unwrap()
+    });
+    body
+}
+
+#[test]
+fn dubbo_body_is_byte_identical_with_dubbos_own() {
+    let java = std::fs::read(vectors().join("dubbo_frames.framed")).unwrap();
+    assert_eq!(dubbo_body(), java);
+    let (version, rest) = fastjson2::frame::read_framed(&java).unwrap();
+    assert_eq!(fastjson2::from_slice::<&str>(version).unwrap(), "2.0.2");
+    let (_, rest) = fastjson2::frame::read_framed(rest).unwrap();
+    let (n, rest) = fastjson2::frame::read_framed(rest).unwrap();
+    assert_eq!(fastjson2::from_slice::<i32>(n).unwrap(), 42);
+    let (user, rest) = fastjson2::frame::read_framed(rest).unwrap();
+    assert_eq!(fastjson2::from_slice::<User>(user).unwrap(), alice());
+    assert!(rest.is_empty());
+}
+
 /// fastjson2 reads what serde wrote (a bench-sized Mix with a nested Mix, and the model users)
 /// and gets the objects it gets from its own bytes.
 #[test]
@@ -218,6 +249,8 @@ fn java_reads_our_typed_encodings() {
     for (name, bytes) in &files {
         std::fs::write(ours.join(format!("{name}.bin")), bytes).unwrap();
     }
+    // Dubbo's own FastJson2ObjectInput reads our framed body.
+    std::fs::write(ours.join("dubbo_frames.framed"), dubbo_body()).unwrap();
     let out = Command::new("java")
         .arg("-jar")
         .arg(&jar)
@@ -231,7 +264,7 @@ fn java_reads_our_typed_encodings() {
     assert!(out.status.success(), "java check failed:\n{stdout}");
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        files.len(),
+        files.len() + 1,
         "{stdout}"
     );
 }
