@@ -60,7 +60,7 @@ impl<'a, B: BufMut> Compound<'a, B> {
 
     /// A POJO field: its name as a symbol, then the value.
     fn field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        self.ser.enc.write_symbol(key);
+        self.ser.enc.write_static_symbol(key);
         value.serialize(&mut *self.ser)
     }
 

@@ -206,7 +206,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         } else if name.starts_with('[') {
             // A Java array class (`[D`, `[I`, `[String`): the name Java writes before an array
             // held where the declared type is `Object`.
-            self.enc.write_type_name(name);
+            self.enc.write_static_type_name(name);
         }
         value.serialize(self)
     }
@@ -260,7 +260,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
     }
 
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a, B>> {
-        self.enc.write_type_name(name);
+        self.enc.write_static_type_name(name);
         self.enc.write_object_start();
         Ok(Compound::object(self))
     }
