@@ -43,12 +43,16 @@
 //! `JSONB.parseObject(bytes, class, filter, UseDefaultConstructorAsPossible, UseNativeObject,
 //! IgnoreAutoTypeNotMatch, FieldBased[, ErrorOnNoneSerializable])`.
 
+pub mod de;
 pub mod decode;
 pub mod encode;
 pub mod error;
 pub mod frame;
 pub mod marker;
+pub mod ser;
 pub mod types;
 pub mod value;
 
+pub use de::{from_slice, Deserializer};
 pub use error::{Error, ErrorKind, Result};
+pub use ser::{to_vec, to_writer, Serializer};

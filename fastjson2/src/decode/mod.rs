@@ -141,6 +141,11 @@ impl<'de> Decoder<'de> {
         }
     }
 
+    /// The input bytes from `start` to the current offset (a value just read or skipped).
+    pub fn raw(&self, start: usize) -> &'de [u8] {
+        &self.data[start.min(self.pos)..self.pos]
+    }
+
     /// The symbols (field and type names) the document defined so far, by number.
     pub fn symbols(&self) -> &[Cow<'de, str>] {
         &self.symbols

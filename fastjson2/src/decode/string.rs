@@ -133,7 +133,12 @@ impl<'de> Decoder<'de> {
         let n = self.int32()?;
         let len = self.symbols.len();
         match usize::try_from(n) {
-            Ok(i) if i == len => self.symbols.push(name.clone()),
+            Ok(i) if i == len => {
+                if len == 0 {
+                    self.symbols.reserve(16);
+                }
+                self.symbols.push(name.clone());
+            }
             Ok(i) if i < len => self.symbols[i] = name.clone(),
             _ => {
                 self.pos = at;

@@ -18,6 +18,8 @@
 
 mod string;
 
+use std::borrow::Cow;
+
 use bytes::BufMut;
 
 use crate::marker::{self, container, float, int, long, number, string as str_code, time};
@@ -34,19 +36,27 @@ pub struct Encoder<B> {
 }
 
 /// The document's symbols by first use. Documents have few (a POJO's field names and class
-/// names), so a linear scan beats hashing.
+/// names), so a linear scan beats hashing; serde's names are `'static` and kept without a copy.
 #[derive(Debug, Default)]
 struct Symbols {
-    names: Vec<Box<str>>,
+    names: Vec<Cow<'static, str>>,
 }
 
 impl Symbols {
-    /// The number of `name`, or `Err(the new number)` after recording it.
-    fn lookup_or_add(&mut self, name: &str) -> Result<i32, i32> {
+    /// The number of `name`, or `Err(the new number)` after recording it (`own` makes the
+    /// copy kept when `name` is not `'static`).
+    fn lookup_or_add<'n>(
+        &mut self,
+        name: &'n str,
+        own: impl FnOnce(&'n str) -> Cow<'static, str>,
+    ) -> Result<i32, i32> {
         match self.names.iter().position(|n| **n == *name) {
             Some(i) => Ok(i as i32),
             None => {
-                self.names.push(name.into());
+                if self.names.is_empty() {
+                    self.names.reserve(16);
+                }
+                self.names.push(own(name));
                 Err(self.names.len() as i32 - 1)
             }
         }
@@ -301,17 +311,30 @@ impl<B: BufMut> Encoder<B> {
     /// first time in the document, by number after.
     pub fn write_symbol(&mut self, name: &str) {
         self.out.put_u8(str_code::SYMBOL);
-        self.symbol_body(name);
+        self.symbol_body(name, |n| Cow::Owned(n.to_owned()));
+    }
+
+    /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
+    /// the symbol table keeps without copying it.
+    pub fn write_static_symbol(&mut self, name: &'static str) {
+        self.out.put_u8(str_code::SYMBOL);
+        self.symbol_body(name, Cow::Borrowed);
     }
 
     /// The Java class name of the value written next.
     pub fn write_type_name(&mut self, class: &str) {
         self.out.put_u8(marker::TYPED);
-        self.symbol_body(class);
+        self.symbol_body(class, |n| Cow::Owned(n.to_owned()));
     }
 
-    fn symbol_body(&mut self, name: &str) {
-        match self.symbols.lookup_or_add(name) {
+    /// [`write_type_name`](Self::write_type_name) of a `'static` name (serde's struct names).
+    pub fn write_static_type_name(&mut self, class: &'static str) {
+        self.out.put_u8(marker::TYPED);
+        self.symbol_body(class, Cow::Borrowed);
+    }
+
+    fn symbol_body<'n>(&mut self, name: &'n str, own: impl FnOnce(&'n str) -> Cow<'static, str>) {
+        match self.symbols.lookup_or_add(name, own) {
             Ok(n) => self.write_int(n),
             Err(n) => {
                 self.write_str(name);

@@ -81,23 +81,24 @@ public final class Main {
             m.put("name", e.getKey());
             m.put("wire", WireCanon.of(b));
             manifest.add(m);
-            JSONB.parseObject(b, Object.class, DUBBO_READ);
         }
-        // Dubbo's FastJson2ObjectOutput frames each writeObject as a 4-byte big-endian length and
-        // the JSONB document: a request body's first fields, then a POJO argument.
-        Object[] frames = {"2.0.2", "io.github.hessianrs.demo.DemoService", 42, Cases.user(1, "Alice")};
-        java.io.ByteArrayOutputStream framed = new java.io.ByteArrayOutputStream();
+        for (Map.Entry<String, Object> e : Cases.all().entrySet()) {
+            JSONB.parseObject(Files.readAllBytes(out.resolve(e.getKey() + ".bin")), Object.class, DUBBO_READ);
+        }
+        // Dubbo's FastJson2ObjectOutput frames each object as a 4-byte big-endian length and the
+        // JSONB document: a request body's first fields, then a POJO argument.
+        byte[] body = DubboFrames.write();
         JSONArray frameCanon = new JSONArray();
-        for (Object f : frames) {
-            byte[] b = JSONB.toBytes(f, DUBBO_WRITE);
-            framed.write(new byte[] {(byte) (b.length >>> 24), (byte) (b.length >>> 16), (byte) (b.length >>> 8), (byte) b.length});
-            framed.write(b);
-            frameCanon.add(WireCanon.of(b));
+        for (int at = 0; at < body.length; ) {
+            int len = ((body[at] & 0xff) << 24) | ((body[at + 1] & 0xff) << 16) | ((body[at + 2] & 0xff) << 8) | (body[at + 3] & 0xff);
+            frameCanon.add(WireCanon.of(Arrays.copyOfRange(body, at + 4, at + 4 + len)));
+            at += 4 + len;
         }
-        Files.write(out.resolve("dubbo_frames.framed"), framed.toByteArray());
+        Files.write(out.resolve("dubbo_frames.framed"), body);
         JSONObject m = new JSONObject();
         m.put("name", "dubbo_frames");
         m.put("framed", frameCanon);
+        m.put("dubbo_read", DubboFrames.read(body));
         manifest.add(m);
         JSONObject root = new JSONObject();
         root.put("fastjson2", JSON.VERSION);
@@ -115,6 +116,23 @@ public final class Main {
         try (java.util.stream.Stream<Path> files = Files.list(ours)) {
             for (Path p : (Iterable<Path>) files.sorted()::iterator) {
                 String name = p.getFileName().toString();
+                if (name.endsWith(".framed")) {
+                    n++;
+                    try {
+                        String mine = DubboFrames.read(Files.readAllBytes(p));
+                        String theirs = DubboFrames.read(Files.readAllBytes(javaDir.resolve(name)));
+                        if (mine.equals(theirs)) {
+                            System.out.println("ok " + name);
+                        } else {
+                            ok = false;
+                            System.out.println("MISMATCH " + name + ": " + mine + " vs java " + theirs);
+                        }
+                    } catch (Exception x) {
+                        ok = false;
+                        System.out.println("ERROR " + name + ": " + x);
+                    }
+                    continue;
+                }
                 if (!name.endsWith(".bin")) {
                     continue;
                 }

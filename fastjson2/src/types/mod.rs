@@ -6,6 +6,8 @@
 //! [`ZonedDateTime`], [`BigInteger`] and [`BigDecimal`] fields are written in their JSONB forms
 //! by [`crate::to_vec`] and read back by [`crate::from_slice`] (see [`crate::ser`]).
 
+mod serde_impls;
+
 use std::fmt;
 
 /// A `java.math.BigInteger`: its two's complement big-endian bytes, minimal (Java's

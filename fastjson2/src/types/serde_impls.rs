@@ -1,0 +1,215 @@
+//! serde for [`crate::types`]: each value travels as its own JSONB bytes (a newtype named
+//! `ser::RAW` around them), which this crate's `Serializer` puts out as they are and its
+//! `Deserializer` hands over whole. Other serde formats see opaque bytes.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserialize, Deserializer, Visitor};
+use serde::ser::{Serialize, Serializer};
+
+use super::{
+    BigDecimal, BigInteger, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
+};
+use crate::decode::{Decoder, Header};
+use crate::encode::Encoder;
+use crate::ser::RAW;
+
+/// Encoded JSONB bytes, serialized as bytes.
+struct Raw<'a>(&'a [u8]);
+
+impl Serialize for Raw<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
+
+/// The longest fixed-size form among the dates and times (an `Instant`: 1 + 9 + 5 bytes).
+const SMALL: usize = 16;
+
+/// Serializes the bytes `write` produces: on the stack for the fixed-size forms.
+fn serialize_small<S: Serializer>(
+    s: S,
+    write: impl FnOnce(&mut Encoder<&mut [u8]>),
+) -> Result<S::Ok, S::Error> {
+    let mut buf = [0u8; SMALL];
+    let mut e = Encoder::new(&mut buf[..]);
+    write(&mut e);
+    let left = e.into_inner().len();
+    s.serialize_newtype_struct(RAW, &Raw(&buf[..SMALL - left]))
+}
+
+fn serialize_vec<S: Serializer>(
+    s: S,
+    write: impl FnOnce(&mut Encoder<&mut Vec<u8>>),
+) -> Result<S::Ok, S::Error> {
+    let mut buf = Vec::new();
+    write(&mut Encoder::new(&mut buf));
+    s.serialize_newtype_struct(RAW, &Raw(&buf))
+}
+
+/// Reads a `T` from the raw bytes of one value with `pick`.
+struct RawVisitor<T> {
+    expecting: &'static str,
+    pick: fn(Header<'_>) -> Option<T>,
+    _t: PhantomData<T>,
+}
+
+impl<'de, T> Visitor<'de> for RawVisitor<T> {
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.expecting)
+    }
+
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<T, E> {
+        let mut d = Decoder::new(v);
+        let mut h = d.pull().map_err(E::custom)?;
+        while let Header::Typed(_) = h {
+            h = d.pull().map_err(E::custom)?;
+        }
+        let found = format!("{h:?}");
+        (self.pick)(h)
+            .ok_or_else(|| E::custom(format!("found {found}, expected {}", self.expecting)))
+    }
+}
+
+fn deserialize_raw<'de, D: Deserializer<'de>, T>(
+    d: D,
+    expecting: &'static str,
+    pick: fn(Header<'_>) -> Option<T>,
+) -> Result<T, D::Error> {
+    d.deserialize_newtype_struct(
+        RAW,
+        RawVisitor {
+            expecting,
+            pick,
+            _t: PhantomData,
+        },
+    )
+}
+
+impl Serialize for Date {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_small(s, |e| e.write_date(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Date {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.util.Date", |h| match h {
+            Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for Instant {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_small(s, |e| e.write_instant(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for Instant {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.time.Instant", |h| match h {
+            Header::Instant(v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for LocalDate {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_small(s, |e| e.write_local_date(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for LocalDate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.time.LocalDate", |h| match h {
+            Header::LocalDate(v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for LocalTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_small(s, |e| e.write_local_time(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for LocalTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.time.LocalTime", |h| match h {
+            Header::LocalTime(v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for LocalDateTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_small(s, |e| e.write_local_date_time(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for LocalDateTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.time.LocalDateTime", |h| match h {
+            Header::LocalDateTime(v) => Some(v),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for ZonedDateTime {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_vec(s, |e| e.write_zoned_date_time(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for ZonedDateTime {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.time.ZonedDateTime", |h| match h {
+            Header::ZonedDateTime(date_time, zone) => Some(ZonedDateTime {
+                date_time,
+                zone: zone.into_owned(),
+            }),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for BigInteger {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_vec(s, |e| e.write_big_integer(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for BigInteger {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.math.BigInteger", |h| match h {
+            Header::BigInteger(v) => Some(v),
+            Header::Int(v) => Some(BigInteger::from(i64::from(v))),
+            Header::Long(v) => Some(BigInteger::from(v)),
+            _ => None,
+        })
+    }
+}
+
+impl Serialize for BigDecimal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_vec(s, |e| e.write_big_decimal(self))
+    }
+}
+
+impl<'de> Deserialize<'de> for BigDecimal {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.math.BigDecimal", |h| match h {
+            Header::BigDecimal(v) => Some(v),
+            _ => None,
+        })
+    }
+}
