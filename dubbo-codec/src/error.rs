@@ -130,7 +130,8 @@ pub enum BodyError {
         #[source]
         source: hessian2::Error,
     },
-    /// A fastjson2 (JSONB) document of the body is malformed or truncated.
+    /// A fastjson2 (JSONB) document of the body is malformed or truncated, or a typed value
+    /// does not fit it (a serde error of the `fastjson2` crate).
     #[error("{field}: {source}")]
     Fastjson2 {
         /// The part of the body being read.
@@ -234,6 +235,7 @@ impl BodyError {
     pub(crate) fn in_field(self, field: &'static str) -> BodyError {
         match self {
             BodyError::Serialize { source, .. } => BodyError::Serialize { field, source },
+            BodyError::Fastjson2 { source, .. } => BodyError::Fastjson2 { field, source },
             other => other,
         }
     }

@@ -70,7 +70,9 @@ use crate::format::{read_args, with_format, BodyFormat, Format};
 use crate::frame::{Frame, FrameKind};
 use crate::metadata::MetadataCache;
 use crate::request::{is_generic_call, RequestHead, ECHO_METHOD};
-use crate::response::{error_frame_in, provider_attachments, Outcome, RpcResult};
+use crate::response::{
+    encode_typed_result_in, error_frame_in, provider_attachments, Outcome, RpcResult,
+};
 use crate::serialization::Serialization;
 use crate::status::Status;
 
@@ -88,6 +90,9 @@ pub enum Reply {
     /// One value already serialized as a Hessian2 stream of its own (see [`Reply::typed`]).
     /// A caller in another serialization gets it through a `Value`.
     Encoded(Bytes),
+    /// The whole body of an OK response, in the call's serialization (see
+    /// [`Call::typed_reply`]).
+    Body(Bytes),
 }
 
 impl Reply {
@@ -236,6 +241,22 @@ impl Call {
                 f.decode_args(&enc.into_inner().freeze(), 0, values.len())
             }
         }
+    }
+
+    /// A Rust value as the answer to this call, serialized through serde in the call's
+    /// serialization, never through a `Value` (for a Hessian2 call, [`Reply::typed`]).
+    pub fn typed_reply<T: Serialize + ?Sized>(&self, value: &T) -> Result<Reply, HandlerError> {
+        if let BodyFormat::Hessian2(_) = self.format {
+            return Reply::typed(value);
+        }
+        let attachments = provider_attachments(&self.dubbo_version);
+        encode_typed_result_in(self.format, value, attachments)
+            .map(Reply::Body)
+            .map_err(|e| {
+                HandlerError::Exception(JavaException::runtime(format!(
+                    "serializing the result: {e}"
+                )))
+            })
     }
 
     /// The arguments as dynamic values (references count from the first argument).
@@ -850,6 +871,7 @@ fn answer(
             Status::Ok,
             encoded_result_body(&bytes, provider_attachments(dubbo_version)),
         ),
+        Ok(Reply::Body(body)) => Frame::response(id, format.serialization(), Status::Ok, body),
         // Hessian2 bytes for a caller in another serialization: through a value.
         Ok(Reply::Encoded(bytes)) => match hessian2::value::from_slice(&bytes) {
             Ok(v) => result_frame(Outcome::Value(v)),

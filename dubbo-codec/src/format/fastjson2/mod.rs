@@ -7,8 +7,10 @@
 //! reading its length, and an argument section can be copied into any body as it is.
 //!
 //! Dynamic values are converted to and from the body layer's Hessian `Value` ([`convert`]).
-//! Typed (serde) arguments and results go through a Hessian `Value` too until the `fastjson2`
-//! crate has its serde layer.
+//! Typed (serde) arguments and results are serialized and deserialized by the `fastjson2`
+//! crate's serde layer, one document each, never through a `Value`: see its `ser` and `de`
+//! docs for the Rust shapes Java reads (fastjson2 leaves `null` fields and `false`/`0`
+//! primitive fields out, so such fields need `#[serde(default)]` to be read back).
 
 use std::borrow::Cow;
 
@@ -23,7 +25,7 @@ use serde::Serialize;
 use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
-use crate::response::{Outcome, RpcResult};
+use crate::response::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 
 mod convert;
 
@@ -77,15 +79,11 @@ impl Format for Fastjson2 {
         offset: usize,
         count: usize,
     ) -> Result<T, BodyError> {
-        // Through values, as one Hessian2 stream read back typed.
         let rest = body.get(offset..).unwrap_or_default();
-        let values = super::read_args(&mut self.reader(rest, offset), count)?;
-        let mut enc = hessian2::encode::Encoder::new(BytesMut::new());
-        values.iter().for_each(|v| v.encode(&mut enc));
-        let h = super::hessian2::Hessian2 {
-            lite: enc.version(),
-        };
-        h.decode_args(&enc.into_inner().freeze(), 0, count)
+        T::deserialize(ArgsDeserializer { rest, count }).map_err(|source| BodyError::Fastjson2 {
+            field: "arguments",
+            source,
+        })
     }
 
     fn encode_typed_result<T: Serialize + ?Sized>(
@@ -93,17 +91,22 @@ impl Format for Fastjson2 {
         value: &T,
         attachments: Option<&Attachments>,
     ) -> Result<Bytes, BodyError> {
-        let outcome = match to_value(value, "value")? {
-            Value::Null => Outcome::Null,
-            v => Outcome::Value(v),
-        };
-        let result = RpcResult {
-            outcome,
-            attachments: attachments.cloned(),
-        };
-        Ok(result
-            .encode_in(BodyFormat::Fastjson2, BytesMut::new())
-            .freeze())
+        let doc = serialize(value, "value")?;
+        let null = doc == [NULL];
+        let flag = if null {
+            RESPONSE_NULL_VALUE
+        } else {
+            RESPONSE_VALUE
+        } + if attachments.is_some() { 3 } else { 0 };
+        let mut w = self.writer(BytesMut::with_capacity(doc.len() + 16));
+        w.write_flag(flag);
+        if !null {
+            write_framed(&mut w.out, &doc);
+        }
+        if let Some(a) = attachments {
+            w.write_attachments(a);
+        }
+        Ok(w.out.freeze())
     }
 
     fn deserialize_at<T: DeserializeOwned>(
@@ -114,19 +117,92 @@ impl Format for Fastjson2 {
     ) -> Result<(T, usize), BodyError> {
         let rest = body.get(at..).unwrap_or_default();
         let mut r = self.reader(rest, at);
-        let v = r.read_value(field)?.ok_or(BodyError::Missing { field })?;
-        let bytes = hessian2::value::to_vec(&v);
-        let t = hessian2::from_slice::<T>(&bytes)
-            .map_err(|source| BodyError::Deserialize { field, source })?;
-        Ok((t, r.offset()))
+        let (doc, doc_at) = r.next_doc(field)?;
+        let v = fastjson2::from_slice::<T>(doc).map_err(error_at(field, doc_at))?;
+        Ok((v, r.offset()))
     }
 }
 
-/// A Rust value as a dynamic value, through Hessian2.
-fn to_value<T: Serialize + ?Sized>(value: &T, field: &'static str) -> Result<Value, BodyError> {
-    let serialize_error = |source| BodyError::Serialize { field, source };
-    let bytes = hessian2::to_vec(value).map_err(serialize_error)?;
-    hessian2::value::from_slice(&bytes).map_err(serialize_error)
+/// JSONB `null`.
+const NULL: u8 = 0xaf;
+
+/// A Rust value as one JSONB document, through serde.
+fn serialize<T: Serialize + ?Sized>(value: &T, field: &'static str) -> Result<Vec<u8>, BodyError> {
+    fastjson2::to_vec(value).map_err(|source| BodyError::Fastjson2 { field, source })
+}
+
+/// Presents the framed documents of the arguments as one sequence to serde.
+struct ArgsDeserializer<'a> {
+    rest: &'a [u8],
+    count: usize,
+}
+
+impl<'de> serde::Deserializer<'de> for ArgsDeserializer<'de> {
+    type Error = fastjson2::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        let mut seq = ArgsSeq {
+            rest: self.rest,
+            left: self.count,
+        };
+        let value = visitor.visit_seq(&mut seq)?;
+        if seq.left > 0 {
+            return Err(serde::de::Error::invalid_length(
+                self.count - seq.left,
+                &"all the arguments of the call",
+            ));
+        }
+        Ok(value)
+    }
+
+    fn deserialize_unit<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if self.count == 0 {
+            visitor.visit_unit()
+        } else {
+            self.deserialize_any(visitor)
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'de>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct ArgsSeq<'a> {
+    rest: &'a [u8],
+    left: usize,
+}
+
+impl<'de> serde::de::SeqAccess<'de> for &mut ArgsSeq<'de> {
+    type Error = fastjson2::Error;
+
+    fn next_element_seed<T: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let (doc, rest) = read_framed(self.rest)?;
+        self.rest = rest;
+        let mut de = fastjson2::Deserializer::new(doc);
+        let v = seed.deserialize(&mut de).map_err(|e| de.locate(e))?;
+        Ok(Some(v))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
 }
 
 /// Reads the documents of a body held in a slice.
@@ -425,8 +501,8 @@ pub(crate) struct JsonbArgs {
 
 impl ArgsSink for JsonbArgs {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
-        let v = to_value(value, "argument")?;
-        self.out.write_value(&v);
+        let doc = serialize(value, "argument")?;
+        write_framed(&mut self.out.out, &doc);
         Ok(())
     }
 
@@ -441,7 +517,9 @@ mod tests {
     use crate::event::Event;
     use crate::peek::{peek_with, PeekOptions, Source};
     use crate::request::Request;
-    use crate::response::{decode_error_message_in, error_body_in, TypedResult};
+    use crate::response::{
+        decode_error_message_in, error_body_in, Outcome, RpcResult, TypedResult,
+    };
     use crate::Serialization;
 
     const F: BodyFormat = BodyFormat::Fastjson2;
