@@ -1,4 +1,4 @@
-//! fastjson2 (serialization id 23) with real Java Dubbo 3.2 (`interop/dubbo-java`, run with
+//! fastjson2 (serialization id 23) with real Java Dubbo 3.2 and 3.3 (`interop/dubbo-java`, run with
 //! `--serialization fastjson2`, or `--serialization default`: nothing pinned, as a stock
 //! application runs): our client and `dubbo-call --serialization fastjson2` against the Java
 //! provider, and the Java consumer against our server, whose frames a relay records to show
@@ -18,7 +18,6 @@ use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-const FLAVOUR: &str = "dubbo3";
 const FASTJSON2: &[&str] = &["--serialization", "fastjson2"];
 const DEFAULT: &[&str] = &["--serialization", "default"];
 
@@ -174,10 +173,9 @@ fn dubbo_call_checks(addr: &str) {
     assert!(out.contains("IllegalStateException"), "{out}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn our_client_and_dubbo_call_against_java_provider_in_fastjson2() {
-    let Some(p) = Provider::builder(FLAVOUR)
-        .log(LOGS, "fastjson2")
+async fn against_java_provider(flavour: &str) {
+    let Some(p) = Provider::builder(flavour)
+        .log(LOGS, &format!("{flavour}-fastjson2"))
         .args(FASTJSON2)
         .start()
     else {
@@ -188,6 +186,16 @@ async fn our_client_and_dubbo_call_against_java_provider_in_fastjson2() {
     tokio::task::spawn_blocking(move || dubbo_call_checks(&addr))
         .await
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_and_dubbo_call_against_java_provider_3_2_in_fastjson2() {
+    against_java_provider("dubbo3").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_client_and_dubbo_call_against_java_provider_3_3_in_fastjson2() {
+    against_java_provider("dubbo33").await;
 }
 
 /// Relays connections from a port of its own to `to`, recording the serialization id of
@@ -236,22 +244,25 @@ async fn recording_relay(to: String) -> (String, Arc<Mutex<BTreeSet<u8>>>) {
     (addr, seen)
 }
 
-/// The Java consumer with `options` against our server; returns the serialization ids of its
-/// requests.
-async fn java_consumer_against_our_server(options: &'static [&'static str]) -> Option<Vec<u8>> {
-    jar(FLAVOUR)?;
+/// The Java consumer of `flavour` with `options` against our server; returns the
+/// serialization ids of its requests.
+async fn java_consumer_against_our_server(
+    flavour: &'static str,
+    options: &'static [&'static str],
+) -> Option<Vec<u8>> {
+    jar(flavour)?;
     let server = Server::builder()
         .service(demo_service())
         .bind("127.0.0.1:0")
         .await
         .unwrap();
     let (relay, seen) = recording_relay(server.local_addr().to_string()).await;
-    let run = tokio::task::spawn_blocking(move || run_consumer(FLAVOUR, &relay, options, LOGS))
+    let run = tokio::task::spawn_blocking(move || run_consumer(flavour, &relay, options, LOGS))
         .await
         .unwrap()
         .unwrap();
     run.assert_all_passed(&format!(
-        "{FLAVOUR} consumer {options:?} against our server"
+        "{flavour} consumer {options:?} against our server"
     ));
     server.shutdown(Duration::from_secs(2)).await;
     let ids = seen.lock().unwrap().iter().copied().collect();
@@ -259,22 +270,28 @@ async fn java_consumer_against_our_server(options: &'static [&'static str]) -> O
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn java_consumer_in_fastjson2_against_our_server() {
-    let Some(ids) = java_consumer_against_our_server(FASTJSON2).await else {
-        return;
-    };
-    assert_eq!(
-        ids,
-        [23],
-        "the consumer's requests (and heartbeats) are fastjson2"
-    );
+async fn java_consumers_in_fastjson2_against_our_server() {
+    for flavour in ["dubbo3", "dubbo33"] {
+        let Some(ids) = java_consumer_against_our_server(flavour, FASTJSON2).await else {
+            return;
+        };
+        assert_eq!(
+            ids,
+            [23],
+            "{flavour}: every request (and heartbeat) is fastjson2"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn java_consumer_with_dubbo_defaults_against_our_server() {
-    let Some(ids) = java_consumer_against_our_server(DEFAULT).await else {
-        return;
-    };
-    eprintln!("Dubbo 3.2 defaults, direct URL: requests in serialization ids {ids:?}");
-    assert!(!ids.is_empty());
+async fn java_consumers_with_dubbo_defaults_against_our_server() {
+    for flavour in ["dubbo3", "dubbo33"] {
+        let Some(ids) = java_consumer_against_our_server(flavour, DEFAULT).await else {
+            return;
+        };
+        eprintln!(
+            "{flavour} with Dubbo's defaults, direct URL: requests in serialization ids {ids:?}"
+        );
+        assert!(!ids.is_empty());
+    }
 }

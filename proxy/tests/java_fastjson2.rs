@@ -1,8 +1,10 @@
-//! Dubbo 3.2's fastjson2 serialization (id 23) through the proxy, with real Java on 127.0.0.1:
-//! a Java Dubbo 3.2.19 provider and consumer, both with `serialization=fastjson2` and both with
-//! Dubbo's default settings (nothing pinned), run the consumer's whole check list directly and
-//! then through the proxy with an interface route (and a version route, which needs the peek
-//! of the fastjson2 body): the proxy must pass exactly the checks the direct run passes.
+//! Dubbo 3.2's and 3.3's fastjson2 serialization (id 23) through the proxy, with real Java on
+//! 127.0.0.1: a Java Dubbo provider and consumer (3.2.19, then 3.3.6), both with
+//! `serialization=fastjson2` and both with Dubbo's default settings (nothing pinned), run the
+//! consumer's whole check list directly and then through the proxy, whose one route names the
+//! interface, the version and an attachment the consumer sends (`lane=canary`, so the proxy
+//! steps over the arguments to read it): the proxy must pass exactly the checks the direct run
+//! passes.
 //!
 //! Skipped with a note when the interop project is absent; the jars are built on demand.
 
@@ -16,12 +18,21 @@ for_each_engine!(java_fastjson2_through_the_proxy);
 
 const LOGS: LogDir = LogDir("dubbo-proxy-fastjson2");
 
-/// The consumer's check list against `addr` with the global options `serialization`.
-async fn consumer(addr: String, serialization: &'static [&'static str]) -> ConsumerRun {
-    tokio::task::spawn_blocking(move || run_consumer("dubbo3", &addr, serialization, LOGS))
-        .await
-        .unwrap()
-        .expect("the provider started, so the consumer's jar is there")
+/// The `flavour` consumer's check list against `addr` with the global options
+/// `serialization`, sending the attachment `lane=canary`.
+async fn consumer(
+    flavour: &'static str,
+    addr: String,
+    serialization: &'static [&'static str],
+) -> ConsumerRun {
+    tokio::task::spawn_blocking(move || {
+        let mut args = serialization.to_vec();
+        args.extend(["--attach", "lane=canary"]);
+        run_consumer(flavour, &addr, &args, LOGS)
+    })
+    .await
+    .unwrap()
+    .expect("the provider started, so the consumer's jar is there")
 }
 
 /// The checks a run passed and failed, by name.
@@ -48,11 +59,11 @@ async fn java_fastjson2_through_the_proxy(engine: &str) {
         else {
             return;
         };
-        let direct = consumer(p.addr(), serialization).await;
+        let direct = consumer(flavour, p.addr(), serialization).await;
         let (direct_ok, direct_fail) = outcome(&direct);
         assert!(
             direct_ok.len() >= 20,
-            "{serialization:?} direct: {:#?}",
+            "{flavour} {serialization:?} direct: {:#?}",
             direct.lines
         );
         let conf = config(
@@ -63,6 +74,7 @@ async fn java_fastjson2_through_the_proxy(engine: &str) {
 name = "versioned"
 interface = "io.github.hessianrs.demo.DemoService"
 version = "1.0.0"
+attachments = {{ lane = "canary" }}
 cluster = "demo"
 timeout_ms = 10000
 [clusters.demo]
@@ -72,10 +84,10 @@ endpoints = [{{ address = "{}" }}]
             ),
         );
         let proxy = Proxy::start(engine, &conf);
-        let through = consumer(proxy.addr().to_string(), serialization).await;
+        let through = consumer(flavour, proxy.addr().to_string(), serialization).await;
         let (proxied_ok, proxied_fail) = outcome(&through);
         eprintln!(
-            "{engine} {serialization:?}: direct {} ok {} failed {direct_fail:?}; through the proxy {} ok {} failed {proxied_fail:?}",
+            "{engine} {flavour} {serialization:?}: direct {} ok {} failed {direct_fail:?}; through the proxy {} ok {} failed {proxied_fail:?}",
             direct_ok.len(),
             direct_fail.len(),
             proxied_ok.len(),
@@ -83,7 +95,7 @@ endpoints = [{{ address = "{}" }}]
         );
         assert_eq!(
             proxied_ok, direct_ok,
-            "{engine} {serialization:?}: through the proxy {:#?}",
+            "{engine} {flavour} {serialization:?}: through the proxy {:#?}",
             through.lines
         );
         drop(proxy);
