@@ -47,11 +47,15 @@ fn outcome(run: &ConsumerRun) -> (Vec<String>, Vec<String>) {
 }
 
 async fn java_fastjson2_through_the_proxy(engine: &str) {
-    for serialization in [
+    let serializations = [
         &["--serialization", "fastjson2"][..],
         &["--serialization", "default"],
-    ] {
-        let Some(mut p) = Provider::builder("dubbo3")
+    ];
+    let runs = ["dubbo3", "dubbo33"]
+        .into_iter()
+        .flat_map(|flavour| serializations.map(|serialization| (flavour, serialization)));
+    for (flavour, serialization) in runs {
+        let Some(mut p) = Provider::builder(flavour)
             .log(LOGS, "fastjson2-provider")
             .args(serialization)
             .ignore_stdin()
