@@ -89,8 +89,8 @@ impl Frame {
     }
 
     /// The answer to a heartbeat, as Java's `HeartbeatHandler` sends it: an event response
-    /// with status OK, the request's id and a `null` body, in Hessian2. (Java answers in the
-    /// request's serialization; this crate only writes Hessian2.)
+    /// with status OK, the request's id and a `null` body, in Hessian2 (Java answers in the
+    /// request's serialization: see [`Frame::heartbeat_response_in`]).
     pub fn heartbeat_response(request_id: u64) -> Frame {
         Frame::new(
             Header::response(request_id, Serialization::Hessian2, Status::Ok).with_event(true),

@@ -5,20 +5,20 @@
 //! (`writeByte`), value or exception, and attachments. Which `ObjectOutput` wrote it is the
 //! serialization id in the frame header. The layout of a body is the same in every
 //! serialization, so [`request`](crate::request), [`response`](crate::response) and
-//! [`peek`](crate::peek) are written once, against the [`Format`] trait, and each
+//! [`peek`](mod@crate::peek) are written once, against the crate's `Format` trait, and each
 //! serialization is one module that says how it reads and writes those few things:
 //!
-//! * [`hessian2`]: one Hessian2 stream for the whole body (tables shared by all its values),
+//! * `hessian2`: one Hessian2 stream for the whole body (tables shared by all its values),
 //!   in hessian-lite 3 or 4 form ([`BodyFormat::Hessian2`]'s [`LiteVersion`]).
-//! * [`fastjson2`]: one length-framed JSONB document per value ([`BodyFormat::Fastjson2`]).
+//! * `fastjson2`: one length-framed JSONB document per value ([`BodyFormat::Fastjson2`]).
 //!
 //! [`BodyFormat`] is the public choice of one of them; internally each is a type implementing
-//! [`Format`], picked with [`with_format!`].
+//! `Format`, picked with `with_format!`.
 //!
 //! # Dynamic values
 //!
 //! A body's dynamic values (arguments, results, exceptions, attachment values) are
-//! [`hessian2::value::Value`]s in every serialization: it keeps Java class names, field order,
+//! [`::hessian2::value::Value`]s in every serialization: it keeps Java class names, field order,
 //! list and map types, which every Dubbo serialization carries. A format whose own values are
 //! richer or poorer converts at its edge. Typed (serde) values never go through `Value`: each
 //! format serializes and deserializes them itself.
