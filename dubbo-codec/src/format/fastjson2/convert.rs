@@ -3,9 +3,14 @@
 //!
 //! What both carry is kept: nulls, booleans, ints, longs, doubles, strings, binaries, dates,
 //! lists and maps (with their Java type names) and objects (class name and fields, in order).
-//! The values of an object's fields are written without list and map class names: Java reads
-//! a field by its declared type (`FieldBased`), and fastjson2 refuses a class name it is not
-//! allowed to create (a `Throwable`'s `[java.lang.StackTraceElement` stack trace, say).
+//!
+//! Class names are spelled as each format does: the `java.lang` exceptions and a few
+//! collections by their simple names in JSONB (`IllegalStateException`), and array classes
+//! as `[string` / `[String`, `[object` / `[O`, and so on. The values of an object's fields are
+//! written without list and map class names: Java reads a field by its declared type
+//! (`FieldBased`), and fastjson2 refuses a class name it is not allowed to create (a
+//! `Throwable`'s `[java.lang.StackTraceElement` stack trace, say).
+//!
 //! A Java string with lone surrogates (`Value::Utf16`) has them replaced by U+FFFD.
 //! JSONB's `byte`/`short` become ints and `float` a double, as Java widens them; `char` a
 //! one-character string; symbols strings. Values JSONB has and the body layer's `Value` does
@@ -63,7 +68,7 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>, classes: bool) -> Jv {
                 .zip(&o.values)
                 .map(|(f, v)| (Jv::symbol(f.to_string()), to_jsonb_in(v, done, false)))
                 .collect();
-            let object = Jv::typed(o.class.to_string(), Jv::Object(fields));
+            let object = Jv::typed(jsonb_class(&o.class), Jv::Object(fields));
             finish(done, slot, object)
         }
     }
@@ -79,12 +84,101 @@ fn finish(done: &mut [Option<Jv>], slot: usize, v: Jv) -> Jv {
     v
 }
 
+/// Classes fastjson2 writes by their simple name (`IllegalStateException`), read back by
+/// either name.
+const SIMPLE_NAMED: [&str; 39] = [
+    "java.lang.Exception",
+    "java.lang.RuntimeException",
+    "java.lang.IllegalAccessError",
+    "java.lang.IllegalAccessException",
+    "java.lang.IllegalArgumentException",
+    "java.lang.IllegalMonitorStateException",
+    "java.lang.IllegalStateException",
+    "java.lang.IllegalThreadStateException",
+    "java.lang.IndexOutOfBoundsException",
+    "java.lang.InstantiationError",
+    "java.lang.InstantiationException",
+    "java.lang.InternalError",
+    "java.lang.InterruptedException",
+    "java.lang.LinkageError",
+    "java.lang.NegativeArraySizeException",
+    "java.lang.NoClassDefFoundError",
+    "java.lang.NoSuchFieldError",
+    "java.lang.NoSuchFieldException",
+    "java.lang.NoSuchMethodError",
+    "java.lang.NoSuchMethodException",
+    "java.lang.NullPointerException",
+    "java.lang.NumberFormatException",
+    "java.lang.OutOfMemoryError",
+    "java.lang.SecurityException",
+    "java.lang.StackOverflowError",
+    "java.lang.StringIndexOutOfBoundsException",
+    "java.lang.TypeNotPresentException",
+    "java.lang.VerifyError",
+    "java.lang.StackTraceElement",
+    "java.util.Hashtable",
+    "java.util.TreeMap",
+    "java.util.IdentityHashMap",
+    "java.util.WeakHashMap",
+    "java.util.HashSet",
+    "java.util.LinkedHashSet",
+    "java.util.TreeSet",
+    "java.util.LinkedList",
+    "java.util.concurrent.TimeUnit",
+    "java.util.concurrent.ConcurrentHashMap",
+];
+
+/// The class name fastjson2 writes for `class`.
+fn jsonb_class(class: &str) -> &str {
+    match SIMPLE_NAMED.iter().find(|c| **c == class) {
+        Some(c) => c.rsplit('.').next().unwrap_or(c),
+        None => class,
+    }
+}
+
+/// The Java class name of a class name fastjson2 wrote.
+fn java_class(class: &str) -> &str {
+    if class.contains('.') {
+        return class;
+    }
+    SIMPLE_NAMED
+        .iter()
+        .find(|c| c.rsplit('.').next() == Some(class))
+        .map_or(class, |c| c)
+}
+
+/// Array class names: Hessian's (`[string`) and fastjson2's (`[String`) for the same Java
+/// array type.
+const ARRAYS: [(&str, &str); 10] = [
+    ("[string", "[String"),
+    ("[object", "[O"),
+    ("[int", "[I"),
+    ("[long", "[J"),
+    ("[short", "[S"),
+    ("[byte", "[B"),
+    ("[boolean", "[Z"),
+    ("[double", "[D"),
+    ("[float", "[F"),
+    ("[char", "[C"),
+];
+
 /// A list's class for JSONB: none for what fastjson2 writes without one (`ArrayList`, and
-/// Hessian's untyped lists), nor for Hessian's array types (`[string`, `[int`: not Java
-/// names; Java reads an array by its declared type).
+/// Hessian's untyped lists); Hessian's array names in fastjson2's spelling.
 fn list_class(l: &List) -> Option<String> {
     let t = l.ty.as_deref()?;
-    (t != "java.util.ArrayList" && !t.is_empty() && !t.starts_with('[')).then(|| t.to_owned())
+    if t == "java.util.ArrayList" || t.is_empty() {
+        return None;
+    }
+    let t = ARRAYS.iter().find(|(h, _)| *h == t).map_or(t, |(_, j)| j);
+    Some(t.to_owned())
+}
+
+/// A JSONB array class as Hessian spells it.
+fn hessian_array_class(class: &str) -> &str {
+    ARRAYS
+        .iter()
+        .find(|(_, j)| *j == class)
+        .map_or(class, |(h, _)| h)
 }
 
 /// A map's class for JSONB: none for `HashMap` and untyped maps.
@@ -124,7 +218,7 @@ fn to_hessian_typed(v: &Jv, class: Option<&str>) -> Hv {
         Jv::Array(items) => {
             let items = items.iter().map(to_hessian).collect();
             match class {
-                Some(c) => Hv::typed_list(c, items),
+                Some(c) => Hv::typed_list(hessian_array_class(c), items),
                 None => Hv::untyped_list(items),
             }
         }
@@ -151,7 +245,7 @@ fn to_hessian_typed(v: &Jv, class: Option<&str>) -> Hv {
                 }
             }
         },
-        Jv::Typed(t) => to_hessian_typed(&t.value, Some(&t.class)),
+        Jv::Typed(t) => to_hessian_typed(&t.value, Some(java_class(&t.class))),
         other => Hv::from(format!("{other:?}")),
     }
 }
