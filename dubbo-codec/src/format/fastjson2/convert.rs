@@ -14,7 +14,8 @@
 //! A Java string with lone surrogates (`Value::Utf16`) has them replaced by U+FFFD.
 //! JSONB's `byte`/`short` become ints and `float` a double, as Java widens them; `char` a
 //! one-character string; symbols strings. Values JSONB has and the body layer's `Value` does
-//! not (big numbers, `java.time` values) become their text. References: a Hessian `Q` to a
+//! not (big numbers, `java.time` values) become an object of their Java class with their text as
+//! its `value`. References: a Hessian `Q` to a
 //! container already converted is that container again; one to a container still being
 //! converted (a cycle, such as a `Throwable`'s own `cause`) is `null`; a JSONB reference to
 //! the root (`$`) is Hessian's reference 0, and any other path `null`.
@@ -246,7 +247,24 @@ fn to_hessian_typed(v: &Jv, class: Option<&str>) -> Hv {
             }
         },
         Jv::Typed(t) => to_hessian_typed(&t.value, Some(java_class(&t.class))),
-        other => Hv::from(format!("{other:?}")),
+        // Values the body layer's `Value` has no kind for: an object of their Java class
+        // holding their text (never a string, so an attachment of one is "not a string" in
+        // the peek and in the full decode alike).
+        other => {
+            let class = match other {
+                Jv::BigInteger(_) => "java.math.BigInteger",
+                Jv::BigDecimal(_) => "java.math.BigDecimal",
+                Jv::Instant(_) => "java.time.Instant",
+                Jv::LocalDate(_) => "java.time.LocalDate",
+                Jv::LocalTime(_) => "java.time.LocalTime",
+                Jv::LocalDateTime(_) => "java.time.LocalDateTime",
+                _ => "java.time.ZonedDateTime",
+            };
+            Hv::Object(Object::new(
+                class,
+                [("value", Hv::from(format!("{other:?}")))],
+            ))
+        }
     }
 }
 

@@ -565,6 +565,41 @@ mod tests {
         }
     }
 
+    /// Fuzz finding (request_peek_fastjson2): an attachment whose value is a `java.time`
+    /// value was a string to the full decode (its text) and not one to the peek. Now it is an
+    /// object to both.
+    #[test]
+    fn a_java_time_attachment_is_not_a_string() {
+        let body = Request::builder("S", "m")
+            .format(F)
+            .build()
+            .unwrap()
+            .to_bytes();
+        let mut r = Fastjson2.reader(&body, 0);
+        for _ in 0..5 {
+            r.skip("head").unwrap();
+        }
+        let mut body = body[..r.offset()].to_vec();
+        let mut doc = Vec::new();
+        let mut e = Encoder::new(&mut doc);
+        e.write_object_start();
+        e.write_str("timeout");
+        e.write_local_date(&fastjson2::types::LocalDate {
+            year: 2026,
+            month: 11,
+            day: 25,
+        });
+        e.write_object_end();
+        write_framed(&mut body, &doc);
+        let full = Request::decode_in(F, &body).unwrap();
+        assert_eq!(full.attachments.get_str("timeout"), None);
+        let p = peek_with(&body, PeekOptions::new(F), &["timeout"], |_, v| {
+            assert!(!v.is_str())
+        })
+        .unwrap();
+        assert_eq!(p.timeout, None);
+    }
+
     #[test]
     fn results_errors_and_events() {
         let r = RpcResult::for_request(Outcome::Value(Value::from("hi")), "2.0.2");
