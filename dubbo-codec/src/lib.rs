@@ -100,8 +100,11 @@
 //!   with `Framed`. Needs no tokio runtime. Without it, use
 //!   [`FrameCodec::decode_frame`] / [`FrameCodec::encode_frame`] on your own buffers.
 //! * `tokio`: the [`client`] and [`server`] modules (enables `codec`).
-//! * `cli`: the `dubbo-call` command-line client (enables `tokio`; the only user of
-//!   `serde_json`).
+//! * `registry`: [`server::Server::register`] (a server's services registered in any
+//!   `dubbo_registry::Registry`, unregistered on shutdown) and the [`cluster`] module (a
+//!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes).
+//! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry` and the
+//!   ZooKeeper registry; the only user of `serde_json`).
 //! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
 //!   (enables `tokio`; see [`tower`](crate::tower)).
 
@@ -112,6 +115,8 @@ pub mod attachments;
 mod body;
 #[cfg(feature = "tokio")]
 pub mod client;
+#[cfg(feature = "registry")]
+pub mod cluster;
 pub mod codec;
 #[cfg(feature = "tokio")]
 mod conn;
@@ -125,6 +130,8 @@ mod head;
 pub mod header;
 pub mod metadata;
 pub mod peek;
+#[cfg(feature = "registry")]
+pub mod registration;
 pub mod request;
 pub mod response;
 pub mod serialization;

@@ -22,6 +22,9 @@
 //! (its body is skipped as it arrives, and the connection goes on). Bytes that are not a
 //! frame (bad magic) close that connection only.
 //!
+//! With the `registry` feature, [`Server::register`] writes each service's provider URL in a
+//! registry; [`Server::shutdown`] removes them first.
+//!
 //! [`Server::shutdown`] is graceful: it stops accepting, sends the read-only event to every
 //! client (Java's `HeaderExchangeServer` does the same, so Java consumers stop sending new
 //! calls), waits for the calls in flight, then closes the connections.
@@ -433,6 +436,8 @@ impl ServerBuilder {
             state,
             closing: closing_tx,
             accept,
+            #[cfg(feature = "registry")]
+            registered: Mutex::default(),
         }
     }
 }
@@ -464,6 +469,13 @@ pub struct Server {
     state: Arc<State>,
     closing: watch::Sender<bool>,
     accept: JoinHandle<()>,
+    #[cfg(feature = "registry")]
+    registered: Mutex<
+        Vec<(
+            Arc<dyn dubbo_registry::Registry>,
+            dubbo_registry::ServiceUrl,
+        )>,
+    >,
 }
 
 impl std::fmt::Debug for Server {
@@ -503,6 +515,14 @@ impl Server {
     /// Graceful shutdown: stop accepting, send the read-only event on every connection, wait
     /// up to `grace` for the calls in flight to finish, then close every connection.
     pub async fn shutdown(self, grace: Duration) {
+        // Out of the registry first, so that consumers stop choosing this server.
+        #[cfg(feature = "registry")]
+        {
+            let registered = std::mem::take(&mut *lock(&self.registered));
+            for (registry, url) in registered {
+                let _ = registry.unregister(&url).await;
+            }
+        }
         self.accept.abort();
         let conns: Vec<_> = lock(&self.state.conns)
             .values()
@@ -530,6 +550,39 @@ impl Server {
             }
         };
         let _ = tokio::time::timeout(Duration::from_secs(1), wait_closed).await;
+    }
+}
+
+#[cfg(feature = "registry")]
+impl Server {
+    /// Registers every service as a provider at this server's address in `registry` (see
+    /// [`Registration`](crate::registration::Registration) for the URL), until
+    /// [`shutdown`](Server::shutdown), which unregisters them before it drains (or until the
+    /// registry is dropped). Returns the URLs registered.
+    ///
+    /// # Errors
+    ///
+    /// The registry's error; the services registered before it stay registered.
+    pub async fn register(
+        &self,
+        registry: Arc<dyn dubbo_registry::Registry>,
+        how: &crate::registration::Registration,
+    ) -> Result<Vec<dubbo_registry::ServiceUrl>, dubbo_registry::RegistryError> {
+        let mut urls = Vec::new();
+        for s in self.state.services.values() {
+            let methods: Vec<&str> = s.methods.keys().map(String::as_str).collect();
+            let url = how.provider_url(
+                self.local_addr,
+                &s.interface,
+                &s.version,
+                s.group.as_deref(),
+                &methods,
+            )?;
+            registry.register(&url).await?;
+            lock(&self.registered).push((registry.clone(), url.clone()));
+            urls.push(url);
+        }
+        Ok(urls)
     }
 }
 

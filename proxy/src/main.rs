@@ -73,6 +73,12 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     };
     let admin_addr = admin_listener.as_ref().and_then(|l| l.local_addr().ok());
     let listen: Vec<String> = bound.addrs.iter().map(|a| a.to_string()).collect();
+    let named: Vec<(String, std::net::SocketAddr)> = config
+        .listeners
+        .iter()
+        .map(|l| l.name.clone())
+        .zip(bound.addrs.iter().copied())
+        .collect();
     let kind = config.engine;
     let shared = Shared::new(config, workers);
     let draining = Arc::new(AtomicBool::new(false));
@@ -89,8 +95,9 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
     let handle = engine::start(kind, shared.clone(), bound, workers)?;
-    // Clusters with a `discovery` get their providers from ZooKeeper.
-    let _discovery = dubbo_proxy::discovery::start(shared.clone())?;
+    // Clusters with a `discovery` get their providers from ZooKeeper; with `[registry]` the
+    // listeners register there.
+    let discovery = dubbo_proxy::discovery::start(shared.clone(), named)?;
     tracing::info!(listen = %listen.join(","), admin = ?admin_addr, workers, "dubbo-proxy started");
     {
         let mut out = std::io::stdout().lock();
@@ -105,7 +112,8 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
             _ = sighup.recv() => reload(&args, &shared),
         }
     }
-    tracing::info!("shutting down: read-only event to callers, draining");
+    tracing::info!("shutting down: out of the registry, read-only event to callers, draining");
+    discovery.stop();
     draining.store(true, Ordering::Relaxed);
     handle.shutdown();
     while !handle.is_finished() {

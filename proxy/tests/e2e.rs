@@ -429,6 +429,17 @@ async fn admin_endpoints(engine: &str) {
     assert_eq!(cl.call(20, &call("x")).await.0, Status::Ok);
     assert_eq!(p.admin("POST", "/api/v1/downgrade/off").0, 200);
     assert_eq!(p.admin("GET", "/nope").0, 404);
+    // State changes on POST only; a page that reaches the port by DNS rebinding is refused.
+    assert_eq!(p.admin("GET", "/api/v1/downgrade/on").0, 405);
+    let admin = p.admin.unwrap();
+    let foreign = http_raw(
+        admin,
+        "GET /config HTTP/1.1\r\nHost: rebind.example:20882\r\n\r\n",
+    );
+    assert!(foreign.starts_with("HTTP/1.1 421 "), "{foreign}");
+    assert!(!foreign.contains("[clusters.a]"), "{foreign}");
+    let local = http_raw(admin, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    assert!(local.starts_with("HTTP/1.1 200 "), "{local}");
 }
 
 async fn sigterm_drains_gracefully(engine: &str) {

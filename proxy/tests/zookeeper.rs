@@ -178,6 +178,13 @@ async fn java_providers_discovered_in_zookeeper() {
         cl.call(2, &hello("a")).await,
         (Status::Ok, "Hello, a".to_owned())
     );
+    // Its URL filled the metadata cache: (path, version) -> (interface, no group).
+    let (st, body) = http(admin, "GET", "/metadata", "");
+    assert_eq!(st, 200);
+    assert_eq!(
+        body,
+        format!("path={DEMO} version=1.0.0 interface={DEMO} group=\n")
+    );
 
     // 2. A Java consumer (Dubbo 3.2) calling through the proxy reaches it: every check passes.
     let t = Instant::now();
@@ -518,4 +525,87 @@ async fn upstreams<const N: usize>(names: [&str; N]) -> Vec<Upstream> {
         v.push(Upstream::start(n).await);
     }
     v
+}
+
+/// The proxy as a member (`[registry]`), gateway mode: it finds the Java provider in one
+/// ZooKeeper ("back") and registers its listener as a provider of the routed interface in
+/// another ("front"); a stock Java consumer that knows only the front registry passes its
+/// whole check list through the proxy. SIGTERM removes the proxy's node before the drain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_registers_itself_as_a_provider() {
+    let (Some(back), Some(front)) = (zookeeper("back"), zookeeper("front")) else {
+        return;
+    };
+    let Some(_provider) = provider(
+        "dubbo3",
+        "behind",
+        &back.address(),
+        &["--param", "warmup=0"],
+    ) else {
+        return;
+    };
+    let conf = config(
+        1,
+        &format!(
+            "[registry]\nzookeeper = \"{front}\"\napplication = \"gateway\"\nsession_timeout_ms = {SESSION_MS}\n\
+             [[routes]]\ninterface = \"{DEMO}\"\nversion = \"1.0.0\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\n[clusters.demo.discovery]\nzookeeper = \"{back}\"\n\
+             interface = \"{DEMO}\"\nversion = \"1.0.0\"\nsession_timeout_ms = {SESSION_MS}\n",
+            front = front.address(),
+            back = back.address()
+        ),
+    );
+    let mut proxy = Proxy::start("tokio", &conf);
+    let dir = format!("/dubbo/{DEMO}/providers");
+    let t = Instant::now();
+    // Registered at once, and again with the methods of the provider behind once it is found.
+    let node = loop {
+        let nodes = zk_children(&front.address(), &dir).await;
+        if let [n] = &nodes[..] {
+            let url = registry_urlweight::zk::decode_node_name(n).into_owned();
+            if registry_urlweight::get_param(&url, "methods").is_some() {
+                break url;
+            }
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "the proxy never registered: {nodes:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    eprintln!("proxy registered {:?} after its start: {node}", t.elapsed());
+    assert!(
+        node.starts_with(&format!(
+            "dubbo://{}/{DEMO}?application=gateway&",
+            proxy.addr()
+        )),
+        "{node}"
+    );
+    assert_eq!(
+        registry_urlweight::get_param(&node, "version"),
+        Some("1.0.0")
+    );
+    assert_eq!(
+        registry_urlweight::get_param(&node, "methods"),
+        Some("add,count,doNothing,echoList,echoMap,echoUser,fireAndForget,getUser,lastFired,sayHello,slow,throwError")
+    );
+
+    let zk_front = format!("zookeeper://{}", front.address());
+    let run = tokio::task::spawn_blocking(move || run_consumer("dubbo27", &zk_front, &[], LOGS))
+        .await
+        .unwrap()
+        .unwrap();
+    run.assert_all_passed("Java consumer -> front registry -> proxy -> back provider");
+
+    let t = Instant::now();
+    proxy.signal(libc::SIGTERM);
+    while !zk_children(&front.address(), &dir).await.is_empty() {
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "the proxy's node outlived its SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    eprintln!("proxy node gone {:?} after SIGTERM", t.elapsed());
+    assert_eq!(proxy.wait_exit(Duration::from_secs(15)), Some(0));
 }

@@ -4,7 +4,16 @@
 //! dubbo-call 127.0.0.1:20880 com.example.Greeter sayHello \
 //!     --types java.lang.String --args '["world"]' [--version 1.0.0] [--group g] \
 //!     [--attach k=v]... [--timeout 3000] [--generic]
+//! dubbo-call --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello ...
+//! dubbo-call --registry zookeeper://127.0.0.1:2181 --list [SERVICE]
 //! ```
+//!
+//! With `--registry` the provider is one the registry lists (of `--version` and `--group`
+//! when given), picked at random; a provider that fails (refuses the connection, times out,
+//! answers an error status) is replaced by another, up to two more times (Dubbo's failover).
+//! `--list` prints every service of the registry with its providers' versions and groups;
+//! `--list SERVICE` prints each provider of it: address, version, group, application,
+//! Dubbo release, and its methods.
 //!
 //! The JSON arguments are mapped to Hessian by the Java types given with `--types`
 //! (comma-separated, one per argument): `int`/`short`/`byte` (and boxes) → int, `long` → long,
@@ -27,17 +36,25 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use dubbo_codec::client::{CallError, Client, ClientConfig};
-use dubbo_codec::Request;
+use dubbo_codec::cluster::{ClusterClient, ClusterConfig, ClusterError};
+use dubbo_codec::{JavaException, Request};
+use dubbo_registry::ServiceUrl;
 use hessian2::value::{java, Object, Stream, Value};
 use serde_json::{Map as JsonMap, Number, Value as Json};
 
 const USAGE: &str =
     "usage: dubbo-call HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY] \
 [--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
-[--serialization hessian2|fastjson2]";
+[--serialization hessian2|fastjson2]
+       dubbo-call --registry zookeeper://HOST:PORT SERVICE METHOD [options as above]
+       dubbo-call --registry zookeeper://HOST:PORT --list [SERVICE]";
 
 struct Options {
+    /// The provider's address; empty with `registry`.
     addr: String,
+    registry: Option<String>,
+    /// `--list`: the services of the registry (`Some(None)`) or one's providers.
+    list: Option<Option<String>>,
     service: String,
     method: String,
     types: Vec<String>,
@@ -60,6 +77,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
     let mut timeout = Duration::from_secs(3);
     let mut generic = false;
     let mut format = dubbo_codec::BodyFormat::default();
+    let (mut registry, mut list) = (None, false);
     while let Some(a) = argv.next() {
         let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
@@ -103,18 +121,30 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
                         format!("--serialization {name}: not one of hessian2, fastjson2")
                     })?;
             }
+            "--registry" => registry = Some(value("--registry")?),
+            "--list" => list = true,
             "-h" | "--help" => return Err(String::new()),
             flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
             _ => positional.push(a),
         }
     }
+    if list {
+        if registry.is_none() || positional.len() > 1 {
+            return Err("--list needs --registry and at most one SERVICE".into());
+        }
+        positional.insert(0, String::new());
+        positional.resize(3, String::new());
+    } else if registry.is_some() {
+        positional.insert(0, String::new());
+    }
     let [addr, service, method]: [String; 3] =
         positional.try_into().map_err(|p: Vec<String>| {
             format!(
-                "expected HOST:PORT SERVICE METHOD, got {} argument(s)",
-                p.len()
+                "expected HOST:PORT SERVICE METHOD (or --registry URL SERVICE METHOD), got {} argument(s)",
+                p.len() - usize::from(registry.is_some())
             )
         })?;
+    let list = list.then(|| Some(service.clone()).filter(|s| !s.is_empty()));
     if types.len() != args.len() {
         return Err(format!(
             "{} type(s) given with --types but {} argument(s) with --args",
@@ -124,6 +154,8 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
     }
     Ok(Options {
         addr,
+        registry,
+        list,
         service,
         method,
         types,
@@ -331,6 +363,15 @@ fn base64(data: &[u8]) -> String {
 }
 
 async fn run(o: Options) -> ExitCode {
+    if let (Some(registry), Some(service)) = (&o.registry, &o.list) {
+        return match list(registry, service.as_deref()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("dubbo-call: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
     let values = match o
         .types
         .iter()
@@ -377,14 +418,14 @@ async fn run(o: Options) -> ExitCode {
         connect_timeout: o.timeout.max(Duration::from_secs(1)),
         ..ClientConfig::default()
     };
-    let client = match Client::connect_with(o.addr.clone(), config).await {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("dubbo-call: {e}");
-            return ExitCode::from(2);
-        }
+    let answer = match &o.registry {
+        Some(registry) => registry_call(registry, &o, &req, config).await,
+        None => match Client::connect_with(o.addr.clone(), config).await {
+            Ok(client) => client.call_value(&req).await.map_err(Failure::from),
+            Err(e) => Err(e.to_string().into()),
+        },
     };
-    match client.call_value(&req).await {
+    match answer {
         Ok(v) => {
             let stream = Stream { values: vec![v] };
             let json = to_json(&stream.values[0], &stream, 0);
@@ -394,7 +435,7 @@ async fn run(o: Options) -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Err(CallError::Exception(e)) => {
+        Err(Failure::Exception(e)) => {
             let json = serde_json::json!({ "exception": e.class, "message": e.message });
             println!(
                 "{}",
@@ -402,11 +443,109 @@ async fn run(o: Options) -> ExitCode {
             );
             ExitCode::from(1)
         }
-        Err(e) => {
+        Err(Failure::Other(e)) => {
             eprintln!("dubbo-call: {e}");
             ExitCode::from(2)
         }
     }
+}
+
+/// Why a call gave no result: the provider threw, or anything else (described).
+enum Failure {
+    Exception(JavaException),
+    Other(String),
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure::Other(s)
+    }
+}
+
+impl From<CallError> for Failure {
+    fn from(e: CallError) -> Self {
+        match e {
+            CallError::Exception(x) => Failure::Exception(x),
+            other => Failure::Other(other.to_string()),
+        }
+    }
+}
+
+/// The call through a provider the registry lists (Dubbo's failover over them).
+async fn registry_call(
+    registry: &str,
+    o: &Options,
+    req: &Request,
+    client: ClientConfig,
+) -> Result<Value, Failure> {
+    let registry = dubbo_registry::connect(registry)
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut b = ClusterClient::builder(registry, &o.service);
+    if let Some(v) = &o.version {
+        b = b.version(v);
+    }
+    if let Some(g) = &o.group {
+        b = b.group(g);
+    }
+    let cluster = b
+        .config(ClusterConfig {
+            client,
+            ..ClusterConfig::default()
+        })
+        .build()
+        .await
+        .map_err(|e| e.to_string())?;
+    cluster.call_value(req).await.map_err(|e| match e {
+        ClusterError::Call { source, .. } => Failure::from(source),
+        other => Failure::Other(other.to_string()),
+    })
+}
+
+/// `--list`: the registry's services, or one service's providers.
+async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
+    let registry = dubbo_registry::connect(registry)
+        .await
+        .map_err(|e| e.to_string())?;
+    let services = match service {
+        Some(s) => vec![s.to_owned()],
+        None => registry.services().await.map_err(|e| e.to_string())?,
+    };
+    for s in services {
+        let providers = registry.providers(&s).await.map_err(|e| e.to_string())?;
+        let set = |f: fn(&ServiceUrl) -> String| {
+            let mut v: Vec<String> = providers.iter().map(f).collect();
+            v.sort();
+            v.dedup();
+            v.join(",")
+        };
+        if service.is_none() {
+            println!(
+                "{s}\tproviders={}\tversions={}\tgroups={}",
+                providers.len(),
+                set(|u| u.version().into_owned()),
+                set(|u| u.group().into_owned())
+            );
+            continue;
+        }
+        println!("{s}\tproviders={}", providers.len());
+        for u in &providers {
+            let p = |k: &str| u.param(k).unwrap_or_default().into_owned();
+            println!(
+                "  {}://{}:{}\tversion={}\tgroup={}\tapplication={}\trelease={}\tdubbo={}",
+                u.protocol(),
+                u.host(),
+                u.port().unwrap_or(0),
+                u.version(),
+                u.group(),
+                p("application"),
+                p("release"),
+                p("dubbo")
+            );
+            println!("    methods: {}", u.methods().join(", "));
+        }
+    }
+    Ok(())
 }
 
 fn main() -> ExitCode {

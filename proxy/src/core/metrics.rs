@@ -169,6 +169,8 @@ pub struct Registry {
     pub heartbeats_answered: AtomicU64,
     /// Downstream connections closed for garbage (bad magic).
     pub protocol_errors: AtomicU64,
+    /// Worker threads stopped by a panic (their connections closed with them).
+    pub worker_panics: AtomicU64,
     /// Config reloads that succeeded / failed.
     pub reloads: AtomicU64,
     /// Config reloads refused.
@@ -224,6 +226,7 @@ impl Registry {
             downstream_accepted: AtomicU64::new(0),
             heartbeats_answered: AtomicU64::new(0),
             protocol_errors: AtomicU64::new(0),
+            worker_panics: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
         }
@@ -374,6 +377,11 @@ impl Registry {
                 "dubbo_proxy_protocol_errors_total",
                 "Caller connections closed for bytes that are not Dubbo frames.",
                 self.protocol_errors.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_worker_panics_total",
+                "Worker threads stopped by a panic: /healthz answers 503 from then on.",
+                self.worker_panics.load(Relaxed),
             ),
             (
                 "dubbo_proxy_read_pauses_total",

@@ -1,12 +1,11 @@
 //! The sans-I/O core: everything the proxy decides, with no sockets and no clock.
 //!
 //! One concept per module: [`peek`] reads routing fields from a body, [`route`] matches
-//! them, [`balance`] and [`health`] choose an endpoint, [`inflight`] maps rewritten request
+//! them, `dubbo_registry::balance` (shared with the Rust cluster client) and [`health`] choose an endpoint, [`inflight`] maps rewritten request
 //! ids back to callers with their timeouts, [`metrics`] counts, [`outbox`] holds what waits
 //! to be written on a connection and [`flow`] says when that is too much, [`shared`] holds
 //! what all workers share, and [`worker`] ties them into the state machine an engine drives.
 
-pub mod balance;
 pub mod flow;
 pub mod health;
 pub mod inflight;

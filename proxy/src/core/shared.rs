@@ -98,6 +98,15 @@ impl Drop for SharedEndpoint {
     }
 }
 
+/// What the provider URLs of a discovered cluster say.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ProviderInfo {
+    /// Metadata cache entries: (path, version) -> (interface, group).
+    pub metadata: Vec<Metadata>,
+    /// The union of their `methods`, sorted.
+    pub methods: Vec<String>,
+}
+
 /// See the [module docs](self).
 pub struct Shared {
     /// Number of workers (metric shards).
@@ -111,11 +120,13 @@ pub struct Shared {
     registered: Mutex<Vec<Metadata>>,
     /// Endpoints of clusters with a `discovery`, by cluster name.
     discovered: Mutex<BTreeMap<String, Vec<Endpoint>>>,
+    /// What the provider URLs of those clusters say, by cluster name.
+    discovered_metadata: Mutex<BTreeMap<String, ProviderInfo>>,
     /// Held while a snapshot is built and stored.
     publishing: Mutex<()>,
     /// All counters.
     pub metrics: Registry,
-    /// `/api/v1/downgrade/on`: access logging and per-call tracing off.
+    /// `/api/v1/downgrade/on`: the per-call access log (`log.access_log`) off.
     pub downgrade: AtomicBool,
 }
 
@@ -199,6 +210,7 @@ impl Shared {
             })),
             registered: Mutex::new(Vec::new()),
             discovered: Mutex::new(BTreeMap::new()),
+            discovered_metadata: Mutex::new(BTreeMap::new()),
             publishing: Mutex::new(()),
             metrics,
             downgrade: AtomicBool::new(false),
@@ -229,11 +241,18 @@ impl Shared {
             &self.discovered.lock().unwrap_or_else(|e| e.into_inner()),
         );
         let routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
-        let registered = self
+        let mut registered = self
             .registered
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        registered.extend(
+            self.discovered_metadata
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .values()
+                .flat_map(|i| i.metadata.iter().cloned()),
+        );
         let (cache, metadata) = build_cache(&config, &registered);
         let endpoints = endpoint_states(&config, Some(&old), &self.metrics, self.epoch);
         drop(old);
@@ -280,10 +299,43 @@ impl Shared {
             let mut d = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
             match endpoints {
                 Some(e) => d.insert(cluster.to_owned(), e),
-                None => d.remove(cluster),
+                None => {
+                    self.discovered_metadata
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(cluster);
+                    d.remove(cluster)
+                }
             };
         }
         self.publish(None);
+    }
+
+    /// Sets what the provider URLs of a cluster with a `discovery` say: metadata cache
+    /// entries (path, version, interface, group) and their methods; publishes a snapshot when
+    /// that changed. It goes with the cluster's discovery.
+    pub fn set_discovered_info(&self, cluster: &str, info: ProviderInfo) {
+        {
+            let mut d = self
+                .discovered_metadata
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if d.get(cluster) == Some(&info) {
+                return;
+            }
+            d.insert(cluster.to_owned(), info);
+        }
+        self.publish(None);
+    }
+
+    /// The methods the discovered providers of `cluster` offer (sorted), none when unknown.
+    pub fn discovered_methods(&self, cluster: &str) -> Vec<String> {
+        self.discovered_metadata
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(cluster)
+            .map(|i| i.methods.clone())
+            .unwrap_or_default()
     }
 
     /// True when per-call logging is wanted now.
@@ -322,8 +374,34 @@ mod tests {
             group: None,
         });
         assert_eq!(shared.snapshot().config.clusters["d"].endpoints, eps);
+        // Metadata from the providers' URLs joins the cache, once; it goes with the discovery.
+        let learnt = Metadata {
+            path: "a.B".into(),
+            version: "1.0.0".into(),
+            interface: Some("a.B".into()),
+            group: Some("g".into()),
+        };
+        let info = ProviderInfo {
+            metadata: vec![learnt.clone()],
+            methods: vec!["m".into()],
+        };
+        shared.set_discovered_info("d", info.clone());
+        let g = shared.generation();
+        shared.set_discovered_info("d", info);
+        assert_eq!(shared.generation(), g);
+        assert_eq!(shared.discovered_methods("d"), ["m"]);
+        assert!(shared.snapshot().metadata.contains(&learnt));
+        assert_eq!(
+            shared.snapshot().cache.lookup("a.B", "1.0.0"),
+            dubbo_codec::metadata::Lookup::Unique {
+                interface: "a.B",
+                group: Some("g")
+            }
+        );
         shared.set_discovered("d", None);
         assert!(shared.snapshot().config.clusters["d"].endpoints.is_empty());
+        assert!(!shared.snapshot().metadata.contains(&learnt));
+        assert!(shared.discovered_methods("d").is_empty());
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! (`dubbo-proxy-discovery`, a current-thread tokio runtime) keeps one ZooKeeper session per such
 //! cluster and watches the children of `/<root>/<interface>/providers`: each child is an
 //! ephemeral node named by the URL-encoded provider URL, written by the provider and gone when
-//! the provider unregisters or its session expires. On every change the node names are decoded
-//! and filtered ([`providers`]: `dubbo://` only, version, group, methods, `enabled`), weighed
+//! the provider unregisters or its session expires (the watch is `dubbo_registry`'s ZooKeeper
+//! registry). On every change the URLs are filtered (`dubbo_registry::select`: `dubbo://`
+//! only, version, group, methods, `enabled`), weighed
 //! (the URL's `weight` times the data centre's `idc_weights` factor, as
 //! `registry_urlweight::assemble_url_weight` writes it, then Dubbo's warm-up), and handed to
 //! [`Shared::set_discovered`], which publishes a new configuration snapshot: the workers keep the
@@ -23,6 +24,7 @@
 
 use std::collections::BTreeMap;
 use std::io;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -30,13 +32,13 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle as TaskHandle;
 
-use crate::config::Config;
+use crate::config::{self, Config};
 use crate::core::Shared;
 
-pub mod providers;
+pub mod member;
 mod zookeeper;
 
-pub use providers::{Selection, Selector, Skip};
+pub use dubbo_registry::select::{Selection, Selector, Skip};
 
 /// How often the supervisor looks for a changed configuration.
 const RESCAN: Duration = Duration::from_millis(250);
@@ -67,8 +69,44 @@ impl Drop for Discovery {
     }
 }
 
-/// The selectors of the clusters that have a `discovery`, by cluster name.
-pub fn selectors(config: &Config) -> BTreeMap<String, Selector> {
+/// What a cluster asks of its providers: its `discovery` settings, and the selector made of
+/// them and of the methods routed to the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterDiscovery {
+    /// The cluster's `discovery` table.
+    pub discovery: config::Discovery,
+    /// Its version, group, methods (`discovery.methods` and those of the routes to the
+    /// cluster, sorted, without duplicates), data-centre weights and warm-up.
+    pub selector: Selector,
+}
+
+impl ClusterDiscovery {
+    /// The discovery of a cluster with `discovery`, to which routes send `route_methods`.
+    pub fn new<'a>(
+        discovery: config::Discovery,
+        route_methods: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
+        let mut methods: Vec<String> = route_methods.into_iter().map(str::to_owned).collect();
+        methods.extend(discovery.methods.iter().cloned());
+        methods.sort();
+        methods.dedup();
+        let selector = Selector {
+            version: discovery.version.clone(),
+            group: discovery.group.clone(),
+            methods,
+            idc_key: discovery.idc_key.clone(),
+            idc_weights: discovery.idc_weights.clone(),
+            warmup: discovery.warmup,
+        };
+        ClusterDiscovery {
+            discovery,
+            selector,
+        }
+    }
+}
+
+/// The discovery of each cluster that has one, by cluster name.
+pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
     config
         .clusters
         .iter()
@@ -79,14 +117,16 @@ pub fn selectors(config: &Config) -> BTreeMap<String, Selector> {
                 .iter()
                 .filter(|r| r.cluster == *name)
                 .filter_map(|r| r.method.as_deref());
-            Some((name.clone(), Selector::new(d, routed)))
+            Some((name.clone(), ClusterDiscovery::new(d, routed)))
         })
         .collect()
 }
 
 /// Starts the discovery thread if the configuration has a cluster with a `discovery` (or
-/// may get one on reload: it is always started, and idles without one).
-pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
+/// may get one on reload: it is always started, and idles without one). It also keeps the
+/// proxy's own registration (`[registry]`) for the listeners `bound` (names and actual
+/// addresses), and removes it when stopped.
+pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Result<Discovery> {
     let (stop, stopped) = watch::channel(false);
     let thread = std::thread::Builder::new()
         .name("dubbo-proxy-discovery".into())
@@ -101,7 +141,7 @@ pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
                     return;
                 }
             };
-            rt.block_on(supervise(shared, stopped));
+            rt.block_on(supervise(shared, bound, stopped));
         })?;
     Ok(Discovery {
         stop,
@@ -110,14 +150,24 @@ pub fn start(shared: Arc<Shared>) -> io::Result<Discovery> {
 }
 
 /// Starts, restarts and stops the watch of each cluster as the configuration says.
-async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
-    let mut running: BTreeMap<String, (Selector, TaskHandle<()>)> = BTreeMap::new();
+async fn supervise(
+    shared: Arc<Shared>,
+    bound: Vec<(String, SocketAddr)>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let mut running: BTreeMap<String, (ClusterDiscovery, TaskHandle<()>)> = BTreeMap::new();
+    let mut member = member::Member::default();
     let mut seen = 0u64;
     loop {
         let g = shared.generation();
         if g != seen {
             seen = g;
-            let wanted = selectors(&shared.snapshot().config);
+            let config = shared.snapshot().config.clone();
+            member
+                .sync(&config, &bound, |c| shared.discovered_methods(c))
+                .await;
+            let own = member::own_addrs(&config, &bound);
+            let wanted = selectors(&config);
             let names: Vec<String> = running.keys().cloned().collect();
             for name in names {
                 let keep = wanted.get(&name) == running.get(&name).map(|(s, _)| s);
@@ -137,8 +187,12 @@ async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
                 if running.contains_key(&name) {
                     continue;
                 }
-                let task =
-                    tokio::spawn(zookeeper::watch(name.clone(), sel.clone(), shared.clone()));
+                let task = tokio::spawn(zookeeper::watch(
+                    name.clone(),
+                    sel.clone(),
+                    shared.clone(),
+                    own.clone(),
+                ));
                 running.insert(name, (sel, task));
             }
         }
@@ -151,6 +205,8 @@ async fn supervise(shared: Arc<Shared>, mut stopped: watch::Receiver<bool>) {
             }
         }
     }
+    // Out of the registry before the drain; the upstreams stay as they are.
+    member.leave().await;
     for (_, (_, task)) in running {
         task.abort();
     }

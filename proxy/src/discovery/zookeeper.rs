@@ -1,43 +1,29 @@
-//! One cluster's watch of `/<root>/<interface>/providers` in ZooKeeper.
+//! One cluster's watch of `/<root>/<interface>/providers` in ZooKeeper, through
+//! `dubbo_registry`'s ZooKeeper registry (one session per cluster).
 //!
 //! ```text
-//!  connect (backoff 200 ms .. 5 s) ─▶ list + watch children ─▶ select ─▶ publish if changed
-//!        ▲                                  ▲          │
-//!        │ session expired / closed         └──────────┤ children changed, node created/deleted
-//!        └─────────────────────────────────────────────┘ (and every second while warming up)
+//!  registry session (reconnects, new session after expiry) ─▶ provider list ─▶ select ─▶ publish if changed
+//!                                                                  ▲                         │
+//!                                                                  └── every second while a provider warms up
 //! ```
 //!
-//! Within a session the client reconnects by itself and re-arms the watch (the server then
-//! reports what changed meanwhile), so a short loss of the connection changes nothing. A
-//! session that expires (ZooKeeper gone longer than the session timeout) ends the inner loop;
-//! a new session lists the providers afresh. Until then the last published endpoints stay.
+//! The registry keeps the last list while ZooKeeper is away (nothing is handed out until a
+//! session lists the providers again), so the last published endpoints stay.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use registry_urlweight::encode_component;
-use registry_urlweight::zk::PROVIDERS;
-use zookeeper_client as zk;
+use dubbo_registry::zookeeper::{ZookeeperOptions, ZookeeperRegistry};
+use dubbo_registry::{Registry, ServiceUrl};
 
-use super::providers::Selector;
-use crate::config::Endpoint;
+use super::ClusterDiscovery;
+use crate::config::{Endpoint, Metadata};
+use crate::core::shared::ProviderInfo;
 use crate::core::Shared;
 
-const BACKOFF_MIN: Duration = Duration::from_millis(200);
-const BACKOFF_MAX: Duration = Duration::from_secs(5);
 /// While a provider warms up, its weight is recomputed this often.
 const WARMUP_TICK: Duration = Duration::from_secs(1);
-
-/// `/<root>/<interface>/providers`, the interface URL-encoded as Dubbo writes it.
-pub fn providers_dir(root: &str, interface: &str) -> String {
-    let root = root.trim_matches('/');
-    let iface = encode_component(interface);
-    if root.is_empty() {
-        format!("/{iface}/{PROVIDERS}")
-    } else {
-        format!("/{root}/{iface}/{PROVIDERS}")
-    }
-}
 
 fn now_ms() -> u64 {
     SystemTime::now()
@@ -48,10 +34,12 @@ fn now_ms() -> u64 {
 /// What one cluster's watch knows.
 struct State {
     cluster: String,
-    selector: Selector,
+    discovery: ClusterDiscovery,
     shared: Arc<Shared>,
-    /// The provider node names last listed.
-    nodes: Vec<String>,
+    /// The proxy's own advertised addresses (`[registry]`), never taken as providers.
+    own: Vec<SocketAddr>,
+    /// The provider URLs last listed.
+    urls: Arc<[ServiceUrl]>,
     /// What was handed to [`Shared::set_discovered`] last.
     published: Option<Vec<Endpoint>>,
     /// A provider is warming up.
@@ -59,18 +47,28 @@ struct State {
 }
 
 impl State {
-    /// Selects the endpoints of the nodes listed last and publishes them if they changed.
+    /// Selects the endpoints of the URLs listed last and publishes them if they changed.
     fn update(&mut self) {
-        let sel = self.selector.select(&self.nodes, now_ms());
+        let mut sel = self.discovery.selector.select(&self.urls, now_ms());
+        sel.endpoints.retain(|e| !self.own.contains(&e.addr));
         self.warming = sel.warming;
-        let endpoints = sel.endpoints;
+        self.shared
+            .set_discovered_info(&self.cluster, info_of(&sel.endpoints));
+        let endpoints: Vec<Endpoint> = sel
+            .endpoints
+            .iter()
+            .map(|e| Endpoint {
+                address: e.addr.to_string(),
+                weight: e.weight,
+            })
+            .collect();
         if self.published.as_ref() == Some(&endpoints) {
             return;
         }
         for (url, why) in &sel.skipped {
             tracing::debug!(cluster = %self.cluster, url = %url, reason = why.as_str(), "provider left out");
         }
-        if endpoints.is_empty() && self.selector.discovery.empty_protection {
+        if endpoints.is_empty() && self.discovery.discovery.empty_protection {
             if let Some(last) = self.published.as_ref().filter(|l| !l.is_empty()) {
                 tracing::warn!(
                     cluster = %self.cluster,
@@ -97,160 +95,74 @@ impl State {
     }
 }
 
+/// What the providers taken say: metadata cache entries ((path, version) -> (interface,
+/// group), sorted, one per distinct entry: the cache itself refuses to guess between two) and
+/// the union of their methods.
+fn info_of(endpoints: &[dubbo_registry::select::Endpoint]) -> ProviderInfo {
+    let mut v: Vec<Metadata> = endpoints
+        .iter()
+        .map(|e| Metadata {
+            path: e.url.path().to_owned(),
+            version: e.url.version().into_owned(),
+            interface: Some(e.url.interface().into_owned()),
+            group: Some(e.url.group().into_owned()).filter(|g| !g.is_empty()),
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        (&a.path, &a.version, &a.interface, &a.group).cmp(&(
+            &b.path,
+            &b.version,
+            &b.interface,
+            &b.group,
+        ))
+    });
+    v.dedup();
+    let mut methods: Vec<String> = endpoints.iter().flat_map(|e| e.url.methods()).collect();
+    methods.sort();
+    methods.dedup();
+    ProviderInfo {
+        metadata: v,
+        methods,
+    }
+}
+
 /// Follows the providers of one cluster until aborted.
-pub async fn watch(cluster: String, selector: Selector, shared: Arc<Shared>) {
-    let d = selector.discovery.clone();
-    let dir = providers_dir(&d.root, &d.interface);
-    let session_timeout = Duration::from_millis(d.session_timeout_ms);
+pub async fn watch(
+    cluster: String,
+    discovery: ClusterDiscovery,
+    shared: Arc<Shared>,
+    own: Vec<SocketAddr>,
+) {
+    let d = &discovery.discovery;
+    let registry = ZookeeperRegistry::start(
+        &format!("zookeeper://{}", d.zookeeper),
+        &d.zookeeper,
+        ZookeeperOptions {
+            root: d.root.clone(),
+            session_timeout: Duration::from_millis(d.session_timeout_ms),
+            empty_protection: d.empty_protection,
+        },
+    );
+    let mut providers = registry.subscribe(&d.interface);
     let mut st = State {
         cluster,
-        selector,
+        discovery,
         shared,
-        nodes: Vec::new(),
+        own,
+        urls: Arc::new([]),
         published: None,
         warming: false,
     };
-    let mut backoff = BACKOFF_MIN;
-    let mut failures = 0u32;
     loop {
-        let connect = zk::Client::connector()
-            .with_session_timeout(session_timeout)
-            .with_fail_eagerly()
-            .connect(&d.zookeeper);
-        let client = match tokio::time::timeout(session_timeout, connect).await {
-            Ok(Ok(c)) => c,
-            other => {
-                let why = match other {
-                    Ok(Err(e)) => e.to_string(),
-                    _ => "timed out".to_owned(),
-                };
-                failures += 1;
-                // Every attempt at debug; the first and then every 10th at warn.
-                if failures % 10 == 1 {
-                    tracing::warn!(
-                        cluster = %st.cluster,
-                        zookeeper = %d.zookeeper,
-                        attempts = failures,
-                        error = %why,
-                        keeping = st.published.as_ref().map_or(0, Vec::len),
-                        "cannot reach ZooKeeper: keeping the last known providers, retrying"
-                    );
-                } else {
-                    tracing::debug!(cluster = %st.cluster, error = %why, "ZooKeeper connect failed");
+        tokio::select! {
+            list = providers.next() => match list {
+                Ok(urls) => {
+                    st.urls = urls;
+                    st.update();
                 }
-                tokio::time::sleep(backoff).await;
-                backoff = (backoff * 2).min(BACKOFF_MAX);
-                continue;
-            }
-        };
-        tracing::info!(
-            cluster = %st.cluster,
-            zookeeper = %d.zookeeper,
-            session_timeout_ms = client.session_timeout().as_millis() as u64,
-            path = %dir,
-            "ZooKeeper session established"
-        );
-        backoff = BACKOFF_MIN;
-        failures = 0;
-        let why = follow(&client, &dir, &mut st).await;
-        tracing::warn!(
-            cluster = %st.cluster,
-            reason = %why,
-            keeping = st.published.as_ref().map_or(0, Vec::len),
-            "ZooKeeper session ended: keeping the last known providers, reconnecting"
-        );
-        drop(client);
-        tokio::time::sleep(BACKOFF_MIN).await;
-    }
-}
-
-/// Lists and watches until the session ends; why it ended.
-async fn follow(client: &zk::Client, dir: &str, st: &mut State) -> String {
-    let mut state = client.state_watcher();
-    loop {
-        let watcher = match client.list_and_watch_children(dir).await {
-            Ok((nodes, watcher)) => {
-                st.nodes = nodes;
-                st.update();
-                watcher
-            }
-            Err(zk::Error::NoNode) => {
-                // No provider ever registered (or the directory was removed): none, and wait
-                // for it to appear.
-                match client.check_and_watch_stat(dir).await {
-                    Ok((Some(_), _)) => continue,
-                    Ok((None, watcher)) => {
-                        st.nodes.clear();
-                        st.update();
-                        watcher
-                    }
-                    Err(e) if is_fatal(&e) => return e.to_string(),
-                    Err(e) => {
-                        tracing::debug!(cluster = %st.cluster, error = %e, "watch failed, retrying");
-                        tokio::time::sleep(BACKOFF_MIN).await;
-                        continue;
-                    }
-                }
-            }
-            Err(e) if is_fatal(&e) => return e.to_string(),
-            Err(e) => {
-                tracing::debug!(cluster = %st.cluster, error = %e, "list failed, retrying");
-                tokio::time::sleep(BACKOFF_MIN).await;
-                continue;
-            }
-        };
-        let changed = watcher.changed();
-        tokio::pin!(changed);
-        loop {
-            tokio::select! {
-                ev = &mut changed => {
-                    if ev.event_type == zk::EventType::Session {
-                        return format!("session {}", ev.session_state);
-                    }
-                    break; // list again (and watch again)
-                }
-                s = state.changed() => {
-                    match s {
-                        zk::SessionState::Disconnected => tracing::warn!(
-                            cluster = %st.cluster,
-                            keeping = st.published.as_ref().map_or(0, Vec::len),
-                            "ZooKeeper connection lost: keeping the last known providers"
-                        ),
-                        zk::SessionState::SyncConnected | zk::SessionState::ConnectedReadOnly => {
-                            tracing::info!(cluster = %st.cluster, "ZooKeeper connection back (same session)")
-                        }
-                        other if other.is_terminated() => return format!("session {other}"),
-                        _ => {}
-                    }
-                }
-                _ = tokio::time::sleep(WARMUP_TICK), if st.warming => st.update(),
-            }
+                Err(_) => return, // the registry closed: only when the task is aborted
+            },
+            _ = tokio::time::sleep(WARMUP_TICK), if st.warming => st.update(),
         }
-    }
-}
-
-/// Errors after which this session is of no more use.
-fn is_fatal(e: &zk::Error) -> bool {
-    matches!(
-        e,
-        zk::Error::SessionExpired
-            | zk::Error::ClientClosed
-            | zk::Error::AuthFailed
-            | zk::Error::SessionMoved
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn providers_dir_like_dubbo() {
-        assert_eq!(
-            providers_dir("dubbo", "demo.Greeter"),
-            "/dubbo/demo.Greeter/providers"
-        );
-        assert_eq!(providers_dir("/a/b/", "x.Y"), "/a/b/x.Y/providers");
-        assert_eq!(providers_dir("", "x.Y"), "/x.Y/providers");
     }
 }

@@ -68,6 +68,25 @@ impl EngineHandle {
     }
 }
 
+/// Runs worker `id`'s thread body. A panic stops only that worker (its connections close
+/// with it); it is logged and counted in `dubbo_proxy_worker_panics_total`, and `/healthz`
+/// answers 503 from then on, so that a load balancer or supervisor takes the process out and
+/// restarts it: a worker's calls and connections cannot be handed to another in flight.
+pub(crate) fn supervised(id: usize, shared: &Shared, body: impl FnOnce()) {
+    if let Err(panic) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".into());
+        tracing::error!("worker {id} stopped: {what}; /healthz answers 503 until a restart");
+        shared
+            .metrics
+            .worker_panics
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Starts `workers` workers of the configured engine on the bound listeners.
 pub fn start(
     kind: EngineKind,

@@ -122,7 +122,10 @@ pub fn start(
                     }
                 };
                 let local = LocalSet::new();
-                local.block_on(&rt, run_worker(id, shared, socks, inboxes, inbox, shutdown));
+                let supervisor = shared.clone();
+                super::supervised(id, &supervisor, || {
+                    local.block_on(&rt, run_worker(id, shared, socks, inboxes, inbox, shutdown));
+                });
             })?;
         threads.push(t);
     }

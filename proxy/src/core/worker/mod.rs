@@ -41,7 +41,6 @@ use dubbo_codec::{BodyFormat, DecodeError, Event, Frame, FrameCodec, Status};
 use slab::Slab;
 
 use crate::config;
-use crate::core::balance::Balancer;
 use crate::core::flow::{inflight_resume_at, Change, Pause, Watermarks};
 use crate::core::health::is_failure_status;
 use crate::core::inflight::{InFlight, InFlightTable};
@@ -50,6 +49,7 @@ use crate::core::metrics::{EndpointHealth, SlowCaller, Stats};
 use crate::core::outbox::Outbox;
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, SharedEndpoint, Snapshot};
+use dubbo_registry::balance::Balancer;
 use replies::Replies;
 
 mod backpressure;

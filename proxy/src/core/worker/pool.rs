@@ -99,7 +99,7 @@ impl Worker {
             let lb = match &prev {
                 Some(p) if p.spec.lb == spec.lb && same_endpoints(p) => p.lb.clone(),
                 _ => Balancer::new(
-                    spec.lb,
+                    spec.lb.into(),
                     spec.endpoints.len(),
                     (self.id as u64) << 32 | ci as u64,
                 ),

@@ -137,10 +137,13 @@ pub fn start(
         let t = std::thread::Builder::new()
             .name(format!("dubbo-proxy-epoll-{id}"))
             .spawn(move || {
-                match event_loop::Loop::new(id, shared, poll, rx, remotes, socks, options) {
-                    Ok(mut l) => l.run(),
-                    Err(e) => tracing::error!("worker {id}: cannot start its event loop: {e}"),
-                }
+                let supervisor = shared.clone();
+                super::supervised(id, &supervisor, || {
+                    match event_loop::Loop::new(id, shared, poll, rx, remotes, socks, options) {
+                        Ok(mut l) => l.run(),
+                        Err(e) => tracing::error!("worker {id}: cannot start its event loop: {e}"),
+                    }
+                });
             })?;
         threads.push(t);
     }

@@ -23,8 +23,9 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 import io.github.hessianrs.demo.User;
 
 /**
- * {@code consumer HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--load CALLS]}: calls every method of DemoService through a direct URL and
+ * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
+ * [--attach K=V]... [--load CALLS]}: calls every method of DemoService through a direct URL (or,
+ * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
  * attachments on every call; {@code --load}: instead of the checks, CALLS sayHello calls over
  * {@code --concurrency} threads, see {@link #load}).
@@ -133,8 +134,9 @@ final class Consumer {
     static final String UNICODE = "h\u00e9llo, \u4e16\u754c \u2713 \ud83d\ude00";
 
     static int run(String[] args) throws Exception {
-        if (args.length < 2) throw new Main.UsageException("consumer needs HOST:PORT");
-        String[] hp = Main.hostPort(args[1]);
+        if (args.length < 2) throw new Main.UsageException("consumer needs HOST:PORT or zookeeper://HOST:PORT");
+        String registry = args[1].startsWith("zookeeper://") ? DubboSetup.zookeeperRegistry(args[1]) : null;
+        String[] hp = registry != null ? new String[] {"registry", "0"} : Main.hostPort(args[1]);
         int iterations = 1;
         int timeout = 5000;
         int concurrency = 200;
@@ -170,8 +172,9 @@ final class Consumer {
             }
         }
         Consumer c = new Consumer();
-        println("# dubbo " + DubboSetup.dubboVersion() + " consumer -> " + hp[0] + ":" + hp[1]);
+        println("# dubbo " + DubboSetup.dubboVersion() + " consumer -> " + (registry != null ? registry : hp[0] + ":" + hp[1]));
         ReferenceConfig<DemoService> rc = DubboSetup.reference(hp[0], Integer.parseInt(hp[1]), timeout, null);
+        if (registry != null) DubboSetup.viaRegistry(rc, registry);
         if (group != null) rc.setGroup(group);
         DemoService svc;
         try {

@@ -211,6 +211,16 @@ public final class DubboSetup {
         return rc;
     }
 
+    /**
+     * Makes {@code rc} find its providers in {@code registry} (a {@link #zookeeperRegistry}
+     * address) instead of its direct URL: what a stock consumer configured only with
+     * {@code registry=zookeeper://...} does (it also registers itself under {@code consumers}).
+     */
+    static void viaRegistry(ReferenceConfig<?> rc, String registry) {
+        rc.setUrl(null);
+        rc.setRegistry(zookeeper(registry));
+    }
+
     /** A generic ($invoke) reference to the same service. */
     static ReferenceConfig<org.apache.dubbo.rpc.service.GenericService> genericReference(
             String host, int port, int timeoutMs, Map<String, String> extraUrlParams) {

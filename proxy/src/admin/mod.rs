@@ -3,14 +3,15 @@
 //! Hand-written rather than pulling in hyper: it serves five operator URLs, one request per
 //! connection (`Connection: close`), to `curl` and Prometheus, and must never share a
 //! thread or a lock with the call path. A request line, headers up to 16 KiB, a body up to
-//! 64 KiB; anything else is refused.
+//! 64 KiB, a `Host` that is loopback; anything else is refused (see [`request`]). What
+//! changes state answers `POST`/`PUT` only, so no plain link or image can trigger it.
 //!
 //! | URL | |
 //! |---|---|
 //! | `GET /metrics` | Prometheus text |
-//! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM |
+//! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM, or 503 after a worker panicked |
 //! | `GET /config` | the configuration in force, as TOML |
-//! | `POST /api/v1/downgrade/on` / `off` | per-call logging off / back on (MOSN's switch) |
+//! | `POST /api/v1/downgrade/on` / `off` | the per-call access log off / back on (MOSN's switch) |
 //! | `GET /metadata` | the metadata cache entries |
 //! | `POST`/`PUT /metadata?path=..&version=..&interface=..&group=..` | adds an entry (the parameters may also come as a form body) |
 
@@ -24,8 +25,9 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::config::Metadata;
 use crate::core::Shared;
 
-const MAX_HEAD: usize = 16 * 1024;
-const MAX_BODY: usize = 64 * 1024;
+pub mod request;
+
+use request::parse_head;
 
 /// What the admin endpoint reads and switches.
 #[derive(Clone)]
@@ -75,39 +77,21 @@ fn text(status: u16, body: impl Into<String>) -> Response {
 
 async fn handle(mut stream: TcpStream, state: AdminState) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(1024);
-    let head_end = loop {
+    let head = loop {
+        match parse_head(&buf) {
+            Ok(Some(head)) => break head,
+            Ok(None) => {}
+            Err(e) => return write(&mut stream, text(e.status(), format!("{e}\n"))).await,
+        }
         let mut chunk = [0u8; 4096];
         let n = stream.read(&mut chunk).await?;
         if n == 0 {
             return Ok(());
         }
         buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-        if buf.len() > MAX_HEAD {
-            return write(&mut stream, text(431, "request head too large\n")).await;
-        }
     };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let mut lines = head.split("\r\n");
-    let request_line = lines.next().unwrap_or_default();
-    let mut parts = request_line.split(' ');
-    let method = parts.next().unwrap_or_default().to_owned();
-    let target = parts.next().unwrap_or_default().to_owned();
-    let mut content_length = 0usize;
-    for l in lines {
-        if let Some((k, v)) = l.split_once(':') {
-            if k.trim().eq_ignore_ascii_case("content-length") {
-                content_length = v.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    if content_length > MAX_BODY {
-        return write(&mut stream, text(413, "body too large\n")).await;
-    }
-    let mut body = buf[head_end..].to_vec();
-    while body.len() < content_length {
+    let mut body = buf.split_off(head.head_len);
+    while body.len() < head.content_length {
         let mut chunk = [0u8; 4096];
         let n = stream.read(&mut chunk).await?;
         if n == 0 {
@@ -115,8 +99,8 @@ async fn handle(mut stream: TcpStream, state: AdminState) -> std::io::Result<()>
         }
         body.extend_from_slice(&chunk[..n]);
     }
-    body.truncate(content_length);
-    let resp = route(&state, &method, &target, &body);
+    body.truncate(head.content_length);
+    let resp = route(&state, &head.method, &head.target, &body);
     write(&mut stream, resp).await
 }
 
@@ -127,6 +111,7 @@ async fn write(stream: &mut TcpStream, r: Response) -> std::io::Result<()> {
         404 => "Not Found",
         405 => "Method Not Allowed",
         413 => "Payload Too Large",
+        421 => "Misdirected Request",
         431 => "Request Header Fields Too Large",
         503 => "Service Unavailable",
         _ => "",
@@ -152,7 +137,13 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
             body: shared.metrics.render(),
         },
         ("GET", "/healthz") => {
-            if state.draining.load(Ordering::Relaxed) {
+            let panics = shared.metrics.worker_panics.load(Ordering::Relaxed);
+            if panics > 0 {
+                text(
+                    503,
+                    format!("{panics} worker(s) stopped by a panic: restart the proxy\n"),
+                )
+            } else if state.draining.load(Ordering::Relaxed) {
                 text(503, "draining\n")
             } else {
                 text(200, "ok\n")
@@ -163,12 +154,12 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
             content_type: "application/toml",
             body: shared.snapshot().config.to_toml(),
         },
-        ("POST" | "PUT" | "GET", "/api/v1/downgrade/on") => {
+        ("POST" | "PUT", "/api/v1/downgrade/on") => {
             shared.downgrade.store(true, Ordering::Relaxed);
             tracing::info!("downgrade on: per-call logging off");
             text(200, "downgrade on\n")
         }
-        ("POST" | "PUT" | "GET", "/api/v1/downgrade/off") => {
+        ("POST" | "PUT", "/api/v1/downgrade/off") => {
             shared.downgrade.store(false, Ordering::Relaxed);
             tracing::info!("downgrade off: per-call logging as configured");
             text(200, "downgrade off\n")
@@ -210,7 +201,52 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
             shared.register_metadata(m);
             text(200, "registered\n")
         }
-        (_, "/metrics" | "/healthz" | "/config" | "/metadata") => text(405, "method not allowed\n"),
+        (
+            _,
+            "/metrics"
+            | "/healthz"
+            | "/config"
+            | "/metadata"
+            | "/api/v1/downgrade/on"
+            | "/api/v1/downgrade/off",
+        ) => text(405, "method not allowed\n"),
         _ => text(404, "not found\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::engine::supervised;
+
+    #[test]
+    fn a_panicking_worker_turns_healthz_to_503() {
+        let shared = Shared::new(Config::default_config(), 2);
+        let state = AdminState {
+            shared: shared.clone(),
+            draining: Arc::new(AtomicBool::new(false)),
+        };
+        assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
+        // A worker that ends normally changes nothing; one that panics is counted.
+        supervised(0, &shared, || {});
+        assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
+        let other = std::thread::spawn({
+            let shared = shared.clone();
+            move || supervised(1, &shared, || panic!("a bug"))
+        });
+        other.join().expect("the panic stays inside the worker");
+        let health = route(&state, "GET", "/healthz", b"");
+        assert_eq!(health.status, 503);
+        assert!(
+            health.body.contains("1 worker(s) stopped"),
+            "{}",
+            health.body
+        );
+        let metrics = route(&state, "GET", "/metrics", b"").body;
+        assert!(
+            metrics.contains("dubbo_proxy_worker_panics_total 1"),
+            "{metrics}"
+        );
     }
 }

@@ -1,0 +1,95 @@
+//! What a server writes about itself in a registry (feature `registry`): see
+//! [`Server::register`](crate::server::Server::register).
+
+use std::net::{IpAddr, SocketAddr};
+
+use dubbo_registry::{RegistryError, ServiceUrl};
+
+/// How a server's services are registered: the application name, the address to advertise,
+/// and the provider URL parameters a Java consumer reads (`weight`, `warmup`, `timeout`, any
+/// other through [`Registration::param`]). The URL is otherwise what a Java provider writes
+/// ([`ServiceUrl::provider`]: `dubbo`, `release`, `pid`, `timestamp`, `serialization`,
+/// `prefer.serialization`, `side`...), with the service's `interface`, `version`, `group`
+/// and `methods`.
+#[derive(Debug, Clone)]
+pub struct Registration {
+    application: String,
+    host: Option<IpAddr>,
+    params: Vec<(String, String)>,
+}
+
+impl Registration {
+    /// Registration as application `application`.
+    pub fn new(application: &str) -> Self {
+        Registration {
+            application: application.to_owned(),
+            host: None,
+            params: Vec::new(),
+        }
+    }
+
+    /// The address to advertise, when the server listens on the unspecified address (Java
+    /// takes its first LAN address there; here it must be said).
+    pub fn host(mut self, host: IpAddr) -> Self {
+        self.host = Some(host);
+        self
+    }
+
+    /// The provider's `weight` (default 100).
+    pub fn weight(self, weight: u32) -> Self {
+        self.param("weight", &weight.to_string())
+    }
+
+    /// The warm-up in ms over which consumers ramp its weight up (Dubbo's default: 10 min).
+    pub fn warmup_ms(self, warmup: u64) -> Self {
+        self.param("warmup", &warmup.to_string())
+    }
+
+    /// The default call timeout in ms its consumers apply.
+    pub fn timeout_ms(self, timeout: u64) -> Self {
+        self.param("timeout", &timeout.to_string())
+    }
+
+    /// Any other URL parameter (`idc=hz`, `token=...`).
+    pub fn param(mut self, key: &str, value: &str) -> Self {
+        self.params.push((key.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// The provider URL of one service listening on `addr`.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Url`] when `addr` is the unspecified address and no
+    /// [`host`](Registration::host) was given: no consumer could connect to it.
+    pub fn provider_url(
+        &self,
+        addr: SocketAddr,
+        interface: &str,
+        version: &str,
+        group: Option<&str>,
+        methods: &[&str],
+    ) -> Result<ServiceUrl, RegistryError> {
+        let mut advertised = addr;
+        if let Some(h) = self.host {
+            advertised.set_ip(h);
+        }
+        if advertised.ip().is_unspecified() {
+            return Err(RegistryError::Url {
+                url: format!("dubbo://{addr}/{interface}"),
+                reason: "listening on the unspecified address: say which address to advertise (Registration::host)".into(),
+            });
+        }
+        let mut b = ServiceUrl::provider(interface, advertised, &self.application)
+            .version(version)
+            .group(group.unwrap_or(""))
+            .methods(methods);
+        if addr.ip().is_unspecified() {
+            b = b.param("anyhost", "true");
+        }
+        for (k, v) in &self.params {
+            b = b.param(k, v.as_str());
+        }
+        Ok(b.build())
+    }
+}

@@ -1,0 +1,160 @@
+//! The configuration as a whole: the embedded default, errors naming keys, overrides.
+
+use super::*;
+
+#[test]
+fn embedded_default_is_the_documented_shape() {
+    let c = Config::default_config();
+    assert_eq!(c.listeners[0].address, "127.0.0.1:20881");
+    assert_eq!(c.admin.address, "127.0.0.1:20882");
+    assert_eq!(
+        c.clusters["default"].endpoints[0].address,
+        "127.0.0.1:20880"
+    );
+    assert_eq!(c.clusters["default"].endpoints[0].weight, 100);
+    assert_eq!(c.engine, EngineKind::Tokio);
+    assert_eq!(c.routes[0].timeout_ms, 5_000);
+}
+
+#[test]
+fn errors_name_the_bad_key() {
+    let text = r#"
+        [[listeners]]
+        address = "nope"
+        [[routes]]
+        interface = "com.*.Foo"
+        cluster = "missing"
+        [clusters.backend]
+        endpoints = [{ address = "127.0.0.1:1" }, { address = "127.0.0.1:2", weight = 0 }]
+    "#;
+    let e = Config::from_toml(text).unwrap_err();
+    let s = e.to_string();
+    assert!(
+        s.contains("clusters.backend.endpoints[1].weight: must be > 0"),
+        "{s}"
+    );
+    assert!(s.contains("listeners[0].address: must be IP:PORT"), "{s}");
+    assert!(s.contains("routes[0].interface:"), "{s}");
+    assert!(
+        s.contains("routes[0].cluster: no cluster named \"missing\""),
+        "{s}"
+    );
+}
+
+#[test]
+fn every_parse_error_says_what_is_wrong() {
+    // Found by the config_load fuzz target: toml's message for a control character in a
+    // comment is empty.
+    for text in ["#\u{0}", "a = \"\u{1}\"", "[x", "a = 1\na = 2"] {
+        let e = Config::from_toml(text).unwrap_err();
+        for (key, problem) in &e.problems {
+            assert!(!key.is_empty() && !problem.is_empty(), "{text:?}: {e}");
+        }
+    }
+}
+
+#[test]
+fn unknown_keys_are_refused() {
+    let text = format!("{DEFAULT_TOML}\n[clusters.default.outlier]\nconsecutive_fails = 3\n");
+    let e = Config::from_toml(&text).unwrap_err().to_string();
+    assert!(e.contains("consecutive_fails"), "{e}");
+}
+
+#[test]
+fn patterns() {
+    assert!(Pattern::parse("*").unwrap().matches("x"));
+    let p = Pattern::parse("com.example.*").unwrap();
+    assert!(p.matches("com.example.Foo") && !p.matches("org.Foo"));
+    let s = Pattern::parse("*.DemoService").unwrap();
+    assert!(s.matches("a.b.DemoService") && !s.matches("a.b.Demo"));
+    assert_eq!(Pattern::parse("a.b").unwrap(), Pattern::Exact("a.b".into()));
+    assert!(Pattern::parse("a*b").is_err());
+    assert!(Pattern::parse("*a*").is_err());
+    assert!(Pattern::parse("").is_err());
+}
+
+#[test]
+fn overrides() {
+    let mut c = Config::default_config();
+    c.override_listen("127.0.0.1:1");
+    c.override_upstream(&["127.0.0.1:2".into(), "127.0.0.1:3".into()])
+        .unwrap();
+    assert_eq!(c.listeners[0].address, "127.0.0.1:1");
+    assert_eq!(c.clusters["default"].endpoints.len(), 2);
+    c.validate().unwrap();
+    let round = Config::from_toml(&c.to_toml()).unwrap();
+    assert_eq!(round, c);
+}
+
+#[test]
+fn discovery_replaces_endpoints() {
+    let base = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"d\"\n";
+    let ok = format!(
+        "{base}[clusters.d.discovery]\nzookeeper = \"127.0.0.1:2181,[::1]:2182/reg\"\ninterface = \"a.B\"\nidc_weights = {{ hz = 3 }}\n"
+    );
+    let c = Config::from_toml(&ok).unwrap();
+    let d = c.clusters["d"].discovery.as_ref().unwrap();
+    assert_eq!((d.root.as_str(), d.idc_key.as_str()), ("dubbo", "idc"));
+    assert!(d.warmup && d.empty_protection && d.idc_weights["hz"] == 3);
+    assert_eq!(Config::from_toml(&c.to_toml()).unwrap(), c);
+    assert_eq!(
+        parse_connect_string("127.0.0.1:2181,[::1]:2182/reg").unwrap(),
+        [("127.0.0.1".to_owned(), 2181), ("::1".to_owned(), 2182)]
+    );
+
+    let both = ok.replace(
+        "[clusters.d.discovery]",
+        "[clusters.d]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n[clusters.d.discovery]",
+    );
+    let e = Config::from_toml(&both).unwrap_err().to_string();
+    assert!(e.contains("clusters.d.endpoints: must be left out"), "{e}");
+
+    let bad = format!(
+        "{base}[clusters.d.discovery]\nzookeeper = \"zk\"\ninterface = \"\"\nsession_timeout_ms = 5\n"
+    );
+    let e = Config::from_toml(&bad).unwrap_err().to_string();
+    for k in [
+        "discovery.zookeeper",
+        "discovery.interface",
+        "discovery.session_timeout_ms",
+    ] {
+        assert!(e.contains(&format!("clusters.d.{k}:")), "{k}: {e}");
+    }
+}
+
+#[test]
+fn limits_are_checked() {
+    let c = Config::default_config();
+    assert_eq!(c.listeners[0].max_connections, 10_000);
+    assert_eq!(c.listeners[0].max_inflight, 4_096);
+    assert_eq!(c.limits, Limits::default());
+    assert_eq!(c.clusters["default"].health_check.probe_interval_ms, 1_000);
+    let text = format!(
+        "{DEFAULT_TOML}\n[limits]\noutbox_high_watermark = 1000\noutbox_low_watermark = 1000\noutbox_hard_cap = 2000\n"
+    )
+    .replace("name = \"main\"", "name = \"main\"\nmax_connections = 0\nmax_inflight = 0");
+    let e = Config::from_toml(&text).unwrap_err().to_string();
+    for k in [
+        "limits.outbox_low_watermark: must be below",
+        "limits.outbox_hard_cap: must be at least",
+        "listeners[0].max_connections: must be > 0",
+        "listeners[0].max_inflight: must be > 0",
+    ] {
+        assert!(e.contains(k), "{k}: {e}");
+    }
+    let text = format!(
+        "{DEFAULT_TOML}\n[clusters.default.health_check]\nprobe_interval_ms = 100\nhealthy_threshold = 0\n"
+    );
+    let e = Config::from_toml(&text).unwrap_err().to_string();
+    assert!(
+        e.contains("health_check.healthy_threshold: must be > 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn admin_must_be_loopback() {
+    let text = DEFAULT_TOML.replace("127.0.0.1:20882", "0.0.0.0:20882");
+    let e = Config::from_toml(&text).unwrap_err().to_string();
+    assert!(e.contains("admin.address: must be a loopback"), "{e}");
+}

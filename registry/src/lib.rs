@@ -1,0 +1,62 @@
+//! Dubbo service discovery: providers register, consumers follow them and balance calls.
+//!
+//! - [`Registry`]: the trait every registry implements: register and unregister a provider or
+//!   consumer URL, [`subscribe`](Registry::subscribe) to an interface's providers (a
+//!   [`Subscription`] yields the whole list on every change), list services and providers.
+//!   [`connect`] opens one from its address (`zookeeper://HOST:PORT`).
+//! - [`zookeeper`] (feature `zookeeper`, on by default): the registry as Java Dubbo 2.7 and 3.x
+//!   use it: `/<root>/<interface>/providers/<URL-encoded URL>` ephemeral nodes, re-registered
+//!   in a new session after an expiry, watched, with empty protection.
+//! - [`ServiceUrl`]: Dubbo URLs, written as Java writes them (sorted parameters: `application`,
+//!   `dubbo`, `interface`, `methods`, `pid`, `release`, `serialization`, `side`, `timestamp`,
+//!   `version`, `group`, `weight`...) and read through `registry-urlweight`.
+//! - [`select`]: which providers a caller takes (version, group, methods, `enabled`) and their
+//!   weights (data-centre factor, Dubbo's warm-up).
+//! - [`balance`]: Dubbo's load balancers (random, round-robin, least-active, consistent-hash)
+//!   and the proxy's least-request, shared by `dubbo-codec`'s cluster client and `dubbo-proxy`.
+//!
+//! ```
+//! use dubbo_registry::balance::{Balancer, Policy};
+//! use dubbo_registry::select::Selector;
+//! use dubbo_registry::ServiceUrl;
+//!
+//! // Two providers as they would be registered; one in data centre "hz" counting double.
+//! let a = ServiceUrl::provider("demo.Greeter", "127.0.0.1:20880".parse()?, "demo")
+//!     .version("1.0.0")
+//!     .methods(&["sayHello"])
+//!     .param("idc", "hz")
+//!     .param("warmup", "0")
+//!     .build();
+//! let b = ServiceUrl::provider("demo.Greeter", "127.0.0.1:20881".parse()?, "demo")
+//!     .version("1.0.0")
+//!     .methods(&["sayHello"])
+//!     .param("warmup", "0")
+//!     .build();
+//! assert!(a.as_str().starts_with("dubbo://127.0.0.1:20880/demo.Greeter?application=demo&"));
+//!
+//! let mut selector = Selector::new(Some("1.0.0"), None);
+//! selector.idc_weights.insert("hz".into(), 2);
+//! let sel = selector.select(&[a, b], 0);
+//! let weights: Vec<u32> = sel.endpoints.iter().map(|e| e.weight).collect();
+//! assert_eq!(weights, [200, 100]);
+//!
+//! // Smooth weighted round-robin over them.
+//! let mut lb = Balancer::new(Policy::RoundRobin, weights.len(), 0);
+//! let picks: Vec<usize> = (0..3).map(|_| lb.pick(&weights, |_| true, |_| 0).unwrap()).collect();
+//! assert_eq!(picks, [0, 1, 0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod balance;
+mod error;
+mod registry;
+pub mod select;
+mod url;
+#[cfg(feature = "zookeeper")]
+pub mod zookeeper;
+
+pub use error::RegistryError;
+pub use registry::{connect, Providers, Registry, RegistryFuture, Subscription};
+pub use url::{ServiceUrl, Side, UrlBuilder, COMPATIBLE_RELEASE, DUBBO_PROTOCOL_VERSION};

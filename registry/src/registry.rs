@@ -1,0 +1,124 @@
+//! The registry trait, and what a subscription to an interface's providers hands out.
+//!
+//! A [`Registry`] keeps URLs registered (a provider's or a consumer's) for as long as it lives
+//! or until they are unregistered, whatever happens to its connection, and follows the
+//! providers of interfaces: [`Registry::subscribe`] returns a [`Subscription`], a stream of
+//! provider lists (the whole list each time it changes). ZooKeeper is one implementation
+//! ([`crate::zookeeper`]); Nacos or etcd would be others, behind the same trait.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio::sync::watch;
+use tokio::task::AbortHandle;
+
+use crate::error::RegistryError;
+use crate::url::ServiceUrl;
+
+/// What a [`Registry`] method returns: a boxed future, so that the trait is object-safe
+/// (`Arc<dyn Registry>`).
+pub type RegistryFuture<'a, T> =
+    Pin<Box<dyn Future<Output = Result<T, RegistryError>> + Send + 'a>>;
+
+/// A provider list as a subscription hands it out: every provider URL of the interface, in
+/// the registry's order.
+pub type Providers = Arc<[ServiceUrl]>;
+
+/// A Dubbo registry.
+pub trait Registry: Send + Sync + fmt::Debug {
+    /// The registry's address, as given (`zookeeper://127.0.0.1:2181`).
+    fn address(&self) -> &str;
+
+    /// Registers `url` under its interface and category (`providers` for `side=provider`,
+    /// `consumers` for a consumer URL) until [`unregister`](Registry::unregister)ed or the
+    /// registry is dropped, also across a lost session (written again in the next one).
+    fn register<'a>(&'a self, url: &'a ServiceUrl) -> RegistryFuture<'a, ()>;
+
+    /// Removes a URL [`register`](Registry::register)ed before (not an error if it is gone).
+    fn unregister<'a>(&'a self, url: &'a ServiceUrl) -> RegistryFuture<'a, ()>;
+
+    /// Follows the providers of `interface`: the subscription yields the whole list now and
+    /// after every change, until it is dropped.
+    fn subscribe(&self, interface: &str) -> Subscription;
+
+    /// The providers of `interface` now (one read, no watch).
+    fn providers<'a>(&'a self, interface: &'a str) -> RegistryFuture<'a, Vec<ServiceUrl>>;
+
+    /// Every interface that has a providers category in the registry, sorted.
+    fn services(&self) -> RegistryFuture<'_, Vec<String>>;
+}
+
+/// The providers of one interface, followed: a stream of whole lists. Dropping it stops the
+/// watch behind it.
+#[derive(Debug)]
+pub struct Subscription {
+    rx: watch::Receiver<Option<Providers>>,
+    task: Option<AbortHandle>,
+    initial_unread: bool,
+}
+
+impl Subscription {
+    /// A subscription reading `rx` (`None` until the first list), whose watch task `task` is
+    /// aborted when it drops: for [`Registry`] implementations.
+    pub fn new(rx: watch::Receiver<Option<Providers>>, task: Option<AbortHandle>) -> Self {
+        Subscription {
+            rx,
+            task,
+            initial_unread: true,
+        }
+    }
+
+    /// The last list, `None` before the first.
+    pub fn current(&self) -> Option<Providers> {
+        self.rx.borrow().clone()
+    }
+
+    /// The list not seen yet: the first one as soon as there is one, then each change.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Closed`] when the registry behind it is gone.
+    pub async fn next(&mut self) -> Result<Providers, RegistryError> {
+        loop {
+            if std::mem::take(&mut self.initial_unread) {
+                if let Some(list) = self.rx.borrow_and_update().clone() {
+                    return Ok(list);
+                }
+            }
+            self.rx.changed().await.map_err(|_| RegistryError::Closed)?;
+            if let Some(list) = self.rx.borrow_and_update().clone() {
+                return Ok(list);
+            }
+        }
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        if let Some(t) = self.task.take() {
+            t.abort();
+        }
+    }
+}
+
+/// Connects to the registry at `address`: `zookeeper://HOST:PORT[,HOST:PORT...][?k=v...]`
+/// (see [`crate::zookeeper::ZookeeperRegistry::connect`] for the parameters), waiting for its
+/// first session.
+///
+/// # Errors
+///
+/// [`RegistryError::Address`] for another scheme (or the `zookeeper` feature off),
+/// [`RegistryError::Unreachable`] when no session came within the session timeout.
+pub async fn connect(address: &str) -> Result<Arc<dyn Registry>, RegistryError> {
+    #[cfg(feature = "zookeeper")]
+    if address.starts_with("zookeeper://") {
+        let r = crate::zookeeper::ZookeeperRegistry::connect(address).await?;
+        return Ok(Arc::new(r));
+    }
+    Err(RegistryError::Address {
+        address: address.to_owned(),
+        reason: "only zookeeper:// registries are supported",
+    })
+}
