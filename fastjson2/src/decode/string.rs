@@ -8,6 +8,7 @@ use crate::marker::{int, string as code};
 
 impl<'de> Decoder<'de> {
     /// The string whose code byte `c` was just read.
+    #[inline]
     pub(super) fn string_after(&mut self, c: u8) -> Result<Cow<'de, str>> {
         let len = match c {
             code::FIX_FIRST..=code::FIX_LAST => usize::from(c - code::FIX_FIRST),
@@ -70,6 +71,7 @@ impl<'de> Decoder<'de> {
     }
 
     /// After `0x7f`: a symbol reference (an int32) or definition (a string, then its number).
+    #[inline]
     pub(super) fn symbol_after(&mut self) -> Result<Cow<'de, str>> {
         let c = self.peek()?;
         if int::is_int32(c) {
@@ -107,6 +109,7 @@ impl<'de> Decoder<'de> {
         self.define_symbol(name)
     }
 
+    #[inline]
     fn symbol_ref(&mut self) -> Result<Cow<'de, str>> {
         let at = self.pos;
         let n = self.int32()?;
@@ -128,6 +131,7 @@ impl<'de> Decoder<'de> {
 
     /// Reads the number after a symbol's string: Java numbers symbols in order of first use,
     /// so the number is the next free one (or, never from Java, an earlier one redefined).
+    #[inline]
     fn define_symbol(&mut self, name: Cow<'de, str>) -> Result<Cow<'de, str>> {
         let at = self.pos;
         let n = self.int32()?;

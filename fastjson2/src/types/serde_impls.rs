@@ -68,9 +68,23 @@ impl<'de, T> Visitor<'de> for RawVisitor<T> {
         while let Header::Typed(_) = h {
             h = d.pull().map_err(E::custom)?;
         }
-        let found = format!("{h:?}");
+        let found = describe(&h);
         (self.pick)(h)
             .ok_or_else(|| E::custom(format!("found {found}, expected {}", self.expecting)))
+    }
+}
+
+/// The kind of header, for an error message (cheap: no formatting unless it fails).
+fn describe(h: &Header<'_>) -> &'static str {
+    match h {
+        Header::Null => "null",
+        Header::Bool(_) => "a boolean",
+        Header::Int(_) | Header::Long(_) | Header::Byte(_) | Header::Short(_) => "an integer",
+        Header::Float(_) | Header::Double(_) => "a floating point number",
+        Header::String(_) | Header::Symbol(_) | Header::Char(_) => "a string",
+        Header::Array(_) => "an array",
+        Header::Object | Header::End => "an object",
+        _ => "another JSONB value",
     }
 }
 
