@@ -12,17 +12,13 @@
 //! `{"ldt": [...7]}`, `{"zdt": [...7, zone]}`, arrays as arrays, `{"obj": [[k, v], ...]}`,
 //! `{"type": class, "value": v}`, `{"ref": path}`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use common::vectors;
 use fastjson2::decode::Decoder;
 use fastjson2::frame::read_framed;
 use fastjson2::value::{self, Value};
 use serde_json::{json, Value as Json};
-
-fn vectors() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
-}
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|b| format!("{b:02x}")).collect()
@@ -150,12 +146,7 @@ fn dubbo_framed_objects_decode_one_by_one() {
 /// it gets by writing both again).
 #[test]
 fn java_reads_our_encodings_back() {
-    let Some(jar) = dubbo_test_support::java::fastjson2_jar() else {
-        return;
-    };
-    let ours = std::env::temp_dir().join(format!("fastjson2-ours-{}", std::process::id()));
-    std::fs::create_dir_all(&ours).unwrap();
-    let mut written = 0;
+    let mut files = Vec::new();
     for case in manifest() {
         let name = case["name"].as_str().unwrap();
         if case.get("wire").is_none() {
@@ -163,27 +154,7 @@ fn java_reads_our_encodings_back() {
         }
         let bytes = std::fs::read(vectors().join(format!("{name}.bin"))).unwrap();
         let v = value::from_slice(&bytes).unwrap();
-        std::fs::write(ours.join(format!("{name}.bin")), value::to_vec(&v)).unwrap();
-        written += 1;
+        files.push((format!("{name}.bin"), value::to_vec(&v)));
     }
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg("check")
-        .arg(vectors())
-        .arg(&ours)
-        .output()
-        .expect("run java");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let _ = std::fs::remove_dir_all(&ours);
-    assert!(
-        out.status.success(),
-        "java check failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        written,
-        "{stdout}"
-    );
+    common::java_reads_back("value", &files);
 }

@@ -24,7 +24,7 @@ use bytes::BufMut;
 
 use crate::marker::{self, container, float, int, long, number, string as str_code, time};
 use crate::types::{
-    BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
+    BigDecimal, BigInteger, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
 
 /// Writes JSONB values into a `BufMut`; one encoder per document (it numbers the document's
@@ -241,6 +241,11 @@ impl<B: BufMut> Encoder<B> {
         }
         self.out.put_u8(time::MILLIS);
         self.out.put_i64(millis);
+    }
+
+    /// A [`Date`] (see [`write_date`](Self::write_date)).
+    pub fn write_java_date(&mut self, v: &Date) {
+        self.write_date(v.0);
     }
 
     /// A `java.time.Instant`.
