@@ -164,11 +164,43 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     forward_to_any! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i64
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
-        deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
+        deserialize_f64 deserialize_char deserialize_bytes
         deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
-        deserialize_identifier
+    }
+
+    // Fast paths for what POJOs are made of: field names (symbols), short ASCII strings, small
+    // ints. Anything else goes through `deserialize_any`.
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.next_if_symbol() {
+            Some(Ok(Cow::Borrowed(s))) => visitor.visit_borrowed_str(s),
+            Some(Ok(Cow::Owned(s))) => visitor.visit_string(s),
+            Some(Err(e)) => Err(e),
+            None => self.deserialize_str(visitor),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.next_if_short_ascii() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ (0xf0..=0xff | 0x00..=0x2f) => {
+                self.dec.pull()?;
+                visitor.visit_i32(i32::from(c as i8))
+            }
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

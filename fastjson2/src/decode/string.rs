@@ -55,6 +55,37 @@ impl<'de> Decoder<'de> {
         }
     }
 
+    /// The next value if it is a one-byte-length ASCII string (the common case of short text
+    /// and field names), consumed and borrowed; `None` (nothing consumed) for anything else.
+    #[inline]
+    pub fn next_if_short_ascii(&mut self) -> Option<&'de str> {
+        let c = *self.data.get(self.pos)?;
+        if !(code::FIX_FIRST..=code::FIX_LAST).contains(&c) {
+            return None;
+        }
+        let start = self.pos + 1;
+        let bytes = self
+            .data
+            .get(start..start + usize::from(c - code::FIX_FIRST))?;
+        if !bytes.is_ascii() {
+            return None;
+        }
+        let s = std::str::from_utf8(bytes).ok()?;
+        self.pos = start + bytes.len();
+        Some(s)
+    }
+
+    /// The next value if it is a symbol (`0x7f`, a POJO field name), consumed; `None` (nothing
+    /// consumed) for anything else.
+    #[inline]
+    pub fn next_if_symbol(&mut self) -> Option<Result<Cow<'de, str>>> {
+        if self.data.get(self.pos) != Some(&code::SYMBOL) {
+            return None;
+        }
+        self.pos += 1;
+        Some(self.symbol_after())
+    }
+
     /// A string in any string form (a symbol too), where the grammar puts one: a zone id, a
     /// reference path.
     pub(super) fn text(&mut self, expected: &'static str) -> Result<Cow<'de, str>> {
@@ -76,6 +107,9 @@ impl<'de> Decoder<'de> {
         let c = self.peek()?;
         if int::is_int32(c) {
             return self.symbol_ref();
+        }
+        if let Some(name) = self.next_if_short_ascii() {
+            return self.define_symbol(Cow::Borrowed(name));
         }
         if !code::is_string(c) {
             return Err(self.error(ErrorKind::Unexpected {
