@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use crate::decode::{Decoder, Header};
+use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
@@ -57,24 +57,15 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The next header after any class names.
+    /// The next header after any class names (read past without decoding them).
     fn pull(&mut self) -> Result<Header<'de>> {
-        loop {
-            match self.dec.pull()? {
-                Header::Typed(_) => continue,
-                h => return Ok(h),
-            }
-        }
+        while self.dec.next_if_type_name()? {}
+        self.dec.pull()
     }
 
     fn peek_untyped(&mut self) -> Result<u8> {
-        loop {
-            let c = self.dec.peek()?;
-            if c != crate::marker::TYPED {
-                return Ok(c);
-            }
-            self.dec.pull()?;
-        }
+        while self.dec.next_if_type_name()? {}
+        self.dec.peek()
     }
 
     /// An error of `kind` at the current offset.
@@ -174,9 +165,12 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     // ints. Anything else goes through `deserialize_any`.
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // serde's derived field visitors take bytes as well as text: ASCII names need no
+        // UTF-8 check.
         match self.dec.next_if_symbol() {
-            Some(Ok(Cow::Borrowed(s))) => visitor.visit_borrowed_str(s),
-            Some(Ok(Cow::Owned(s))) => visitor.visit_string(s),
+            Some(Ok(Name::Ascii(bytes))) => visitor.visit_borrowed_bytes(bytes),
+            Some(Ok(Name::Text(Cow::Borrowed(s)))) => visitor.visit_borrowed_str(s),
+            Some(Ok(Name::Text(Cow::Owned(s)))) => visitor.visit_string(s),
             Some(Err(e)) => Err(e),
             None => self.deserialize_str(visitor),
         }

@@ -24,6 +24,9 @@
 
 mod skip;
 mod string;
+mod symbols;
+
+pub(crate) use string::Name;
 
 use std::borrow::Cow;
 
@@ -96,7 +99,7 @@ pub struct Decoder<'de> {
     pos: usize,
     depth: usize,
     max_depth: usize,
-    symbols: Vec<Cow<'de, str>>,
+    symbols: symbols::Symbols,
 }
 
 impl<'de> Decoder<'de> {
@@ -107,7 +110,7 @@ impl<'de> Decoder<'de> {
             pos: 0,
             depth: 0,
             max_depth: DEFAULT_MAX_DEPTH,
-            symbols: Vec::new(),
+            symbols: symbols::Symbols::default(),
         }
     }
 
@@ -146,11 +149,6 @@ impl<'de> Decoder<'de> {
     /// The input bytes from `start` to the current offset (a value just read or skipped).
     pub fn raw(&self, start: usize) -> &'de [u8] {
         &self.data[start.min(self.pos)..self.pos]
-    }
-
-    /// The symbols (field and type names) the document defined so far, by number.
-    pub fn symbols(&self) -> &[Cow<'de, str>] {
-        &self.symbols
     }
 
     /// An error of `kind` at the current offset.
