@@ -18,6 +18,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
+use crate::marker::{self, long};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
 
@@ -155,7 +156,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     forward_to_any! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i64
+        deserialize_i8 deserialize_i16
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
         deserialize_f64 deserialize_char deserialize_bytes
         deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
@@ -185,6 +186,26 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ (marker::FALSE | marker::TRUE) => {
+                self.dec.pull()?;
+                visitor.visit_bool(c == marker::TRUE)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ long::DIRECT_FIRST..=long::DIRECT_LAST => {
+                self.dec.pull()?;
+                visitor.visit_i64(i64::from(c) - i64::from(long::DIRECT_ZERO))
+            }
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
