@@ -9,6 +9,11 @@
 //! Java writes an enum field, its ordinal. References (`0x93`, a repeated or circular object
 //! that Java wrote once) cannot be resolved into typed Rust values and are an error here: read
 //! such data as a [`crate::value::Value`].
+//!
+//! Field and variant names (`deserialize_identifier`) that are ASCII on the wire reach the
+//! visitor as bytes (`visit_borrowed_bytes`), which serde's derived visitors accept like text:
+//! no UTF-8 check for what is ASCII already. A hand-written identifier visitor must accept
+//! bytes too.
 
 mod access;
 

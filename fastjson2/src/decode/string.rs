@@ -103,7 +103,7 @@ impl<'de> Decoder<'de> {
     /// The next value if it is a one-byte-length ASCII string (the common case of short text
     /// and field names), consumed and borrowed; `None` (nothing consumed) for anything else.
     #[inline]
-    pub fn next_if_short_ascii(&mut self) -> Option<&'de str> {
+    pub(crate) fn next_if_short_ascii(&mut self) -> Option<&'de str> {
         let c = *self.data.get(self.pos)?;
         if !(code::FIX_FIRST..=code::FIX_LAST).contains(&c) {
             return None;
