@@ -240,7 +240,7 @@ fn java_reads_our_typed_encodings() {
         ("dubbo_frames.framed", dubbo_body()),
     ];
     let files: Vec<_> = files.into_iter().map(|(n, b)| (n.to_owned(), b)).collect();
-    common::java_reads_back("serde", &files);
+    common::java_reads_back("serde", &vectors(), &files);
 }
 
 /// An `int[]` held as `Object`: Java writes its class name `[I` first.
@@ -254,5 +254,24 @@ fn bob() -> User {
         id: 2,
         name: Some("Bob".into()),
         ..alice()
+    }
+}
+
+/// fastjson2 2.0.56 (Dubbo 3.3.5) writes a whole `float` up to 2^18 as `0xb6` and an int32,
+/// 2.0.52 (Dubbo 3.2.19) only up to 47: `Serializer::with_version` matches either.
+#[test]
+fn float_forms_follow_the_fastjson2_version() {
+    use fastjson2::encode::Fastjson2Version;
+    for (name, v) in [
+        ("float_48", 48.0f32),
+        ("float_m17", -17.0),
+        ("float_47", 47.0),
+    ] {
+        assert_eq!(fastjson2::to_vec(&v).unwrap(), vector(name), "{name}");
+        let mut s = fastjson2::Serializer::with_version(Vec::new(), Fastjson2Version::V2_0_56);
+        serde::Serialize::serialize(&v, &mut s).unwrap();
+        let java = std::fs::read(common::vectors_2_0_56().join(format!("{name}.bin"))).unwrap();
+        assert_eq!(s.into_inner(), java, "{name} as 2.0.56");
+        assert_eq!(fastjson2::from_slice::<f32>(&java).unwrap(), v);
     }
 }

@@ -3,15 +3,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// `tests/vectors`, written by `interop/fastjson2-java` (`gen`).
+/// `tests/vectors`, written by `interop/fastjson2-java` (`gen`) on fastjson2 2.0.52.
 pub fn vectors() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
 }
 
+/// `tests/vectors-2.0.56`: the same cases written by fastjson2 2.0.56 (Dubbo 3.3.5's).
+pub fn vectors_2_0_56() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors-2.0.56")
+}
+
 /// Writes `files` (name, bytes) to a fresh directory and has fastjson2 (and, for `.framed`
-/// files, Dubbo) read each as it reads the vector of the same name (`check`); panics unless every
-/// file is `ok`. Returns without checking when the Java tool is missing outside CI.
-pub fn java_reads_back(tag: &str, files: &[(String, Vec<u8>)]) {
+/// files, Dubbo) read each as it reads the vector of the same name in `java_dir` (`check`);
+/// panics unless every file is `ok`. Returns without checking when the Java tool is missing
+/// outside CI.
+pub fn java_reads_back(tag: &str, java_dir: &Path, files: &[(String, Vec<u8>)]) {
     let Some(jar) = dubbo_test_support::java::fastjson2_jar() else {
         return;
     };
@@ -24,7 +30,7 @@ pub fn java_reads_back(tag: &str, files: &[(String, Vec<u8>)]) {
         .arg("-jar")
         .arg(&jar)
         .arg("check")
-        .arg(vectors())
+        .arg(java_dir)
         .arg(&ours)
         .output()
         .expect("run java");
