@@ -7,7 +7,7 @@
 //!   `0xb4` and an int64 value, any other as eight bytes; a float that is whole and in -16..=47
 //!   as `0xb6` and one byte (2.0.56, Dubbo 3.3.5: whole and in -2^18..2^18, as `0xb6` and its
 //!   int32; see [`Fastjson2Version`]), any other as four bytes (NaN as Java's canonical NaN);
-//! - strings by Java's rule for its compact strings ([`string`]);
+//! - strings by Java's rule for its compact strings ([`Encoder::write_str`]);
 //! - a `Date` in whole seconds when it is whole seconds that fit an `int`, else in whole
 //!   minutes when those fit (and the seconds did not), else in milliseconds;
 //! - a BigDecimal of scale 0 whose unscaled value fits an int64 as `0xb8`, any other as `0xb9`,
