@@ -21,7 +21,9 @@
 //!   table, limits nesting, never trusts a length beyond the bytes present, and can
 //!   [`skip`](decode::Decoder::skip) a value. Errors carry the byte offset;
 //!   [`Error::is_eof`] tells a cut-short input from a corrupt one.
-//! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java picks.
+//! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java picks: fastjson2
+//!   2.0.52's (Dubbo 3.2.19) by default, 2.0.56's (Dubbo 3.3.5) with
+//!   [`encode::Fastjson2Version::V2_0_56`].
 //! - [`value::Value`]: everything Java sent, class names, symbols and references included.
 //! - [`types`]: big numbers, `Date` and `java.time` values.
 //! - [`frame`]: Dubbo's framing of each object (a 4-byte length, then one JSONB document).
@@ -36,7 +38,8 @@
 //! arrays), `FieldBased` (fields, not getters, in name order), `ReferenceDetection` (a repeated
 //! object becomes `0x93` and its path), `WriteNulls` and `NotWriteDefaultValue` (in 2.0.52: null
 //! `String`/object fields and `false`/`0` `boolean`/`int`/`long` fields are left out, while null
-//! boxed fields and `0` `byte`/`short`/`char`/`float`/`double` fields are written),
+//! boxed fields and `0` `byte`/`short`/`char`/`float`/`double` fields are written; 2.0.56 also
+//! leaves out `0` `byte`/`short` fields and most null boxed ones),
 //! `NotWriteHashMapArrayListClassName`, `WriteNameAsSymbol` (field names as symbols), and, with
 //! Dubbo's serialization check on, `ErrorOnNoneSerializable`. Each document has its own symbol
 //! table: nothing is shared between frames. `FastJson2ObjectInput` reads each frame with

@@ -12,17 +12,15 @@
 //! `{"ldt": [...7]}`, `{"zdt": [...7, zone]}`, arrays as arrays, `{"obj": [[k, v], ...]}`,
 //! `{"type": class, "value": v}`, `{"ref": path}`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
+use common::{vectors, vectors_2_0_56};
 use fastjson2::decode::Decoder;
+use fastjson2::encode::Fastjson2Version;
 use fastjson2::frame::read_framed;
 use fastjson2::value::{self, Value};
 use serde_json::{json, Value as Json};
-
-fn vectors() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
-}
+use std::path::{Path, PathBuf};
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|b| format!("{b:02x}")).collect()
@@ -79,10 +77,19 @@ fn date_time(dt: &fastjson2::types::LocalDateTime) -> Vec<Json> {
     ]
 }
 
-fn manifest() -> Vec<Json> {
-    let text = std::fs::read_to_string(vectors().join("manifest.json")).unwrap();
+/// The two vector sets: fastjson2 2.0.52 (Dubbo 3.2.19) and 2.0.56 (Dubbo 3.3.5), with the
+/// encoder version that must give their bytes.
+fn sets() -> [(PathBuf, Fastjson2Version, &'static str); 2] {
+    [
+        (vectors(), Fastjson2Version::V2_0_52, "2.0.52"),
+        (vectors_2_0_56(), Fastjson2Version::V2_0_56, "2.0.56"),
+    ]
+}
+
+fn manifest_of(dir: &Path, version: &str) -> Vec<Json> {
+    let text = std::fs::read_to_string(dir.join("manifest.json")).unwrap();
     let m: Json = serde_json::from_str(&text).unwrap();
-    assert_eq!(m["fastjson2"], "2.0.52");
+    assert_eq!(m["fastjson2"], version);
     m["cases"].as_array().unwrap().clone()
 }
 
@@ -101,36 +108,48 @@ fn cuts(len: usize) -> Vec<usize> {
 
 #[test]
 fn java_vectors_decode_to_javas_values_and_reencode_to_javas_bytes() {
+    for (dir, version, name) in sets() {
+        let checked = check_set(&dir, version, name);
+        assert!(checked >= 150, "{name}: only {checked} vectors");
+    }
+}
+
+fn check_set(dir: &Path, version: Fastjson2Version, set: &str) -> usize {
     let mut checked = 0;
-    for case in manifest() {
+    for case in manifest_of(dir, set) {
         let name = case["name"].as_str().unwrap();
         let Some(wire) = case.get("wire") else {
             continue;
         };
-        let bytes = std::fs::read(vectors().join(format!("{name}.bin"))).unwrap();
-        let v = value::from_slice(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(&canon(&v), wire, "{name}");
-        assert_eq!(hex(&value::to_vec(&v)), hex(&bytes), "{name}: re-encoding");
+        let bytes = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+        let v = value::from_slice(&bytes).unwrap_or_else(|e| panic!("{set} {name}: {e}"));
+        assert_eq!(&canon(&v), wire, "{set} {name}");
+        let again = value::to_vec_with(&v, version);
+        assert_eq!(hex(&again), hex(&bytes), "{set} {name}: re-encoding");
 
         let mut d = Decoder::new(&bytes);
-        d.skip().unwrap_or_else(|e| panic!("{name}: skip: {e}"));
-        assert!(d.is_end(), "{name}: skip stopped at {}", d.offset());
+        d.skip()
+            .unwrap_or_else(|e| panic!("{set} {name}: skip: {e}"));
+        assert!(d.is_end(), "{set} {name}: skip stopped at {}", d.offset());
 
         for cut in cuts(bytes.len()) {
             let err = value::from_slice(&bytes[..cut]).expect_err(name);
-            assert!(err.is_eof(), "{name} cut at {cut}: {err}");
-            assert!(err.offset() <= cut as u64, "{name} cut at {cut}: {err}");
+            assert!(err.is_eof(), "{set} {name} cut at {cut}: {err}");
+            assert!(
+                err.offset() <= cut as u64,
+                "{set} {name} cut at {cut}: {err}"
+            );
             let err = Decoder::new(&bytes[..cut]).skip().expect_err(name);
-            assert!(err.is_eof(), "{name} skip cut at {cut}: {err}");
+            assert!(err.is_eof(), "{set} {name} skip cut at {cut}: {err}");
         }
         checked += 1;
     }
-    assert!(checked >= 140, "only {checked} vectors");
+    checked
 }
 
 #[test]
 fn dubbo_framed_objects_decode_one_by_one() {
-    let case = manifest()
+    let case = manifest_of(&vectors(), "2.0.52")
         .into_iter()
         .find(|c| c["name"] == "dubbo_frames")
         .unwrap();
@@ -147,43 +166,20 @@ fn dubbo_framed_objects_decode_one_by_one() {
 }
 
 /// fastjson2 reads our re-encodings as it reads its own bytes (the check compares the objects
-/// it gets by writing both again).
+/// it gets by writing both again), for both vector sets.
 #[test]
 fn java_reads_our_encodings_back() {
-    let Some(jar) = dubbo_test_support::java::fastjson2_jar() else {
-        return;
-    };
-    let ours = std::env::temp_dir().join(format!("fastjson2-ours-{}", std::process::id()));
-    std::fs::create_dir_all(&ours).unwrap();
-    let mut written = 0;
-    for case in manifest() {
-        let name = case["name"].as_str().unwrap();
-        if case.get("wire").is_none() {
-            continue;
+    for (dir, version, set) in sets() {
+        let mut files = Vec::new();
+        for case in manifest_of(&dir, set) {
+            let name = case["name"].as_str().unwrap();
+            if case.get("wire").is_none() {
+                continue;
+            }
+            let bytes = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+            let v = value::from_slice(&bytes).unwrap();
+            files.push((format!("{name}.bin"), value::to_vec_with(&v, version)));
         }
-        let bytes = std::fs::read(vectors().join(format!("{name}.bin"))).unwrap();
-        let v = value::from_slice(&bytes).unwrap();
-        std::fs::write(ours.join(format!("{name}.bin")), value::to_vec(&v)).unwrap();
-        written += 1;
+        common::java_reads_back(set, &dir, &files);
     }
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg("check")
-        .arg(vectors())
-        .arg(&ours)
-        .output()
-        .expect("run java");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let _ = std::fs::remove_dir_all(&ours);
-    assert!(
-        out.status.success(),
-        "java check failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        written,
-        "{stdout}"
-    );
 }

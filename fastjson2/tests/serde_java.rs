@@ -4,9 +4,10 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
+mod common;
+
+use common::vectors;
 use fastjson2::types::{
     BigDecimal, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
@@ -15,10 +16,6 @@ use serde::{Deserialize, Serialize};
 
 fn vector(name: &str) -> Vec<u8> {
     std::fs::read(vectors().join(format!("{name}.bin"))).unwrap()
-}
-
-fn vectors() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors")
 }
 
 #[test]
@@ -223,50 +220,27 @@ fn dubbo_body_is_byte_identical_with_dubbos_own() {
     assert!(rest.is_empty());
 }
 
-/// fastjson2 reads what serde wrote (a bench-sized Mix with a nested Mix, and the model users)
-/// and gets the objects it gets from its own bytes.
+/// fastjson2 reads what serde wrote (the model users and Mix, a typed `int[]`), and Dubbo's own
+/// `FastJson2ObjectInput` our framed body, as they read Java's files of the same names.
 #[test]
 fn java_reads_our_typed_encodings() {
-    let Some(jar) = dubbo_test_support::java::fastjson2_jar() else {
-        return;
-    };
-    let ours = std::env::temp_dir().join(format!("fastjson2-serde-{}", std::process::id()));
-    std::fs::create_dir_all(&ours).unwrap();
+    let user_nulls = fastjson2::from_slice::<User>(&vector("user_nulls")).unwrap();
     let files = [
-        ("user", fastjson2::to_vec(&alice()).unwrap()),
-        ("mix", fastjson2::to_vec(&mix_no_self_ref()).unwrap()),
+        ("user.bin", fastjson2::to_vec(&alice()).unwrap()),
+        ("mix.bin", fastjson2::to_vec(&mix_no_self_ref()).unwrap()),
+        ("user_nulls.bin", fastjson2::to_vec(&user_nulls).unwrap()),
         (
-            "user_nulls",
-            fastjson2::to_vec(&fastjson2::from_slice::<User>(&vector("user_nulls")).unwrap())
-                .unwrap(),
-        ),
-        (
-            "int_array",
+            "int_array.bin",
             fastjson2::to_vec(&IntArray(vec![1, 2, 300])).unwrap(),
         ),
-        ("users_list", fastjson2::to_vec(&[alice(), bob()]).unwrap()),
+        (
+            "users_list.bin",
+            fastjson2::to_vec(&[alice(), bob()]).unwrap(),
+        ),
+        ("dubbo_frames.framed", dubbo_body()),
     ];
-    for (name, bytes) in &files {
-        std::fs::write(ours.join(format!("{name}.bin")), bytes).unwrap();
-    }
-    // Dubbo's own FastJson2ObjectInput reads our framed body.
-    std::fs::write(ours.join("dubbo_frames.framed"), dubbo_body()).unwrap();
-    let out = Command::new("java")
-        .arg("-jar")
-        .arg(&jar)
-        .arg("check")
-        .arg(vectors())
-        .arg(&ours)
-        .output()
-        .expect("run java");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let _ = std::fs::remove_dir_all(&ours);
-    assert!(out.status.success(), "java check failed:\n{stdout}");
-    assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        files.len() + 1,
-        "{stdout}"
-    );
+    let files: Vec<_> = files.into_iter().map(|(n, b)| (n.to_owned(), b)).collect();
+    common::java_reads_back("serde", &vectors(), &files);
 }
 
 /// An `int[]` held as `Object`: Java writes its class name `[I` first.
@@ -280,5 +254,24 @@ fn bob() -> User {
         id: 2,
         name: Some("Bob".into()),
         ..alice()
+    }
+}
+
+/// fastjson2 2.0.56 (Dubbo 3.3.5) writes a whole `float` up to 2^18 as `0xb6` and an int32,
+/// 2.0.52 (Dubbo 3.2.19) only up to 47: `Serializer::with_version` matches either.
+#[test]
+fn float_forms_follow_the_fastjson2_version() {
+    use fastjson2::encode::Fastjson2Version;
+    for (name, v) in [
+        ("float_48", 48.0f32),
+        ("float_m17", -17.0),
+        ("float_47", 47.0),
+    ] {
+        assert_eq!(fastjson2::to_vec(&v).unwrap(), vector(name), "{name}");
+        let mut s = fastjson2::Serializer::with_version(Vec::new(), Fastjson2Version::V2_0_56);
+        serde::Serialize::serialize(&v, &mut s).unwrap();
+        let java = std::fs::read(common::vectors_2_0_56().join(format!("{name}.bin"))).unwrap();
+        assert_eq!(s.into_inner(), java, "{name} as 2.0.56");
+        assert_eq!(fastjson2::from_slice::<f32>(&java).unwrap(), v);
     }
 }

@@ -9,6 +9,11 @@
 //! Java writes an enum field, its ordinal. References (`0x93`, a repeated or circular object
 //! that Java wrote once) cannot be resolved into typed Rust values and are an error here: read
 //! such data as a [`crate::value::Value`].
+//!
+//! Field and variant names (`deserialize_identifier`) that are ASCII on the wire reach the
+//! visitor as bytes (`visit_borrowed_bytes`), which serde's derived visitors accept like text:
+//! no UTF-8 check for what is ASCII already. A hand-written identifier visitor must accept
+//! bytes too.
 
 mod access;
 
@@ -16,8 +21,9 @@ use std::borrow::Cow;
 
 use serde::de::{self, DeserializeSeed, Visitor};
 
-use crate::decode::{Decoder, Header};
+use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
+use crate::marker::{self, long};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
 
@@ -57,24 +63,15 @@ impl<'de> Deserializer<'de> {
         }
     }
 
-    /// The next header after any class names.
+    /// The next header after any class names (read past without decoding them).
     fn pull(&mut self) -> Result<Header<'de>> {
-        loop {
-            match self.dec.pull()? {
-                Header::Typed(_) => continue,
-                h => return Ok(h),
-            }
-        }
+        while self.dec.next_if_type_name()? {}
+        self.dec.pull()
     }
 
     fn peek_untyped(&mut self) -> Result<u8> {
-        loop {
-            let c = self.dec.peek()?;
-            if c != crate::marker::TYPED {
-                return Ok(c);
-            }
-            self.dec.pull()?;
-        }
+        while self.dec.next_if_type_name()? {}
+        self.dec.peek()
     }
 
     /// An error of `kind` at the current offset.
@@ -164,11 +161,66 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     }
 
     forward_to_any! {
-        deserialize_bool deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+        deserialize_i8 deserialize_i16
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
-        deserialize_f64 deserialize_char deserialize_str deserialize_string deserialize_bytes
+        deserialize_f64 deserialize_char deserialize_bytes
         deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
-        deserialize_identifier
+    }
+
+    // Fast paths for what POJOs are made of: field names (symbols), short ASCII strings, small
+    // ints. Anything else goes through `deserialize_any`.
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // serde's derived field visitors take bytes as well as text: ASCII names need no
+        // UTF-8 check.
+        match self.dec.next_if_symbol() {
+            Some(Ok(Name::Ascii(bytes))) => visitor.visit_borrowed_bytes(bytes),
+            Some(Ok(Name::Text(Cow::Borrowed(s)))) => visitor.visit_borrowed_str(s),
+            Some(Ok(Name::Text(Cow::Owned(s)))) => visitor.visit_string(s),
+            Some(Err(e)) => Err(e),
+            None => self.deserialize_str(visitor),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.next_if_short_ascii() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ (marker::FALSE | marker::TRUE) => {
+                self.dec.pull()?;
+                visitor.visit_bool(c == marker::TRUE)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ long::DIRECT_FIRST..=long::DIRECT_LAST => {
+                self.dec.pull()?;
+                visitor.visit_i64(i64::from(c) - i64::from(long::DIRECT_ZERO))
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ (0xf0..=0xff | 0x00..=0x2f) => {
+                self.dec.pull()?;
+                visitor.visit_i32(i32::from(c as i8))
+            }
+            _ => self.deserialize_any(visitor),
+        }
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

@@ -24,6 +24,9 @@
 
 mod skip;
 mod string;
+mod symbols;
+
+pub(crate) use string::Name;
 
 use std::borrow::Cow;
 
@@ -96,7 +99,7 @@ pub struct Decoder<'de> {
     pos: usize,
     depth: usize,
     max_depth: usize,
-    symbols: Vec<Cow<'de, str>>,
+    symbols: symbols::Symbols,
 }
 
 impl<'de> Decoder<'de> {
@@ -107,7 +110,7 @@ impl<'de> Decoder<'de> {
             pos: 0,
             depth: 0,
             max_depth: DEFAULT_MAX_DEPTH,
-            symbols: Vec::new(),
+            symbols: symbols::Symbols::default(),
         }
     }
 
@@ -118,11 +121,13 @@ impl<'de> Decoder<'de> {
     }
 
     /// Bytes read so far (the offset of the next byte).
+    #[inline]
     pub fn offset(&self) -> usize {
         self.pos
     }
 
     /// Bytes left.
+    #[inline]
     pub fn remaining(&self) -> usize {
         self.data.len() - self.pos
     }
@@ -146,11 +151,6 @@ impl<'de> Decoder<'de> {
         &self.data[start.min(self.pos)..self.pos]
     }
 
-    /// The symbols (field and type names) the document defined so far, by number.
-    pub fn symbols(&self) -> &[Cow<'de, str>] {
-        &self.symbols
-    }
-
     /// An error of `kind` at the current offset.
     #[cold]
     pub fn error(&self, kind: ErrorKind) -> Error {
@@ -159,6 +159,7 @@ impl<'de> Decoder<'de> {
 
     /// Enters a nested array, object or typed value; fails past the depth limit. Every layer
     /// that descends calls it, and [`leave`](Self::leave) on the way out.
+    #[inline]
     pub fn enter(&mut self) -> Result<()> {
         if self.depth >= self.max_depth {
             return Err(self.error(ErrorKind::DepthLimit(self.max_depth)));
@@ -168,11 +169,13 @@ impl<'de> Decoder<'de> {
     }
 
     /// Leaves a nested value entered with [`enter`](Self::enter).
+    #[inline]
     pub fn leave(&mut self) {
         self.depth = self.depth.saturating_sub(1);
     }
 
     /// The next code byte, not consumed.
+    #[inline]
     pub fn peek(&self) -> Result<u8> {
         self.data.get(self.pos).copied().ok_or_else(|| self.eof(1))
     }
@@ -183,6 +186,7 @@ impl<'de> Decoder<'de> {
     }
 
     /// Consumes `n` bytes, failing with EOF (nothing consumed) when fewer are left.
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'de [u8]> {
         let rest = self.remaining();
         if n > rest {
@@ -193,10 +197,12 @@ impl<'de> Decoder<'de> {
         Ok(s)
     }
 
+    #[inline]
     fn byte(&mut self) -> Result<u8> {
         Ok(self.take(1)?[0])
     }
 
+    #[inline]
     fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
         let mut a = [0; N];
         a.copy_from_slice(self.take(N)?);
@@ -204,6 +210,7 @@ impl<'de> Decoder<'de> {
     }
 
     /// Reads the next value's header.
+    #[inline]
     pub fn pull(&mut self) -> Result<Header<'de>> {
         let start = self.pos;
         let code = self.byte()?;
@@ -274,6 +281,7 @@ impl<'de> Decoder<'de> {
     }
 
     /// An int32 value (any int32 form), as lengths, scales, nanos and symbol numbers are.
+    #[inline]
     pub fn int32(&mut self) -> Result<i32> {
         let code = self.byte()?;
         if !int::is_int32(code) {
@@ -286,6 +294,7 @@ impl<'de> Decoder<'de> {
         self.int32_after(code)
     }
 
+    #[inline]
     fn int32_after(&mut self, code: u8) -> Result<i32> {
         Ok(match code {
             0xf0..=0xff | 0x00..=0x2f => i32::from(code as i8),
@@ -315,6 +324,7 @@ impl<'de> Decoder<'de> {
         self.int64_after(code)
     }
 
+    #[inline]
     fn int64_after(&mut self, code: u8) -> Result<i64> {
         Ok(match code {
             long::DIRECT_FIRST..=long::DIRECT_LAST => {

@@ -3,13 +3,36 @@
 
 use super::{Decoder, Header};
 use crate::error::{ErrorKind, Result};
-use crate::marker::container;
+use crate::marker::{container, string};
 
 impl Decoder<'_> {
     /// Skips one whole value.
     pub fn skip(&mut self) -> Result<()> {
-        let h = self.pull()?;
-        self.skip_rest(h)
+        // Strings, symbols and class names are stepped over as spans: only what a full read
+        // would reject (UTF-8, UTF-16 lengths, symbol numbers) is checked, nothing is decoded.
+        let c = self.peek()?;
+        if string::is_string(c) {
+            self.pos += 1;
+            return self.skip_string_after(c);
+        }
+        match c {
+            string::SYMBOL => {
+                self.pos += 1;
+                self.skip_symbol_after()
+            }
+            crate::marker::TYPED => {
+                self.pos += 1;
+                self.skip_type_name()?;
+                self.enter()?;
+                self.skip()?;
+                self.leave();
+                Ok(())
+            }
+            _ => {
+                let h = self.pull()?;
+                self.skip_rest(h)
+            }
+        }
     }
 
     /// Skips the rest of a value whose header was already pulled.
@@ -25,15 +48,11 @@ impl Decoder<'_> {
             }
             Header::Object => {
                 self.enter()?;
-                loop {
-                    match self.pull()? {
-                        Header::End => break,
-                        key => {
-                            self.skip_rest(key)?;
-                            self.skip()?;
-                        }
-                    }
+                while self.peek()? != container::OBJECT_END {
+                    self.skip()?;
+                    self.skip()?;
                 }
+                self.pos += 1;
                 self.leave();
                 Ok(())
             }

@@ -2,13 +2,22 @@
 
 use std::borrow::Cow;
 
+use super::symbols::Span;
 use super::Decoder;
-use crate::error::{ErrorKind, Result};
+use crate::error::{Error, ErrorKind, Result};
 use crate::marker::{int, string as code};
 
 impl<'de> Decoder<'de> {
     /// The string whose code byte `c` was just read.
+    #[inline]
     pub(super) fn string_after(&mut self, c: u8) -> Result<Cow<'de, str>> {
+        let span = self.span_after(c)?;
+        self.text_of(span)
+    }
+
+    /// Reads past the string whose code byte `c` was just read, without decoding its bytes.
+    #[inline]
+    fn span_after(&mut self, c: u8) -> Result<Span> {
         let len = match c {
             code::FIX_FIRST..=code::FIX_LAST => usize::from(c - code::FIX_FIRST),
             code::GB18030 => {
@@ -23,35 +32,122 @@ impl<'de> Decoder<'de> {
                     self.pos = at;
                     return Err(self.error(ErrorKind::Unsupported("SymbolTable string")));
                 }
-                n as usize
-            }
-        };
-        let at = self.pos;
-        let bytes = self.take(len)?;
-        match c {
-            code::UTF8 => match std::str::from_utf8(bytes) {
-                Ok(s) => Ok(Cow::Borrowed(s)),
-                Err(e) => {
-                    self.pos = at + e.valid_up_to();
-                    Err(self.error(ErrorKind::InvalidString("UTF-8")))
-                }
-            },
-            code::UTF16 | code::UTF16LE | code::UTF16BE => {
-                if len % 2 != 0 {
+                let n = n as usize;
+                if n % 2 != 0 && matches!(c, code::UTF16 | code::UTF16LE | code::UTF16BE) {
                     self.pos = at;
                     return Err(self.error(ErrorKind::InvalidLength {
                         what: "UTF-16 byte length",
-                        value: len as i64,
+                        value: n as i64,
                     }));
                 }
-                Ok(Cow::Owned(utf16(bytes, c)))
+                n
             }
+        };
+        let start = self.pos;
+        self.take(len)?;
+        Ok(Span {
+            code: c,
+            start,
+            len,
+        })
+    }
+
+    /// Steps over the string whose code byte `c` was just read (checking UTF-8).
+    pub(super) fn skip_string_after(&mut self, c: u8) -> Result<()> {
+        let span = self.span_after(c)?;
+        if span.code == code::UTF8 {
+            self.text_of(span)?;
+        }
+        Ok(())
+    }
+
+    /// Steps over a symbol after its `0x7f`, recording a definition.
+    pub(super) fn skip_symbol_after(&mut self) -> Result<()> {
+        self.symbol_span_after().map(drop)
+    }
+
+    /// Steps over a class name after its `0x92`, recording a definition.
+    pub(super) fn skip_type_name(&mut self) -> Result<()> {
+        self.type_name_span().map(drop)
+    }
+
+    /// The text of a string read before.
+    #[inline]
+    fn text_of(&self, span: Span) -> Result<Cow<'de, str>> {
+        let bytes = &self.data[span.start..span.start + span.len];
+        match span.code {
+            code::UTF8 => match std::str::from_utf8(bytes) {
+                Ok(s) => Ok(Cow::Borrowed(s)),
+                Err(e) => Err(Error::new(
+                    ErrorKind::InvalidString("UTF-8"),
+                    (span.start + e.valid_up_to()) as u64,
+                )),
+            },
+            code::UTF16 | code::UTF16LE | code::UTF16BE => Ok(Cow::Owned(utf16(bytes, span.code))),
             // Latin-1: ASCII is valid UTF-8 as it is; other bytes are the chars U+0080-U+00FF.
             _ => match std::str::from_utf8(bytes) {
                 Ok(s) if bytes.is_ascii() => Ok(Cow::Borrowed(s)),
                 _ => Ok(Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())),
             },
         }
+    }
+
+    /// The bytes of a string read before if they are ASCII (Latin-1 or UTF-8 alike).
+    #[inline]
+    fn ascii_of(&self, span: Span) -> Option<&'de [u8]> {
+        let bytes = &self.data[span.start..span.start + span.len];
+        let latin_or_utf8 = !matches!(span.code, code::UTF16 | code::UTF16LE | code::UTF16BE);
+        (latin_or_utf8 && bytes.is_ascii()).then_some(bytes)
+    }
+
+    /// The next value if it is a one-byte-length ASCII string (the common case of short text
+    /// and field names), consumed and borrowed; `None` (nothing consumed) for anything else.
+    #[inline]
+    pub(crate) fn next_if_short_ascii(&mut self) -> Option<&'de str> {
+        let c = *self.data.get(self.pos)?;
+        if !(code::FIX_FIRST..=code::FIX_LAST).contains(&c) {
+            return None;
+        }
+        let start = self.pos + 1;
+        let bytes = self
+            .data
+            .get(start..start + usize::from(c - code::FIX_FIRST))?;
+        if !bytes.is_ascii() {
+            return None;
+        }
+        let s = std::str::from_utf8(bytes).ok()?;
+        self.pos = start + bytes.len();
+        Some(s)
+    }
+
+    /// The next value if it is a symbol (`0x7f`, a POJO field name), consumed: its bytes when
+    /// they are ASCII (no UTF-8 check needed), else its text. `None` (nothing consumed) for
+    /// anything else.
+    #[inline]
+    pub(crate) fn next_if_symbol(&mut self) -> Option<Result<Name<'de>>> {
+        if self.data.get(self.pos) != Some(&code::SYMBOL) {
+            return None;
+        }
+        self.pos += 1;
+        Some(
+            self.symbol_span_after()
+                .and_then(|span| match self.ascii_of(span) {
+                    Some(bytes) => Ok(Name::Ascii(bytes)),
+                    None => self.text_of(span).map(Name::Text),
+                }),
+        )
+    }
+
+    /// Reads past a class name (`0x92` and the name) if one comes next, without decoding it;
+    /// returns whether there was one.
+    #[inline]
+    pub(crate) fn next_if_type_name(&mut self) -> Result<bool> {
+        if self.data.get(self.pos) != Some(&crate::marker::TYPED) {
+            return Ok(false);
+        }
+        self.pos += 1;
+        self.type_name_span()?;
+        Ok(true)
     }
 
     /// A string in any string form (a symbol too), where the grammar puts one: a zone id, a
@@ -70,7 +166,14 @@ impl<'de> Decoder<'de> {
     }
 
     /// After `0x7f`: a symbol reference (an int32) or definition (a string, then its number).
+    #[inline]
     pub(super) fn symbol_after(&mut self) -> Result<Cow<'de, str>> {
+        let span = self.symbol_span_after()?;
+        self.text_of(span)
+    }
+
+    #[inline]
+    fn symbol_span_after(&mut self) -> Result<Span> {
         let c = self.peek()?;
         if int::is_int32(c) {
             return self.symbol_ref();
@@ -82,16 +185,21 @@ impl<'de> Decoder<'de> {
             }));
         }
         self.pos += 1;
-        let name = self.string_after(c)?;
-        self.define_symbol(name)
+        let span = self.span_after(c)?;
+        self.define_symbol(span)
     }
 
     /// After `0x92`: a type name, as a symbol definition or reference (also behind `0x7f`).
     pub(super) fn type_name(&mut self) -> Result<Cow<'de, str>> {
+        let span = self.type_name_span()?;
+        self.text_of(span)
+    }
+
+    fn type_name_span(&mut self) -> Result<Span> {
         let c = self.peek()?;
         if c == code::SYMBOL {
             self.pos += 1;
-            return self.symbol_after();
+            return self.symbol_span_after();
         }
         if int::is_int32(c) {
             return self.symbol_ref();
@@ -103,15 +211,16 @@ impl<'de> Decoder<'de> {
             }));
         }
         self.pos += 1;
-        let name = self.string_after(c)?;
-        self.define_symbol(name)
+        let span = self.span_after(c)?;
+        self.define_symbol(span)
     }
 
-    fn symbol_ref(&mut self) -> Result<Cow<'de, str>> {
+    #[inline]
+    fn symbol_ref(&mut self) -> Result<Span> {
         let at = self.pos;
         let n = self.int32()?;
         match usize::try_from(n).ok().and_then(|i| self.symbols.get(i)) {
-            Some(s) => Ok(s.clone()),
+            Some(span) => Ok(span),
             None => {
                 self.pos = at;
                 Err(self.error(if n < 0 {
@@ -128,18 +237,17 @@ impl<'de> Decoder<'de> {
 
     /// Reads the number after a symbol's string: Java numbers symbols in order of first use,
     /// so the number is the next free one (or, never from Java, an earlier one redefined).
-    fn define_symbol(&mut self, name: Cow<'de, str>) -> Result<Cow<'de, str>> {
+    /// A UTF-8 symbol is checked here, where it is defined, so that a bad one fails at once.
+    #[inline]
+    fn define_symbol(&mut self, span: Span) -> Result<Span> {
+        if span.code == code::UTF8 {
+            self.text_of(span)?;
+        }
         let at = self.pos;
         let n = self.int32()?;
         let len = self.symbols.len();
         match usize::try_from(n) {
-            Ok(i) if i == len => {
-                if len == 0 {
-                    self.symbols.reserve(16);
-                }
-                self.symbols.push(name.clone());
-            }
-            Ok(i) if i < len => self.symbols[i] = name.clone(),
+            Ok(i) if i <= len => self.symbols.set(i, span),
             _ => {
                 self.pos = at;
                 return Err(self.error(ErrorKind::BadSymbol {
@@ -148,8 +256,16 @@ impl<'de> Decoder<'de> {
                 }));
             }
         }
-        Ok(name)
+        Ok(span)
     }
+}
+
+/// A field name: its bytes when ASCII, else its text.
+pub(crate) enum Name<'de> {
+    /// ASCII bytes (valid UTF-8 as they are).
+    Ascii(&'de [u8]),
+    /// Any other text.
+    Text(Cow<'de, str>),
 }
 
 /// UTF-16 bytes to a string; `0x7b` (plain UTF-16) honours a byte-order mark and is big-endian

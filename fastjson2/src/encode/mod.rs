@@ -5,8 +5,9 @@
 //!   `1` and `1L` differ on the wire); `byte` and `short` in their own fixed forms;
 //! - a double that is 0 (also -0.0) or 1 in one byte, one that is whole and fits an `int` as
 //!   `0xb4` and an int64 value, any other as eight bytes; a float that is whole and in -16..=47
-//!   as `0xb6` and one byte, any other as four bytes (NaN as Java's canonical NaN);
-//! - strings by Java's rule for its compact strings ([`string`]);
+//!   as `0xb6` and one byte (2.0.56, Dubbo 3.3.5: whole and in -2^18..2^18, as `0xb6` and its
+//!   int32; see [`Fastjson2Version`]), any other as four bytes (NaN as Java's canonical NaN);
+//! - strings by Java's rule for its compact strings ([`Encoder::write_str`]);
 //! - a `Date` in whole seconds when it is whole seconds that fit an `int`, else in whole
 //!   minutes when those fit (and the seconds did not), else in milliseconds;
 //! - a BigDecimal of scale 0 whose unscaled value fits an int64 as `0xb8`, any other as `0xb9`,
@@ -24,7 +25,7 @@ use bytes::BufMut;
 
 use crate::marker::{self, container, float, int, long, number, string as str_code, time};
 use crate::types::{
-    BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
+    BigDecimal, BigInteger, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
 
 /// Writes JSONB values into a `BufMut`; one encoder per document (it numbers the document's
@@ -33,6 +34,20 @@ use crate::types::{
 pub struct Encoder<B> {
     out: B,
     symbols: Symbols,
+    version: Fastjson2Version,
+}
+
+/// The fastjson2 writer whose bytes to match. The versions Dubbo ships differ in one form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Fastjson2Version {
+    /// 2.0.52, what Dubbo 3.2.19 ships (the default): a whole `float` in -16..=47 is `0xb6` and
+    /// one byte, any other `float` four bytes.
+    #[default]
+    V2_0_52,
+    /// 2.0.56, what Dubbo 3.3.5 ships: a whole `float` in -2^18..2^18 is `0xb6` and its int32
+    /// in the shortest form.
+    V2_0_56,
 }
 
 /// The document's symbols by first use. Documents have few (a POJO's field names and class
@@ -64,12 +79,23 @@ impl Symbols {
 }
 
 impl<B: BufMut> Encoder<B> {
-    /// An encoder writing into `out`.
+    /// An encoder writing into `out` as fastjson2 2.0.52 does.
     pub fn new(out: B) -> Self {
+        Self::with_version(out, Fastjson2Version::default())
+    }
+
+    /// An encoder writing into `out` as fastjson2 `version` does.
+    pub fn with_version(out: B, version: Fastjson2Version) -> Self {
         Encoder {
             out,
             symbols: Symbols::default(),
+            version,
         }
+    }
+
+    /// The fastjson2 version whose forms this encoder writes.
+    pub fn version(&self) -> Fastjson2Version {
+        self.version
     }
 
     /// The output.
@@ -148,8 +174,15 @@ impl<B: BufMut> Encoder<B> {
     /// A Java `float`.
     pub fn write_float(&mut self, v: f32) {
         let i = v as i32;
-        if i as f32 == v && (-16.0..=47.0).contains(&v) {
+        let whole = i as f32 == v;
+        if whole && self.version == Fastjson2Version::V2_0_52 && (-16.0..=47.0).contains(&v) {
             self.out.put_slice(&[float::FLOAT_INT, i as u8]);
+        } else if whole
+            && self.version != Fastjson2Version::V2_0_52
+            && (int::SHORT_MIN..=int::SHORT_MAX).contains(&i)
+        {
+            self.out.put_u8(float::FLOAT_INT);
+            self.write_int(i);
         } else {
             self.out.put_u8(float::FLOAT);
             self.out
@@ -241,6 +274,11 @@ impl<B: BufMut> Encoder<B> {
         }
         self.out.put_u8(time::MILLIS);
         self.out.put_i64(millis);
+    }
+
+    /// A [`Date`] (see [`write_date`](Self::write_date)).
+    pub fn write_java_date(&mut self, v: &Date) {
+        self.write_date(v.0);
     }
 
     /// A `java.time.Instant`.

@@ -21,7 +21,10 @@ use crate::marker::string as code;
 const PROBE_UNITS: usize = 64;
 
 impl<B: BufMut> Encoder<B> {
-    /// A Java `String`.
+    /// A Java `String`, in the form Java picks from its compact-string coder: Latin-1 bytes
+    /// when every char is <= U+00FF, else UTF-16LE when the first 64 UTF-16 units are mostly not
+    /// Latin (see this module's docs for the exact rule), else UTF-8 (unless longer than
+    /// UTF-16).
     pub fn write_str(&mut self, s: &str) {
         let bytes = s.as_bytes();
         if bytes.is_ascii() {

@@ -78,49 +78,28 @@ impl<'a, B: BufMut> Compound<'a, B> {
     }
 }
 
-impl<B: BufMut> ser::SerializeSeq for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.item(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
+/// The four serde traits whose items are array items: `$method` writes one.
+macro_rules! array_items {
+    ($($trait:ident :: $method:ident),*) => {
+        $(impl<B: BufMut> ser::$trait for Compound<'_, B> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
+                self.item(value)
+            }
+            fn end(self) -> Result<()> {
+                self.finish()
+            }
+        })*
+    };
 }
 
-impl<B: BufMut> ser::SerializeTuple for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.item(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
-
-impl<B: BufMut> ser::SerializeTupleStruct for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.item(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
-
-impl<B: BufMut> ser::SerializeTupleVariant for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<()> {
-        self.item(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
+array_items!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<B: BufMut> ser::SerializeMap for Compound<'_, B> {
     type Ok = ();
@@ -136,32 +115,24 @@ impl<B: BufMut> ser::SerializeMap for Compound<'_, B> {
     }
 }
 
-impl<B: BufMut> ser::SerializeStruct for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
+/// The two serde traits whose items are named fields (symbols).
+macro_rules! fields {
+    ($($trait:ident),*) => {
+        $(impl<B: BufMut> ser::$trait for Compound<'_, B> {
+            type Ok = ();
+            type Error = Error;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<()> {
+                self.field(key, value)
+            }
+            fn end(self) -> Result<()> {
+                self.finish()
+            }
+        })*
+    };
 }
 
-impl<B: BufMut> ser::SerializeStructVariant for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
+fields!(SerializeStruct, SerializeStructVariant);

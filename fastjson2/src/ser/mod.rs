@@ -31,7 +31,7 @@ mod compound;
 use bytes::BufMut;
 use serde::ser::{self, Serialize};
 
-use crate::encode::Encoder;
+use crate::encode::{Encoder, Fastjson2Version};
 use crate::error::{Error, ErrorKind, Result};
 
 pub use compound::Compound;
@@ -61,10 +61,15 @@ pub struct Serializer<B> {
 }
 
 impl<B: BufMut> Serializer<B> {
-    /// A serializer writing into `out`.
+    /// A serializer writing into `out` as fastjson2 2.0.52 does.
     pub fn new(out: B) -> Self {
+        Self::with_version(out, Fastjson2Version::default())
+    }
+
+    /// A serializer writing into `out` as fastjson2 `version` does.
+    pub fn with_version(out: B, version: Fastjson2Version) -> Self {
         Serializer {
-            enc: Encoder::new(out),
+            enc: Encoder::with_version(out, version),
             raw: false,
         }
     }

@@ -68,9 +68,23 @@ impl<'de, T> Visitor<'de> for RawVisitor<T> {
         while let Header::Typed(_) = h {
             h = d.pull().map_err(E::custom)?;
         }
-        let found = format!("{h:?}");
+        let found = describe(&h);
         (self.pick)(h)
             .ok_or_else(|| E::custom(format!("found {found}, expected {}", self.expecting)))
+    }
+}
+
+/// The kind of header, for an error message (cheap: no formatting unless it fails).
+fn describe(h: &Header<'_>) -> &'static str {
+    match h {
+        Header::Null => "null",
+        Header::Bool(_) => "a boolean",
+        Header::Int(_) | Header::Long(_) | Header::Byte(_) | Header::Short(_) => "an integer",
+        Header::Float(_) | Header::Double(_) => "a floating point number",
+        Header::String(_) | Header::Symbol(_) | Header::Char(_) => "a string",
+        Header::Array(_) => "an array",
+        Header::Object | Header::End => "an object",
+        _ => "another JSONB value",
     }
 }
 
@@ -89,127 +103,114 @@ fn deserialize_raw<'de, D: Deserializer<'de>, T>(
     )
 }
 
-impl Serialize for Date {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_small(s, |e| e.write_date(self.0))
-    }
+/// `Serialize` (through `$write` of the encoder, on the stack or in a `Vec`) and `Deserialize`
+/// (the headers `$pick` accepts) of one type.
+macro_rules! raw_serde {
+    ($ty:ty, $buffer:ident, $write:ident, $expecting:literal, $pick:expr) => {
+        impl Serialize for $ty {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $buffer(s, |e| e.$write(self))
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $ty {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                deserialize_raw(d, $expecting, $pick)
+            }
+        }
+    };
 }
 
-impl<'de> Deserialize<'de> for Date {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.util.Date", |h| match h {
-            Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
-            _ => None,
-        })
+raw_serde!(
+    Date,
+    serialize_small,
+    write_java_date,
+    "a java.util.Date",
+    |h| match h {
+        Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
+        _ => None,
     }
-}
-
-impl Serialize for Instant {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_small(s, |e| e.write_instant(self))
+);
+raw_serde!(
+    Instant,
+    serialize_small,
+    write_instant,
+    "a java.time.Instant",
+    |h| match h {
+        Header::Instant(v) => Some(v),
+        _ => None,
     }
-}
-
-impl<'de> Deserialize<'de> for Instant {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.time.Instant", |h| match h {
-            Header::Instant(v) => Some(v),
-            _ => None,
-        })
+);
+raw_serde!(
+    LocalDate,
+    serialize_small,
+    write_local_date,
+    "a java.time.LocalDate",
+    |h| match h {
+        Header::LocalDate(v) => Some(v),
+        _ => None,
     }
-}
-
-impl Serialize for LocalDate {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_small(s, |e| e.write_local_date(self))
+);
+raw_serde!(
+    LocalTime,
+    serialize_small,
+    write_local_time,
+    "a java.time.LocalTime",
+    |h| match h {
+        Header::LocalTime(v) => Some(v),
+        _ => None,
     }
-}
-
-impl<'de> Deserialize<'de> for LocalDate {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.time.LocalDate", |h| match h {
-            Header::LocalDate(v) => Some(v),
-            _ => None,
-        })
-    }
-}
-
-impl Serialize for LocalTime {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_small(s, |e| e.write_local_time(self))
-    }
-}
-
-impl<'de> Deserialize<'de> for LocalTime {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.time.LocalTime", |h| match h {
-            Header::LocalTime(v) => Some(v),
-            _ => None,
-        })
-    }
-}
-
-impl Serialize for LocalDateTime {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_small(s, |e| e.write_local_date_time(self))
-    }
-}
-
-impl<'de> Deserialize<'de> for LocalDateTime {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.time.LocalDateTime", |h| match h {
+);
+raw_serde!(
+    LocalDateTime,
+    serialize_small,
+    write_local_date_time,
+    "a java.time.LocalDateTime",
+    |h| {
+        match h {
             Header::LocalDateTime(v) => Some(v),
             _ => None,
-        })
+        }
     }
-}
-
-impl Serialize for ZonedDateTime {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_vec(s, |e| e.write_zoned_date_time(self))
-    }
-}
-
-impl<'de> Deserialize<'de> for ZonedDateTime {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.time.ZonedDateTime", |h| match h {
+);
+raw_serde!(
+    ZonedDateTime,
+    serialize_vec,
+    write_zoned_date_time,
+    "a java.time.ZonedDateTime",
+    |h| {
+        match h {
             Header::ZonedDateTime(date_time, zone) => Some(ZonedDateTime {
                 date_time,
                 zone: zone.into_owned(),
             }),
             _ => None,
-        })
+        }
     }
-}
-
-impl Serialize for BigInteger {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_vec(s, |e| e.write_big_integer(self))
-    }
-}
-
-impl<'de> Deserialize<'de> for BigInteger {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.math.BigInteger", |h| match h {
+);
+raw_serde!(
+    BigInteger,
+    serialize_vec,
+    write_big_integer,
+    "a java.math.BigInteger",
+    |h| {
+        match h {
             Header::BigInteger(v) => Some(v),
             Header::Int(v) => Some(BigInteger::from(i64::from(v))),
             Header::Long(v) => Some(BigInteger::from(v)),
             _ => None,
-        })
+        }
     }
-}
-
-impl Serialize for BigDecimal {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_vec(s, |e| e.write_big_decimal(self))
-    }
-}
-
-impl<'de> Deserialize<'de> for BigDecimal {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        deserialize_raw(d, "a java.math.BigDecimal", |h| match h {
+);
+raw_serde!(
+    BigDecimal,
+    serialize_vec,
+    write_big_decimal,
+    "a java.math.BigDecimal",
+    |h| {
+        match h {
             Header::BigDecimal(v) => Some(v),
             _ => None,
-        })
+        }
     }
-}
+);

@@ -2,13 +2,18 @@
 
 use bytes::BufMut;
 
-use crate::encode::Encoder;
+use crate::encode::{Encoder, Fastjson2Version};
 
 use super::Value;
 
-/// Encodes `value` as one JSONB document.
+/// Encodes `value` as one JSONB document, as fastjson2 2.0.52 writes it.
 pub fn to_vec(value: &Value) -> Vec<u8> {
-    let mut e = Encoder::new(Vec::new());
+    to_vec_with(value, Fastjson2Version::default())
+}
+
+/// Encodes `value` as one JSONB document, as fastjson2 `version` writes it.
+pub fn to_vec_with(value: &Value, version: Fastjson2Version) -> Vec<u8> {
+    let mut e = Encoder::with_version(Vec::new(), version);
     write_value(&mut e, value);
     e.into_inner()
 }

@@ -32,7 +32,7 @@ use crate::types::{
 };
 
 pub use decode::{from_slice, read_value};
-pub use encode::{to_vec, write_value};
+pub use encode::{to_vec, to_vec_with, write_value};
 
 /// Any JSONB value.
 #[derive(Debug, Clone, PartialEq)]

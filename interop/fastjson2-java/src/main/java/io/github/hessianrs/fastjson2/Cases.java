@@ -165,6 +165,29 @@ final class Cases {
         RuntimeException ex = new IllegalStateException("boom");
         ex.setStackTrace(new StackTraceElement[0]);
         c.put("exception", ex);
+        // What a Dubbo provider answers for a failed call: the exception with its cause and a
+        // stack trace (fixed frames, so the bytes do not depend on this build).
+        IllegalArgumentException cause = new IllegalArgumentException("bad id");
+        cause.setStackTrace(new StackTraceElement[] {
+            new StackTraceElement("com.example.UserService", "find", "UserService.java", 42)});
+        RuntimeException wrapped = new RuntimeException("lookup failed", cause);
+        wrapped.setStackTrace(new StackTraceElement[] {
+            new StackTraceElement("com.example.Facade", "call", "Facade.java", 7),
+            new StackTraceElement("com.example.Main", "main", null, -2)});
+        c.put("exception_with_cause", wrapped);
+        c.put("hash_set", new java.util.HashSet<>(Arrays.asList("a", "b")));
+        c.put("enum_list", new ArrayList<>(Arrays.asList(Color.RED, Color.BLUE, Color.RED)));
+        Map<String, Object> users = new LinkedHashMap<>();
+        users.put("alice", user(1, "Alice"));
+        users.put("bob", user(2, "Bob"));
+        c.put("map_of_users", users);
+        c.put("user_array", new User[] {user(1, "Alice"), null});
+        Map<Object, Object> mixedKeys = new HashMap<>();
+        mixedKeys.put(1L, "long key");
+        mixedKeys.put(null, "null key");
+        c.put("map_mixed_keys", mixedKeys);
+        c.put("optional_string", java.util.Optional.of("x"));
+        c.put("string_with_nul", "a\u0000b");
         return c;
     }
 
