@@ -21,6 +21,8 @@
 //! all see the same value for the same bytes. [`Attachments::iter`] still gives every entry
 //! as sent.
 
+use std::borrow::Cow;
+
 use bytes::BufMut;
 use hessian2::encode::Encoder;
 use hessian2::value::{Map, Value};
@@ -160,14 +162,9 @@ impl Attachments {
             .sum::<usize>()
     }
 
-    /// Writes the map as Java does (untyped `H` map, entries in order).
+    /// Writes the map in Hessian2 as Java does (untyped `H` map, entries in order).
     pub fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) {
-        enc.write_map_start(None);
-        for (k, v) in &self.entries {
-            enc.write_str(k);
-            v.encode(enc);
-        }
-        enc.write_end();
+        crate::format::hessian2::write_attachments(enc, self);
     }
 
     /// The attachments in a decoded map value. `null` (Java's `writeAttachments(null)`) is no
@@ -201,6 +198,52 @@ impl Attachments {
                 .map(|(k, v)| (Value::from(k.as_str()), v.clone()))
                 .collect(),
         )
+    }
+}
+
+/// The value of an attachment, as the peek functions report it (see [`crate::peek`](mod@crate::peek)) without building anything.
+///
+/// `'a` is the body's lifetime, `'v` that of the decoder's buffer: a [`Borrowed`] string can
+/// be kept as long as the body, a [`Copied`] one only during the callback (copy it, or use
+/// [`to_cow`](Self::to_cow)).
+///
+/// [`Borrowed`]: AttachmentValue::Borrowed
+/// [`Copied`]: AttachmentValue::Copied
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttachmentValue<'a, 'v> {
+    /// A string borrowed from the body: plain UTF-8 in one chunk, what Java sends for the
+    /// short strings of attachments.
+    Borrowed(&'a str),
+    /// A string the decoder had to assemble (chunked, or CESU-8), valid during the callback.
+    Copied(&'v str),
+    /// A value that is not a string (`null`, a number, a map, ...): for a key read as a
+    /// string, "no string value", as Java's `getAttachment` gives `null` for it.
+    NotString,
+}
+
+impl<'a: 'v, 'v> AttachmentValue<'a, 'v> {
+    /// The string, or `None` for [`AttachmentValue::NotString`].
+    pub fn as_str(&self) -> Option<&'v str> {
+        match *self {
+            AttachmentValue::Borrowed(s) => Some(s),
+            AttachmentValue::Copied(s) => Some(s),
+            AttachmentValue::NotString => None,
+        }
+    }
+
+    /// The string borrowed from the body, or copied (allocating) when the decoder had to
+    /// assemble it; `None` for [`AttachmentValue::NotString`].
+    pub fn to_cow(&self) -> Option<Cow<'a, str>> {
+        match *self {
+            AttachmentValue::Borrowed(s) => Some(Cow::Borrowed(s)),
+            AttachmentValue::Copied(s) => Some(Cow::Owned(s.to_owned())),
+            AttachmentValue::NotString => None,
+        }
+    }
+
+    /// True for a string value.
+    pub fn is_str(&self) -> bool {
+        !matches!(self, AttachmentValue::NotString)
     }
 }
 

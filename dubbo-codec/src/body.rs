@@ -1,32 +1,7 @@
-//! Helpers shared by the request and response bodies: reading the strings Dubbo writes with
-//! `writeUTF`, naming Hessian value kinds in errors, and moving `Q` references between streams.
+//! Helpers on the dynamic values of bodies: naming their kinds in errors, and moving `Q`
+//! references between streams.
 
-use std::borrow::Cow;
-
-use hessian2::decode::{Decoder, Header, Reference};
-use hessian2::input::Input;
 use hessian2::value::Value;
-
-use crate::error::BodyError;
-
-/// The name of a header's value kind, for error messages.
-pub(crate) fn header_kind(h: &Header) -> &'static str {
-    match h {
-        Header::Null => "null",
-        Header::Bool(_) => "a boolean",
-        Header::Int(_) => "an int",
-        Header::Long(_) => "a long",
-        Header::Double(_) => "a double",
-        Header::Date(_) => "a date",
-        Header::String { .. } => "a string",
-        Header::Binary { .. } => "a binary",
-        Header::List { .. } => "a list",
-        Header::Map { .. } => "a map",
-        Header::Object { .. } => "an object",
-        Header::Ref(_) => "a reference",
-        Header::End => "the end marker Z",
-    }
-}
 
 /// The name of a value's kind, for error messages.
 pub(crate) fn value_kind(v: &Value) -> &'static str {
@@ -44,44 +19,6 @@ pub(crate) fn value_kind(v: &Value) -> &'static str {
         Value::Object(_) => "an object",
         Value::Ref(_) => "a reference",
     }
-}
-
-/// Reads a string written with Java's `writeUTF` (a string, or `N` for `null`, read as
-/// `None`), borrowed from the input when it is a slice and the string is plain UTF-8 in one
-/// chunk.
-pub(crate) fn read_utf<'de, I: Input<'de>>(
-    dec: &mut Decoder<'de, I>,
-    field: &'static str,
-) -> Result<Option<Cow<'de, str>>, BodyError> {
-    if dec.is_empty() {
-        return Err(BodyError::Missing { field });
-    }
-    let header = dec.pull().map_err(BodyError::hessian_in(field))?;
-    match header {
-        Header::Null => Ok(None),
-        Header::String { len, last } => {
-            let s = dec
-                .read_str(len, last)
-                .map_err(BodyError::hessian_in(field))?;
-            Ok(Some(match s {
-                Reference::Borrowed(b) => Cow::Borrowed(b),
-                Reference::Copied(c) => Cow::Owned(c.to_owned()),
-            }))
-        }
-        other => Err(BodyError::Unexpected {
-            field,
-            expected: "a string",
-            found: header_kind(&other),
-        }),
-    }
-}
-
-/// [`read_utf`] with `null` read as the empty string.
-pub(crate) fn read_utf_or_empty<'de, I: Input<'de>>(
-    dec: &mut Decoder<'de, I>,
-    field: &'static str,
-) -> Result<Cow<'de, str>, BodyError> {
-    Ok(read_utf(dec, field)?.unwrap_or(Cow::Borrowed("")))
 }
 
 /// The number of lists, maps and objects a value starts inline: how far it moves the

@@ -123,6 +123,10 @@ pub struct ClientConfig {
     pub max_payload: u32,
     /// Reconnect when a call finds the connection closed (default true).
     pub reconnect: bool,
+    /// The serialization of the client's own frames: generic calls ([`Client::generic_call`])
+    /// and heartbeats (default Hessian2). A [`Request`] is sent in its own
+    /// [`format`](Request::format).
+    pub format: crate::BodyFormat,
 }
 
 impl Default for ClientConfig {
@@ -133,6 +137,7 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(3),
             max_payload: DEFAULT_MAX_PAYLOAD,
             reconnect: true,
+            format: crate::BodyFormat::default(),
         }
     }
 }
@@ -237,7 +242,8 @@ impl Client {
         if !status.is_ok() {
             return Err(status_error(&frame));
         }
-        let typed = TypedResult::<T>::decode(frame.body())?;
+        let format = crate::BodyFormat::require(frame.header().serialization())?;
+        let typed = TypedResult::<T>::decode_in(format, frame.body())?;
         typed.outcome.map_err(CallError::Exception)
     }
 
@@ -265,7 +271,9 @@ impl Client {
         param_types: &[&str],
         args: Vec<Value>,
     ) -> Result<Value, CallError> {
-        let mut b = Request::generic(service, method, param_types, args).version(version);
+        let mut b = Request::generic(service, method, param_types, args)
+            .version(version)
+            .format(self.inner.config.format);
         if let Some(g) = group {
             b = b.group(g);
         }
@@ -298,7 +306,7 @@ impl Client {
     pub async fn heartbeat(&self) -> Result<Duration, CallError> {
         let start = Instant::now();
         self.send(
-            Frame::heartbeat_request(self.next_id()),
+            Frame::heartbeat_request_in(self.next_id(), self.inner.config.format),
             self.inner.config.timeout,
         )
         .await?;
@@ -435,7 +443,12 @@ impl Client {
                             FrameKind::EventRequest(Event::Heartbeat)
                                 if frame.header().is_two_way() =>
                             {
-                                let _ = tx.try_send(Frame::heartbeat_response(frame.request_id()));
+                                let format = crate::BodyFormat::of(frame.header().serialization())
+                                    .unwrap_or_default();
+                                let _ = tx.try_send(Frame::heartbeat_response_in(
+                                    frame.request_id(),
+                                    format,
+                                ));
                             }
                             FrameKind::EventRequest(Event::ReadOnly) => {
                                 read_only.store(true, Ordering::Release);
@@ -485,7 +498,8 @@ impl Client {
                     if idle >= period {
                         let Some(inner) = inner.upgrade() else { return };
                         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-                        let _ = tx.try_send(Frame::heartbeat_request(id));
+                        let format = inner.config.format;
+                        let _ = tx.try_send(Frame::heartbeat_request_in(id, format));
                     }
                 }
             })

@@ -130,6 +130,16 @@ pub enum BodyError {
         #[source]
         source: hessian2::Error,
     },
+    /// A fastjson2 (JSONB) document of the body is malformed or truncated, or a typed value
+    /// does not fit it (a serde error of the `fastjson2` crate).
+    #[error("{field}: {source}")]
+    Fastjson2 {
+        /// The part of the body being read.
+        field: &'static str,
+        /// The JSONB error, with its byte offset in the body.
+        #[source]
+        source: fastjson2::Error,
+    },
     /// A value of the wrong kind (an int where the method name should be, ...).
     #[error("{field}: expected {expected}, found {found}")]
     Unexpected {
@@ -167,9 +177,9 @@ pub enum BodyError {
         /// The kind of the key.
         found: &'static str,
     },
-    /// A body in a serialization other than Hessian2 (this crate reads and writes Hessian2
-    /// only).
-    #[error("unsupported serialization {0:?}; only Hessian2 bodies are supported")]
+    /// A body in a serialization this crate cannot read or write (see
+    /// [`BodyFormat::of`](crate::format::BodyFormat::of)).
+    #[error("unsupported serialization {0}")]
     UnsupportedSerialization(crate::serialization::Serialization),
     /// A Rust value could not be serialized (a serde error).
     #[error("serializing {field}: {source}")]
@@ -221,9 +231,13 @@ impl BodyError {
         }
     }
 
-    /// `BodyError::Hessian` in `field`, for `map_err`.
-    pub(crate) fn hessian_in(field: &'static str) -> impl FnOnce(hessian2::Error) -> BodyError {
-        move |source| BodyError::Hessian { field, source }
+    /// This error, said of `field` when it is a serde error of writing.
+    pub(crate) fn in_field(self, field: &'static str) -> BodyError {
+        match self {
+            BodyError::Serialize { source, .. } => BodyError::Serialize { field, source },
+            BodyError::Fastjson2 { source, .. } => BodyError::Fastjson2 { field, source },
+            other => other,
+        }
     }
 
     /// `BodyError::Hessian` in `field` from a decoder that started `base` bytes into the body:

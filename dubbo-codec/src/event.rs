@@ -15,9 +15,15 @@
 //! 15 bytes by default). Hessian2 writes a string of one character as its length byte then
 //! the UTF-8 (`0x01 'R'`); the long form `S 0x00 0x01 'R'` reads the same and is accepted too.
 //!
-//! Only Hessian2 bodies are recognised here; an event in another serialization is
-//! [`Event::Other`] and its body is left to the caller.
+//! Events in the other serializations this crate reads ([`BodyFormat`]) are recognised the
+//! same way: the serialization's `null`, or a string read as `writeUTF` wrote it. An event in
+//! a serialization it cannot read is [`Event::Other`] and its body is left to the caller.
 
+use std::borrow::Cow;
+
+use bytes::{Bytes, BytesMut};
+
+use crate::format::{with_format, BodyFormat, Format, Reader, Writer};
 use crate::serialization::Serialization;
 
 /// Hessian2 `null`: the body of heartbeat requests and responses.
@@ -43,15 +49,58 @@ pub enum Event {
 impl Event {
     /// Recognises the event in an event frame's body.
     pub fn classify(serialization: Serialization, body: &[u8]) -> Event {
-        if serialization != Serialization::Hessian2 {
-            return Event::Other;
+        if serialization == Serialization::Hessian2 {
+            // The common case, without a reader.
+            return match body {
+                b"N" => Event::Heartbeat,
+                [0x01, b'R'] | [b'S', 0x00, 0x01, b'R'] => Event::ReadOnly,
+                [0x01, b'W'] | [b'S', 0x00, 0x01, b'W'] => Event::Writeable,
+                _ => Event::Other,
+            };
         }
-        match body {
-            b"N" => Event::Heartbeat,
-            [0x01, b'R'] | [b'S', 0x00, 0x01, b'R'] => Event::ReadOnly,
-            [0x01, b'W'] | [b'S', 0x00, 0x01, b'W'] => Event::Writeable,
+        let Some(format) = BodyFormat::of(serialization) else {
+            return Event::Other;
+        };
+        with_format!(format, f => {
+            if body == f.null_body() {
+                return Event::Heartbeat;
+            }
+            let mut r = f.reader(body, 0);
+            match r.read_utf("event").ok().flatten() {
+                Some(s) if r.is_empty() => Event::of_data(&s),
+                _ => Event::Other,
+            }
+        })
+    }
+
+    /// The event whose data (`writeUTF`) is `data`.
+    fn of_data(data: &str) -> Event {
+        match data {
+            "R" => Event::ReadOnly,
+            "W" => Event::Writeable,
             _ => Event::Other,
         }
+    }
+
+    /// The body Java writes for this event in `format`; `None` for [`Event::Other`].
+    pub fn body_in(self, format: BodyFormat) -> Option<Bytes> {
+        if matches!(format, BodyFormat::Hessian2(_)) {
+            return self.hessian2_body().map(Bytes::from_static);
+        }
+        let data: Option<Cow<'static, str>> = match self {
+            Event::Heartbeat => None,
+            Event::ReadOnly => Some("R".into()),
+            Event::Writeable => Some("W".into()),
+            Event::Other => return None,
+        };
+        Some(with_format!(format, f => match data {
+            None => Bytes::from_static(f.null_body()),
+            Some(d) => {
+                let mut w = f.writer(BytesMut::new());
+                w.write_utf(&d);
+                Writer::into_inner(w).freeze()
+            }
+        }))
     }
 
     /// The Hessian2 body Java writes for this event; `None` for [`Event::Other`].

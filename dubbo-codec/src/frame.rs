@@ -18,6 +18,7 @@ use bytes::{BufMut, Bytes};
 
 use crate::error::EncodeError;
 use crate::event::{Event, HEARTBEAT_BODY, READ_ONLY_BODY, WRITEABLE_BODY};
+use crate::format::BodyFormat;
 use crate::header::Header;
 use crate::serialization::Serialization;
 use crate::status::Status;
@@ -88,13 +89,45 @@ impl Frame {
     }
 
     /// The answer to a heartbeat, as Java's `HeartbeatHandler` sends it: an event response
-    /// with status OK, the request's id and a `null` body, in Hessian2. (Java answers in the
-    /// request's serialization; this crate only writes Hessian2.)
+    /// with status OK, the request's id and a `null` body, in Hessian2 (Java answers in the
+    /// request's serialization: see [`Frame::heartbeat_response_in`]).
     pub fn heartbeat_response(request_id: u64) -> Frame {
         Frame::new(
             Header::response(request_id, Serialization::Hessian2, Status::Ok).with_event(true),
             Bytes::from_static(HEARTBEAT_BODY),
         )
+    }
+
+    /// A heartbeat in `format`.
+    pub fn heartbeat_request_in(request_id: u64, format: BodyFormat) -> Frame {
+        Frame::event_frame(
+            Header::request(request_id, format.serialization(), true),
+            Event::Heartbeat,
+            format,
+        )
+    }
+
+    /// The answer to a heartbeat in `format` (Java answers in the request's serialization).
+    pub fn heartbeat_response_in(request_id: u64, format: BodyFormat) -> Frame {
+        Frame::event_frame(
+            Header::response(request_id, format.serialization(), Status::Ok),
+            Event::Heartbeat,
+            format,
+        )
+    }
+
+    /// The read-only event in `format` (Java sends it in the connection's serialization).
+    pub fn read_only_event_in(request_id: u64, format: BodyFormat) -> Frame {
+        Frame::event_frame(
+            Header::request(request_id, format.serialization(), false),
+            Event::ReadOnly,
+            format,
+        )
+    }
+
+    fn event_frame(header: Header, event: Event, format: BodyFormat) -> Frame {
+        let body = event.body_in(format).unwrap_or_default();
+        Frame::new(header.with_event(true), body)
     }
 
     /// The read-only event a server sends on every connection when it starts shutting down

@@ -1,5 +1,5 @@
-//! The Dubbo 2 TCP protocol (`dubbo://`): frames, request and response bodies in Hessian2,
-//! cheap routing metadata, and (feature `tokio`) a client and a server that real Java Dubbo
+//! The Dubbo 2 TCP protocol (`dubbo://`): frames, request and response bodies in Hessian2 or
+//! fastjson2, cheap routing metadata, and (feature `tokio`) a client and a server that real Java Dubbo
 //! 2.7 and 3.x talk to.
 //!
 //! Dubbo 2 (spoken by Apache Dubbo 2.x and, by default, 3.x) is a binary request/response
@@ -14,7 +14,8 @@
 //! |                     body: `body len` bytes, serialized                          |
 //! +---------------------------------------------------------------------------------+
 //!
-//! flag: 0x80 request | 0x40 two-way | 0x20 event | 0x1f serialization id (2 = Hessian2)
+//! flag: 0x80 request | 0x40 two-way | 0x20 event | 0x1f serialization id (2 = Hessian2,
+//!       23 = fastjson2)
 //! ```
 //!
 //! * A **request** carries a method call; a **two-way** request is answered by exactly one
@@ -32,12 +33,14 @@
 //!   into frames with a payload limit checked before bodies are buffered. [`descriptor`]
 //!   counts and converts the Java parameter descriptors requests carry
 //!   (`Ljava/lang/String;I` = two parameters) without allocating.
-//! * Bodies: a [`request`] body is one Hessian2 stream of the Dubbo version, service path,
+//! * Bodies, in the serialization the header names ([`BodyFormat`]: Hessian2 as hessian-lite
+//!   3 or 4 writes it, or fastjson2's JSONB; each is one module of [`format`](mod@format), the body layout
+//!   is written once): a [`request`] body is the Dubbo version, service path,
 //!   service version, method name, descriptor, the arguments and the [`attachments`] (where
-//!   the group lives); a [`response`] body is a result flag (a Hessian int 0..=5), the value or
+//!   the group lives); a [`response`] body is a result flag (`writeByte` 0..=5), the value or
 //!   the Java [`exception`], and attachments for callers that support them. Typed arguments
-//!   and results go through the `hessian2` crate's serde layer straight into the body's
-//!   stream, never through a `Value` (see [typed
+//!   and results go through the serde layer of the `hessian2` (or `fastjson2`) crate straight
+//!   into the body, never through a `Value` (see [typed
 //!   arguments](request#typed-arguments-are-written-once-never-through-value)); dynamic ones
 //!   are [`hessian2::value::Value`]s.
 //! * Routing: [`peek()`] reads service, version, method and group from a request body,
@@ -121,7 +124,9 @@ pub mod descriptor;
 pub mod error;
 pub mod event;
 pub mod exception;
+pub mod format;
 pub mod frame;
+mod head;
 pub mod header;
 pub mod metadata;
 pub mod peek;
@@ -143,6 +148,7 @@ pub use descriptor::{arg_count, Descriptor, DescriptorError};
 pub use error::CodecError;
 pub use error::{BodyError, DecodeError, EncodeError};
 pub use event::Event;
+pub use format::BodyFormat;
 pub use frame::{Frame, FrameKind};
 pub use header::{BadMagic, Header, HEADER_LEN, MAGIC};
 pub use serialization::Serialization;
@@ -151,6 +157,6 @@ pub use status::Status;
 pub use attachments::Attachments;
 pub use exception::JavaException;
 pub use metadata::MetadataCache;
-pub use peek::{peek, peek_keys, peek_with_cache, AttachmentValue, Peek};
+pub use peek::{peek, peek_keys, peek_with, peek_with_cache, AttachmentValue, Peek, PeekOptions};
 pub use request::{Request, RequestBuilder, RequestHead};
 pub use response::{Outcome, Response, RpcResult, TypedResult};

@@ -1,9 +1,9 @@
 //! Routing information from a request body, without decoding the call.
 //!
 //! A proxy or router needs the service, version, group and method of a call, not its
-//! arguments. [`peek`] reads the five fixed fields, **steps over** the arguments with
-//! [`Decoder::skip`](hessian2::decode::Decoder::skip) (every byte is looked at, since
-//! Hessian containers have no length, but nothing is built), then reads the attachment map,
+//! arguments. [`peek`] reads the five fixed fields, **steps over** the arguments (in Hessian2
+//! every byte is looked at, since its containers have no length, but nothing is built), then
+//! reads the attachment map,
 //! keeping only the string attachments it reports. Strings are borrowed from the body when
 //! they are plain UTF-8 in one chunk (always, for the short ASCII names Dubbo sends), so the
 //! common case allocates nothing; an argument that is a POJO costs the decoder one class
@@ -11,6 +11,10 @@
 //!
 //! With a [`MetadataCache`] that knows the service, [`peek_with_cache`] stops right after the
 //! method name: the arguments are not even skipped.
+//!
+//! [`peek`], [`peek_keys`], [`peek_with_cache`] and [`attachments`] read Hessian2 bodies;
+//! [`peek_with`] reads a body in any [`BodyFormat`] and says how far to read
+//! ([`PeekOptions`]): it is what they, and a proxy, use.
 //!
 //! # Other attachments, in the same pass
 //!
@@ -57,15 +61,12 @@
 
 use std::borrow::Cow;
 
-use hessian2::decode::{Decoder, Header, Reference};
-use hessian2::input::SliceInput;
-
+pub use crate::attachments::AttachmentValue;
 use crate::attachments::{GROUP_KEY, INTERFACE_KEY, TIMEOUT_KEY};
-use crate::body::{header_kind, read_utf_or_empty};
-use crate::descriptor::arg_count;
 use crate::error::BodyError;
+use crate::format::{skip_args, with_format, BodyFormat, Format, Reader};
+use crate::head::{position, report, Fixed, RequestHead};
 use crate::metadata::{Lookup, MetadataCache};
-use crate::request::{arg_field, RequestHead};
 
 /// Where [`Peek::interface`] and [`Peek::group`] came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +75,8 @@ pub enum Source {
     Attachments,
     /// The [`MetadataCache`]; the peek stopped after the method name.
     Cache,
+    /// Nowhere: the peek read the head only ([`PeekOptions::attachments`] false).
+    Head,
 }
 
 /// What [`peek`] found. Strings borrow from the body (or, with [`Source::Cache`], from the
@@ -93,7 +96,7 @@ pub struct Peek<'a> {
     /// The number of arguments; `None` when the cache answered.
     pub arg_count: Option<usize>,
     /// The `interface` attachment (or the cache's interface); `None` when its last value is
-    /// not a string.
+    /// not a string, or the attachments were not read.
     pub interface: Option<Cow<'a, str>>,
     /// The `group` attachment (or the cache's group); `None` for no group, an empty one, or
     /// one whose last value is not a string.
@@ -112,79 +115,32 @@ impl Peek<'_> {
     }
 }
 
-/// The value of an attachment, as the peek functions report it without building anything.
-///
-/// `'a` is the body's lifetime, `'v` that of the decoder's buffer: a [`Borrowed`] string can
-/// be kept as long as the body, a [`Copied`] one only during the callback (copy it, or use
-/// [`to_cow`](Self::to_cow)).
-///
-/// [`Borrowed`]: AttachmentValue::Borrowed
-/// [`Copied`]: AttachmentValue::Copied
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AttachmentValue<'a, 'v> {
-    /// A string borrowed from the body: plain UTF-8 in one chunk, what Java sends for the
-    /// short strings of attachments.
-    Borrowed(&'a str),
-    /// A string the decoder had to assemble (chunked, or CESU-8), valid during the callback.
-    Copied(&'v str),
-    /// A value that is not a string (`null`, a number, a map, ...): for a key read as a
-    /// string, "no string value", as Java's `getAttachment` gives `null` for it.
-    NotString,
+/// How far [`peek_with`] reads a body.
+#[derive(Debug, Clone, Copy)]
+pub struct PeekOptions<'c> {
+    /// The serialization of the body.
+    pub format: BodyFormat,
+    /// When set and no attachment keys are asked for, a (path, version) this cache knows
+    /// exactly one service for is answered from it, and the peek stops after the method name.
+    pub cache: Option<&'c MetadataCache>,
+    /// Read the attachments (stepping over the arguments) when the cache did not answer;
+    /// false: the head only ([`Source::Head`]).
+    pub attachments: bool,
 }
 
-impl<'a: 'v, 'v> AttachmentValue<'a, 'v> {
-    /// The string, or `None` for [`AttachmentValue::NotString`].
-    pub fn as_str(&self) -> Option<&'v str> {
-        match *self {
-            AttachmentValue::Borrowed(s) => Some(s),
-            AttachmentValue::Copied(s) => Some(s),
-            AttachmentValue::NotString => None,
+impl PeekOptions<'_> {
+    /// A whole peek of a body in `format`: head, arguments stepped over, attachments.
+    pub const fn new(format: BodyFormat) -> Self {
+        PeekOptions {
+            format,
+            cache: None,
+            attachments: true,
         }
     }
-
-    /// The string borrowed from the body, or copied (allocating) when the decoder had to
-    /// assemble it; `None` for [`AttachmentValue::NotString`].
-    pub fn to_cow(&self) -> Option<Cow<'a, str>> {
-        match *self {
-            AttachmentValue::Borrowed(s) => Some(Cow::Borrowed(s)),
-            AttachmentValue::Copied(s) => Some(Cow::Owned(s.to_owned())),
-            AttachmentValue::NotString => None,
-        }
-    }
-
-    /// True for a string value.
-    pub fn is_str(&self) -> bool {
-        !matches!(self, AttachmentValue::NotString)
-    }
-}
-
-impl<'a: 'v, 'v> From<Reference<'a, 'v, str>> for AttachmentValue<'a, 'v> {
-    fn from(r: Reference<'a, 'v, str>) -> Self {
-        match r {
-            Reference::Borrowed(b) => AttachmentValue::Borrowed(b),
-            Reference::Copied(c) => AttachmentValue::Copied(c),
-        }
-    }
-}
-
-struct Fixed<'a> {
-    dubbo_version: Cow<'a, str>,
-    path: Cow<'a, str>,
-    version: Cow<'a, str>,
-    method: Cow<'a, str>,
-}
-
-fn read_fixed<'a>(dec: &mut Decoder<'a, SliceInput<'a>>) -> Result<Fixed<'a>, BodyError> {
-    Ok(Fixed {
-        dubbo_version: read_utf_or_empty(dec, "dubbo version")?,
-        path: read_utf_or_empty(dec, "path")?,
-        version: read_utf_or_empty(dec, "service version")?,
-        method: read_utf_or_empty(dec, "method name")?,
-    })
 }
 
 /// Reads the fixed fields, skips the arguments and reads the string attachments `group`,
-/// `interface` and `timeout`. See the [module documentation](self).
+/// `interface` and `timeout` of a Hessian2 body. See the [module documentation](self).
 pub fn peek(body: &[u8]) -> Result<Peek<'_>, BodyError> {
     peek_keys(body, NO_KEYS, |_, _| {})
 }
@@ -222,9 +178,7 @@ pub fn peek_keys<'a, K: AsRef<str>>(
     keys: &[K],
     found: impl FnMut(usize, AttachmentValue<'a, '_>),
 ) -> Result<Peek<'a>, BodyError> {
-    let mut dec = Decoder::new(SliceInput::new(body));
-    let fixed = read_fixed(&mut dec)?;
-    finish(dec, fixed, keys, found)
+    peek_with(body, PeekOptions::new(BodyFormat::default()), keys, found)
 }
 
 /// Like [`peek`], but when `cache` knows exactly one service for the request's (path,
@@ -234,10 +188,42 @@ pub fn peek_with_cache<'a>(
     body: &'a [u8],
     cache: &'a MetadataCache,
 ) -> Result<Peek<'a>, BodyError> {
-    let mut dec = Decoder::new(SliceInput::new(body));
-    let fixed = read_fixed(&mut dec)?;
-    match cache.lookup(&fixed.path, &fixed.version) {
-        Lookup::Unique { interface, group } => Ok(Peek {
+    let options = PeekOptions {
+        cache: Some(cache),
+        ..PeekOptions::new(BodyFormat::default())
+    };
+    peek_with(body, options, NO_KEYS, |_, _| {})
+}
+
+/// The one peek: reads a body in `options.format` as far as `options` say, and reports the
+/// attachments named by `keys` as [`peek_keys`] does (only when the attachments are read:
+/// asking for keys turns the cache off). Nothing is allocated for the strings a body holds
+/// plainly (all Java sends).
+pub fn peek_with<'a, K: AsRef<str>>(
+    body: &'a [u8],
+    options: PeekOptions<'a>,
+    keys: &[K],
+    found: impl FnMut(usize, AttachmentValue<'a, '_>),
+) -> Result<Peek<'a>, BodyError> {
+    with_format!(options.format, f => peek_in(f, body, options, keys, found))
+}
+
+fn peek_in<'a, F: Format, K: AsRef<str>>(
+    f: F,
+    body: &'a [u8],
+    options: PeekOptions<'a>,
+    keys: &[K],
+    mut found: impl FnMut(usize, AttachmentValue<'a, '_>),
+) -> Result<Peek<'a>, BodyError> {
+    let mut r = f.reader(body, 0);
+    let fixed = Fixed::read(&mut r)?;
+    let cache = options
+        .cache
+        .filter(|_| keys.is_empty() && options.attachments);
+    if let Some(Lookup::Unique { interface, group }) =
+        cache.map(|c| c.lookup(&fixed.path, &fixed.version))
+    {
+        return Ok(Peek {
             dubbo_version: fixed.dubbo_version,
             path: fixed.path,
             version: fixed.version,
@@ -248,51 +234,36 @@ pub fn peek_with_cache<'a>(
             group: group.map(Cow::Borrowed),
             timeout: None,
             source: Source::Cache,
-        }),
-        Lookup::Ambiguous | Lookup::Unknown => finish(dec, fixed, NO_KEYS, |_, _| {}),
+        });
     }
-}
-
-/// The attachments [`Peek`] reports itself.
-#[derive(Clone, Copy)]
-enum Own {
-    Group,
-    Interface,
-    Timeout,
-}
-
-fn finish<'a, K: AsRef<str>>(
-    mut dec: Decoder<'a, SliceInput<'a>>,
-    fixed: Fixed<'a>,
-    keys: &[K],
-    mut found: impl FnMut(usize, AttachmentValue<'a, '_>),
-) -> Result<Peek<'a>, BodyError> {
-    let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?;
-    let n = arg_count(descriptor.as_ref())?;
-    skip_args(&mut dec, n, 0)?;
+    let head = RequestHead::after_fixed(&mut r, fixed, options.format)?;
     let mut peek = Peek {
-        dubbo_version: fixed.dubbo_version,
-        path: fixed.path,
-        version: fixed.version,
-        method: fixed.method,
-        descriptor: Some(descriptor),
-        arg_count: Some(n),
+        dubbo_version: head.dubbo_version,
+        path: head.path,
+        version: head.version,
+        method: head.method,
+        descriptor: Some(head.descriptor),
+        arg_count: Some(head.arg_count),
         interface: None,
         group: None,
         timeout: None,
-        source: Source::Attachments,
+        source: Source::Head,
     };
-    scan_attachments(
-        &mut dec,
-        0,
+    if !options.attachments {
+        return Ok(peek);
+    }
+    peek.source = Source::Attachments;
+    skip_args(&mut r, head.arg_count)?;
+    r.scan_attachments(
         |key| {
-            let own = match &*key {
+            let key = key.as_str().unwrap_or_default();
+            let own = match key {
                 GROUP_KEY => Some(Own::Group),
                 INTERFACE_KEY => Some(Own::Interface),
                 TIMEOUT_KEY => Some(Own::Timeout),
                 _ => None,
             };
-            let i = position(keys, &key);
+            let i = position(keys, key);
             (own.is_some() || i.is_some()).then_some((own, i))
         },
         |(own, i), value| {
@@ -310,155 +281,43 @@ fn finish<'a, K: AsRef<str>>(
     Ok(peek)
 }
 
-/// The index of `key` in `keys`.
-#[inline]
-fn position<K: AsRef<str>>(keys: &[K], key: &str) -> Option<usize> {
-    keys.iter().position(|k| k.as_ref() == key)
+/// The attachments [`Peek`] reports itself.
+#[derive(Clone, Copy)]
+enum Own {
+    Group,
+    Interface,
+    Timeout,
 }
 
-/// Calls `found` for `keys[i]` and for every later index of the same key.
-#[inline]
-fn report<'a, K: AsRef<str>>(
-    keys: &[K],
-    i: usize,
-    value: AttachmentValue<'a, '_>,
-    found: &mut impl FnMut(usize, AttachmentValue<'a, '_>),
-) {
-    found(i, value);
-    let Some(key) = keys.get(i).map(AsRef::as_ref) else {
-        return;
-    };
-    for (j, k) in keys.iter().enumerate().skip(i + 1) {
-        if k.as_ref() == key {
-            found(j, value);
-        }
-    }
-}
-
-/// Steps over `n` arguments; `base` is where the decoder started in the body.
-fn skip_args<'a>(
-    dec: &mut Decoder<'a, SliceInput<'a>>,
-    n: usize,
-    base: usize,
-) -> Result<(), BodyError> {
-    for i in 0..n {
-        let field = arg_field(i);
-        if dec.is_empty() {
-            return Err(BodyError::Missing { field });
-        }
-        dec.skip().map_err(BodyError::hessian_at(field, base))?;
-    }
-    Ok(())
-}
-
-/// [`RequestHead::find_attachments`]: the arguments are skipped from where `head` ended.
-pub(crate) fn find_after_head<'a, K: AsRef<str>>(
-    head: &RequestHead<'_>,
-    body: &'a [u8],
-    keys: &[K],
-    mut found: impl FnMut(usize, AttachmentValue<'a, '_>),
-) -> Result<(), BodyError> {
-    let base = head.args_offset.min(body.len());
-    let rest = body.get(base..).unwrap_or_default();
-    // The fixed fields are strings: they define no class or reference that the rest of the
-    // stream could use, so a decoder can start here.
-    let mut dec = Decoder::new(SliceInput::new(rest));
-    skip_args(&mut dec, head.arg_count, base)?;
-    scan_attachments(
-        &mut dec,
-        base,
-        |key| position(keys, &key),
-        |i, value| report(keys, i, value, &mut found),
-    )
-}
-
-/// Calls `f` with every attachment of `body` whose key is a string, in wire order, skipping
-/// the arguments; its value is a string or [`AttachmentValue::NotString`]. A key sent twice
-/// comes twice: the last one is what Java sees. A key the decoder had to assemble (never the
-/// case for what Java sends) is copied.
+/// Calls `f` with every attachment of a Hessian2 `body` whose key is a string, in wire order,
+/// skipping the arguments; its value is a string or [`AttachmentValue::NotString`]. A key sent
+/// twice comes twice: the last one is what Java sees. A key the decoder had to assemble (never
+/// the case for what Java sends) is copied.
 pub fn attachments<'a>(
+    body: &'a [u8],
+    f: impl FnMut(&str, AttachmentValue<'a, '_>),
+) -> Result<(), BodyError> {
+    attachments_in(BodyFormat::default(), body, f)
+}
+
+/// [`attachments`] of a body in `format`.
+pub fn attachments_in<'a>(
+    format: BodyFormat,
     body: &'a [u8],
     mut f: impl FnMut(&str, AttachmentValue<'a, '_>),
 ) -> Result<(), BodyError> {
-    let mut dec = Decoder::new(SliceInput::new(body));
-    for field in ["dubbo version", "path", "service version", "method name"] {
-        read_utf_or_empty(&mut dec, field)?;
-    }
-    let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?;
-    skip_args(&mut dec, arg_count(descriptor.as_ref())?, 0)?;
-    scan_attachments(
-        &mut dec,
-        0,
-        |key| {
-            Some(match key {
-                Reference::Borrowed(b) => Cow::Borrowed(b),
-                Reference::Copied(c) => Cow::Owned(c.to_owned()),
-            })
-        },
-        |key, value| f(&key, value),
-    )
-}
-
-/// Reads the attachment map. For each entry with a string key, `select` sees the key and may
-/// choose it (`Some`); the value of a chosen key goes to `found`, a string or
-/// [`AttachmentValue::NotString`]. Everything else is stepped over. `base` is where the
-/// decoder started in the body (for error offsets).
-fn scan_attachments<'a, S>(
-    dec: &mut Decoder<'a, SliceInput<'a>>,
-    base: usize,
-    mut select: impl FnMut(Reference<'a, '_, str>) -> Option<S>,
-    mut found: impl FnMut(S, AttachmentValue<'a, '_>),
-) -> Result<(), BodyError> {
-    const FIELD: &str = "attachments";
-    let err = || BodyError::hessian_at(FIELD, base);
-    if dec.is_empty() {
-        return Ok(());
-    }
-    match dec.pull().map_err(err())? {
-        Header::Map { .. } => {}
-        Header::Null => return Ok(()),
-        other => {
-            return Err(BodyError::Unexpected {
-                field: FIELD,
-                expected: "a map",
-                found: header_kind(&other),
-            })
-        }
-    }
-    loop {
-        let chosen = match dec.pull().map_err(err())? {
-            Header::End => return Ok(()),
-            Header::String { len, last } => select(dec.read_str(len, last).map_err(err())?),
-            other => {
-                dec.skip_rest(other).map_err(err())?;
-                None
-            }
-        };
-        match (chosen, dec.pull().map_err(err())?) {
-            (_, Header::End) => {
-                return Err(BodyError::Unexpected {
-                    field: FIELD,
-                    expected: "a value",
-                    found: "the end marker Z",
-                })
-            }
-            (Some(chosen), Header::String { len, last }) => {
-                let value = dec.read_str(len, last).map_err(err())?;
-                found(chosen, value.into());
-            }
-            (Some(chosen), other) => {
-                dec.skip_rest(other).map_err(err())?;
-                found(chosen, AttachmentValue::NotString);
-            }
-            (None, other) => dec.skip_rest(other).map_err(err())?,
-        }
-    }
+    with_format!(format, fmt => {
+        let mut r = fmt.reader(body, 0);
+        let head = RequestHead::read(&mut r, format)?;
+        skip_args(&mut r, head.arg_count)?;
+        r.scan_attachments(|key| key.to_cow(), |key, value| f(&key, value))
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::request::{Request, RequestHead};
+    use crate::request::Request;
     use hessian2::value::{Object, Value};
 
     fn body(group: Option<&str>) -> bytes::Bytes {

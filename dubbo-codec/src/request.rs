@@ -82,23 +82,23 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use bytes::{BufMut, Bytes, BytesMut};
-use hessian2::decode::Decoder;
-use hessian2::encode::{Encoder, LiteVersion};
-use hessian2::input::{BufInput, Input, SliceInput};
-use hessian2::value::{Value, ValueDecoder};
+use hessian2::encode::Encoder;
+use hessian2::value::Value;
 use serde::Serialize;
 
 use crate::attachments::{
     str_size_hint, Attachments, GENERIC_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY,
     VERSION_KEY,
 };
-use crate::body::{count_containers, read_utf_or_empty, rebase};
-use crate::descriptor::{arg_count, push_name_desc};
+use crate::body::{count_containers, rebase};
+use crate::descriptor::push_name_desc;
 use crate::error::BodyError;
+use crate::format::{
+    arg_field, read_args, with_format, ArgsBuf, BodyFormat, Format, Reader, Writer,
+};
 use crate::frame::Frame;
-use crate::peek::AttachmentValue;
-use crate::serialization::Serialization;
-use crate::typed;
+use crate::head::Fixed;
+pub use crate::head::RequestHead;
 
 /// The Dubbo protocol version Java 2.7 and 3.x write in every request: `"2.0.2"`.
 pub const DUBBO_PROTOCOL_VERSION: &str = "2.0.2";
@@ -110,22 +110,6 @@ pub const GENERIC_METHOD: &str = "$invoke";
 pub const GENERIC_DESCRIPTOR: &str = "Ljava/lang/String;[Ljava/lang/String;[Ljava/lang/Object;";
 /// The method name of Dubbo's echo service (`EchoService.$echo(Object)`).
 pub const ECHO_METHOD: &str = "$echo";
-
-/// Names of the arguments for error messages (the first few; later ones share a name).
-const ARG_FIELDS: [&str; 8] = [
-    "argument 0",
-    "argument 1",
-    "argument 2",
-    "argument 3",
-    "argument 4",
-    "argument 5",
-    "argument 6",
-    "argument 7",
-];
-
-pub(crate) fn arg_field(i: usize) -> &'static str {
-    ARG_FIELDS.get(i).copied().unwrap_or("an argument")
-}
 
 /// A method call. See the [module documentation](self).
 ///
@@ -157,25 +141,26 @@ pub struct Request {
     pub args: Vec<Value>,
     /// The attachments.
     pub attachments: Attachments,
+    /// The serialization the body is written in ([`Request::to_bytes`], [`Request::to_frame`]);
+    /// a decoded request keeps the one it was read in.
+    pub format: BodyFormat,
     /// Typed arguments, written as the body's stream writes them; they come before `args`.
     encoded: Option<EncodedArgs>,
 }
 
-/// The argument section of a body, as serialized by [`RequestBuilder::arg`]: the stream's
-/// bytes after the five head strings (hessian-lite 3, the generation `hessian2::Serializer`
-/// writes by default).
+/// The argument section of a body, as serialized by [`RequestBuilder::arg`] in `format`: the
+/// body's bytes after the five head strings.
 #[derive(Clone, PartialEq, Eq)]
 struct EncodedArgs {
+    format: BodyFormat,
     bytes: Vec<u8>,
     count: usize,
 }
 
-/// The hessian-lite generation of [`EncodedArgs`].
-const ENCODED_VERSION: LiteVersion = LiteVersion::V3;
-
 impl std::fmt::Debug for EncodedArgs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EncodedArgs")
+            .field("format", &self.format)
             .field("count", &self.count)
             .field("bytes", &Bytes::copy_from_slice(&self.bytes))
             .finish()
@@ -186,16 +171,7 @@ impl EncodedArgs {
     /// The arguments as values (references count from the section's start, which is the
     /// body's: the head strings start no list, map or object).
     fn values(&self) -> Result<Vec<Value>, BodyError> {
-        let mut dec = ValueDecoder::new(SliceInput::new(&self.bytes));
-        let mut out = Vec::with_capacity(self.count.min(64));
-        for i in 0..self.count {
-            let field = arg_field(i);
-            match dec.next_value().map_err(BodyError::hessian_in(field))? {
-                Some(v) => out.push(v),
-                None => return Err(BodyError::Missing { field }),
-            }
-        }
-        Ok(out)
+        with_format!(self.format, f => read_args(&mut f.reader(&self.bytes, 0), self.count))
     }
 }
 
@@ -296,40 +272,52 @@ impl Request {
         Ok(())
     }
 
-    /// Writes the body into `enc` (a fresh stream: call `enc.reset()` first if reused).
+    /// Writes the body in Hessian2 into `enc` (a fresh stream: call `enc.reset()` first if
+    /// reused), as `enc`'s hessian-lite generation writes it, whatever [`Request::format`] says.
     pub fn encode_with<B: BufMut>(&self, enc: &mut Encoder<B>) {
-        enc.write_str(&self.dubbo_version);
-        enc.write_str(&self.path);
-        enc.write_str(&self.version);
-        enc.write_str(&self.method);
-        enc.write_str(&self.descriptor);
-        self.encode_args(enc, self.attachments.is_plain());
-        self.attachments.encode(enc);
+        self.write(enc);
     }
 
-    /// Writes the arguments. The encoded section is copied when nothing after it needs the
-    /// stream's tables (`plain_after`: the attachments hold no container) and it is in the
-    /// encoder's generation; otherwise it goes through values and the encoder.
-    fn encode_args<B: BufMut>(&self, enc: &mut Encoder<B>, plain_after: bool) {
+    /// Writes the body with `w`.
+    fn write<B: BufMut, W: Writer<B>>(&self, w: &mut W) {
+        w.write_utf(&self.dubbo_version);
+        w.write_utf(&self.path);
+        w.write_utf(&self.version);
+        w.write_utf(&self.method);
+        w.write_utf(&self.descriptor);
+        self.write_args(w, self.attachments.is_plain());
+        w.write_attachments(&self.attachments);
+    }
+
+    /// Writes the arguments. The encoded section is copied when the writer can take it as it
+    /// is (its format, and nothing after it needing the stream's tables: `plain_after`, the
+    /// attachments hold no container); otherwise it goes through values.
+    fn write_args<B: BufMut, W: Writer<B>>(&self, w: &mut W, plain_after: bool) {
         if let Some(e) = &self.encoded {
-            let copy = plain_after && self.args.is_empty() && enc.version() == ENCODED_VERSION;
-            match (!copy).then(|| e.values()) {
-                Some(Ok(values)) => values.iter().for_each(|v| v.encode(enc)),
-                // Or deeper than the decoder's limit: the bytes as they are (what follows
-                // uses tables of its own).
-                _ => enc.get_mut().put_slice(&e.bytes),
+            let copied = self.args.is_empty() && w.copy_section(e.format, &e.bytes, plain_after);
+            if !copied {
+                match e.values() {
+                    Ok(values) => values.iter().for_each(|v| w.write_value(v)),
+                    // Deeper than the decoder's limit: the bytes as they are (what follows
+                    // uses tables of its own).
+                    Err(_) => {
+                        w.copy_section(e.format, &e.bytes, true);
+                    }
+                }
             }
         }
         for arg in &self.args {
-            arg.encode(enc);
+            w.write_value(arg);
         }
     }
 
-    /// The argument section as written in a body.
+    /// The argument section as written in a body of this request's format.
     fn args_bytes(&self) -> Vec<u8> {
-        let mut enc = Encoder::new(Vec::new());
-        self.encode_args(&mut enc, true);
-        enc.into_inner()
+        with_format!(self.format, f => {
+            let mut w = f.writer(Vec::new());
+            self.write_args(&mut w, true);
+            Writer::into_inner(w)
+        })
     }
 
     /// About how many bytes the body takes (exact for ASCII strings and encoded arguments; a
@@ -350,11 +338,13 @@ impl Request {
             + self.attachments.size_hint()
     }
 
-    /// Appends the body to `buf`.
+    /// Appends the body to `buf`, in [`Request::format`].
     pub fn encode<B: BufMut>(&self, buf: B) -> B {
-        let mut enc = Encoder::new(buf);
-        self.encode_with(&mut enc);
-        enc.into_inner()
+        with_format!(self.format, f => {
+            let mut w = f.writer(buf);
+            self.write(&mut w);
+            Writer::into_inner(w)
+        })
     }
 
     /// The body.
@@ -363,38 +353,48 @@ impl Request {
             .freeze()
     }
 
-    /// A frame carrying this call (Hessian2; `two_way` false for a one-way call, which is
-    /// never answered).
+    /// A frame carrying this call, in [`Request::format`] (`two_way` false for a one-way
+    /// call, which is never answered).
     pub fn to_frame(&self, request_id: u64, two_way: bool) -> Frame {
         Frame::request(
             request_id,
-            Serialization::Hessian2,
+            self.format.serialization(),
             two_way,
             self.to_bytes(),
         )
     }
 
-    /// Decodes a body. Strings are copied; binaries too (see [`Request::decode_bytes`]).
+    /// Decodes a Hessian2 body. Strings are copied; binaries too (see
+    /// [`Request::decode_bytes`]).
     pub fn decode(body: &[u8]) -> Result<Request, BodyError> {
-        decode_request(Decoder::new(SliceInput::new(body)))
+        Request::decode_in(BodyFormat::default(), body)
     }
 
-    /// Decodes a body held in [`Bytes`]: binary arguments are zero-copy slices of it.
+    /// Decodes a body in `format`.
+    pub fn decode_in(format: BodyFormat, body: &[u8]) -> Result<Request, BodyError> {
+        with_format!(format, f => decode_request(&mut f.reader(body, 0), format))
+    }
+
+    /// Decodes a Hessian2 body held in [`Bytes`]: binary arguments are zero-copy slices of it.
     pub fn decode_bytes(body: &Bytes) -> Result<Request, BodyError> {
-        decode_request(Decoder::new(BufInput::new(body.clone())))
+        Request::decode_bytes_in(BodyFormat::default(), body)
     }
 
-    /// Decodes the body of a request frame (Hessian2 only).
+    /// [`Request::decode_bytes`] for a body in `format`.
+    pub fn decode_bytes_in(format: BodyFormat, body: &Bytes) -> Result<Request, BodyError> {
+        with_format!(format, f => decode_request(&mut f.buf_reader(body), format))
+    }
+
+    /// Decodes the body of a request frame, in the serialization its header names.
     pub fn from_frame(frame: &Frame) -> Result<Request, BodyError> {
-        match frame.header().serialization() {
-            Serialization::Hessian2 => Request::decode_bytes(frame.body()),
-            other => Err(BodyError::UnsupportedSerialization(other)),
-        }
+        let format = BodyFormat::require(frame.header().serialization())?;
+        Request::decode_bytes_in(format, frame.body())
     }
 
-    /// Reads the arguments of a body into a Rust tuple (or any type that deserializes from a
-    /// sequence of the arguments' values: `(String, i32)`, `(User,)`, `()`), through serde,
-    /// without building `Value`s. The types must match the number of arguments.
+    /// Reads the arguments of a Hessian2 body into a Rust tuple (or any type that
+    /// deserializes from a sequence of the arguments' values: `(String, i32)`, `(User,)`,
+    /// `()`), through serde, without building `Value`s. The types must match the number of
+    /// arguments.
     pub fn decode_args<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, BodyError> {
         let head = RequestHead::decode(body)?;
         head.decode_args(body)
@@ -406,247 +406,29 @@ pub fn is_generic_call(method: &str, descriptor: &str) -> bool {
     (method == GENERIC_METHOD || method == "$invokeAsync") && descriptor == GENERIC_DESCRIPTOR
 }
 
-fn decode_request<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<Request, BodyError> {
-    let dubbo_version = read_utf_or_empty(&mut dec, "dubbo version")?.into_owned();
-    let path = read_utf_or_empty(&mut dec, "path")?.into_owned();
-    let version = read_utf_or_empty(&mut dec, "service version")?.into_owned();
-    let method = read_utf_or_empty(&mut dec, "method name")?.into_owned();
-    let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?.into_owned();
-    let n = arg_count(&descriptor)?;
-    let mut values = ValueDecoder::from_decoder(dec);
-    let mut args = Vec::with_capacity(n.min(64));
-    for i in 0..n {
-        let field = arg_field(i);
-        match values.next_value().map_err(BodyError::hessian_in(field))? {
-            Some(v) => args.push(v),
-            None => return Err(BodyError::Missing { field }),
-        }
-    }
+fn decode_request<'de, R: Reader<'de>>(
+    r: &mut R,
+    format: BodyFormat,
+) -> Result<Request, BodyError> {
+    let fixed = Fixed::read(r)?;
+    let head = RequestHead::after_fixed(r, fixed, format)?;
+    let args = read_args(r, head.arg_count)?;
     // Java always writes the map; a body that ends after the arguments has none.
-    let attachments = match values
-        .next_value()
-        .map_err(BodyError::hessian_in("attachments"))?
-    {
+    let attachments = match r.read_value("attachments")? {
         Some(v) => Attachments::from_value(v)?,
         None => Attachments::new(),
     };
     Ok(Request {
-        dubbo_version,
-        path,
-        version,
-        method,
-        descriptor,
+        dubbo_version: head.dubbo_version.into_owned(),
+        path: head.path.into_owned(),
+        version: head.version.into_owned(),
+        method: head.method.into_owned(),
+        descriptor: head.descriptor.into_owned(),
         args,
         attachments,
+        format,
         encoded: None,
     })
-}
-
-/// The fixed fields of a request body and where its arguments start: what a server needs to
-/// route a call before it decides how to read the arguments.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestHead<'a> {
-    /// Field 1, the caller's Dubbo protocol version.
-    pub dubbo_version: Cow<'a, str>,
-    /// Field 2, the service path.
-    pub path: Cow<'a, str>,
-    /// Field 3, the service version.
-    pub version: Cow<'a, str>,
-    /// Field 4, the method name.
-    pub method: Cow<'a, str>,
-    /// Field 5, the parameter descriptor.
-    pub descriptor: Cow<'a, str>,
-    /// The number of arguments (from the descriptor).
-    pub arg_count: usize,
-    /// Byte offset of the first argument in the body.
-    pub args_offset: usize,
-}
-
-impl<'a> RequestHead<'a> {
-    /// Reads the five fixed fields, borrowing them from `body` where possible.
-    pub fn decode(body: &'a [u8]) -> Result<RequestHead<'a>, BodyError> {
-        let mut dec = Decoder::new(SliceInput::new(body));
-        let dubbo_version = read_utf_or_empty(&mut dec, "dubbo version")?;
-        let path = read_utf_or_empty(&mut dec, "path")?;
-        let version = read_utf_or_empty(&mut dec, "service version")?;
-        let method = read_utf_or_empty(&mut dec, "method name")?;
-        let descriptor = read_utf_or_empty(&mut dec, "parameter descriptor")?;
-        let arg_count = arg_count(descriptor.as_ref())?;
-        Ok(RequestHead {
-            dubbo_version,
-            path,
-            version,
-            method,
-            descriptor,
-            arg_count,
-            args_offset: dec.offset() as usize,
-        })
-    }
-
-    /// Reads the five fixed fields, steps over the arguments without building them, and
-    /// decodes the attachments: what a server needs to route a call and build its context,
-    /// leaving the arguments to be read later, typed or dynamic.
-    pub fn decode_with_attachments(
-        body: &'a [u8],
-    ) -> Result<(RequestHead<'a>, Attachments), BodyError> {
-        let head = RequestHead::decode(body)?;
-        let base = head.args_offset.min(body.len());
-        let rest = body.get(base..).unwrap_or_default();
-        let mut dec = Decoder::new(SliceInput::new(rest));
-        for i in 0..head.arg_count {
-            let field = arg_field(i);
-            if dec.is_empty() {
-                return Err(BodyError::Missing { field });
-            }
-            dec.skip().map_err(BodyError::hessian_at(field, base))?;
-        }
-        // The attachments continue the stream: class definitions read while skipping are in
-        // the decoder. A reference from the attachments back into the arguments (which
-        // Java never writes for string attachments) needs the whole body decoded.
-        let mut values = ValueDecoder::from_decoder(dec);
-        let attachments = match values.next_value() {
-            Ok(None) => Attachments::new(),
-            Ok(Some(v)) => Attachments::from_value(v)?,
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    hessian2::ErrorKind::BadReference { table: "value", .. }
-                ) =>
-            {
-                Request::decode(body)?.attachments
-            }
-            Err(e) => return Err(BodyError::hessian_at("attachments", base)(e)),
-        };
-        Ok((head, attachments))
-    }
-
-    /// Steps over the arguments of `body` (the body this head was read from) and reads its
-    /// attachments, calling `found(i, value)` for every entry whose key is `keys[i]`, in wire
-    /// order: [`peek_keys`](crate::peek::peek_keys) for a caller that looks at the fixed
-    /// fields first and then decides to read on. The body is read once in all; nothing is
-    /// built or allocated, values are borrowed ([`AttachmentValue`]). A key sent twice is
-    /// reported twice (keep the last, as Java does); a key listed twice in `keys` is reported
-    /// under each of its indexes.
-    ///
-    /// ```
-    /// use dubbo_codec::{Request, RequestHead};
-    ///
-    /// let body = Request::builder("com.example.Greeter", "sayHello")
-    ///     .group("blue")
-    ///     .attach("env", "canary")
-    ///     .build()?
-    ///     .to_bytes();
-    /// let head = RequestHead::decode(&body)?;
-    /// if head.method == "sayHello" {
-    ///     let mut found = [None; 2];
-    ///     head.find_attachments(&body, &["group", "env"], |i, v| found[i] = v.as_str().map(str::len))?;
-    ///     assert_eq!(found, [Some(4), Some(6)]);
-    /// }
-    /// # Ok::<(), dubbo_codec::BodyError>(())
-    /// ```
-    pub fn find_attachments<K: AsRef<str>>(
-        &self,
-        body: &'a [u8],
-        keys: &[K],
-        found: impl FnMut(usize, AttachmentValue<'a, '_>),
-    ) -> Result<(), BodyError> {
-        crate::peek::find_after_head(self, body, keys, found)
-    }
-
-    /// Reads the arguments of `body` (the body this head was read from) into a Rust tuple
-    /// through serde; see [`Request::decode_args`].
-    pub fn decode_args<T: serde::de::DeserializeOwned>(
-        &self,
-        body: &Bytes,
-    ) -> Result<T, BodyError> {
-        decode_args_at(body, self.args_offset, self.arg_count)
-    }
-}
-
-/// Reads `count` arguments starting at byte `offset` of `body` into `T` through serde.
-pub(crate) fn decode_args_at<T: serde::de::DeserializeOwned>(
-    body: &Bytes,
-    offset: usize,
-    count: usize,
-) -> Result<T, BodyError> {
-    let args = body.slice(offset.min(body.len())..);
-    let mut de = hessian2::Deserializer::from_bytes(args);
-    T::deserialize(ArgsDeserializer { de: &mut de, count }).map_err(|source| {
-        BodyError::Deserialize {
-            field: "arguments",
-            source,
-        }
-    })
-}
-
-/// Presents the arguments of a body as one sequence to serde.
-struct ArgsDeserializer<'a> {
-    de: &'a mut hessian2::Deserializer<'static, Bytes>,
-    count: usize,
-}
-
-impl serde::Deserializer<'static> for ArgsDeserializer<'_> {
-    type Error = hessian2::Error;
-
-    fn deserialize_any<V: serde::de::Visitor<'static>>(
-        self,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        let mut seq = ArgsSeq {
-            de: self.de,
-            left: self.count,
-        };
-        let value = visitor.visit_seq(&mut seq)?;
-        if seq.left > 0 {
-            return Err(serde::de::Error::invalid_length(
-                self.count - seq.left,
-                &"all the arguments of the call",
-            ));
-        }
-        Ok(value)
-    }
-
-    fn deserialize_unit<V: serde::de::Visitor<'static>>(
-        self,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        if self.count == 0 {
-            visitor.visit_unit()
-        } else {
-            self.deserialize_any(visitor)
-        }
-    }
-
-    serde::forward_to_deserialize_any! {
-        <W: Visitor<'static>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct ArgsSeq<'a> {
-    de: &'a mut hessian2::Deserializer<'static, Bytes>,
-    left: usize,
-}
-
-impl serde::de::SeqAccess<'static> for &mut ArgsSeq<'_> {
-    type Error = hessian2::Error;
-
-    fn next_element_seed<T: serde::de::DeserializeSeed<'static>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, Self::Error> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
-    }
 }
 
 /// Builds a [`Request`]: the fixed fields, the arguments (dynamic or typed) with their Java
@@ -664,9 +446,11 @@ pub struct RequestBuilder {
     dubbo_version: String,
     descriptor: String,
     explicit_descriptor: Option<String>,
-    /// The typed arguments so far, written into the argument section by one serializer
-    /// (while no dynamic argument came).
-    typed: Option<hessian2::Serializer<Vec<u8>>>,
+    /// The serialization of the body.
+    format: BodyFormat,
+    /// The typed arguments so far, written into the argument section (while no dynamic
+    /// argument came).
+    typed: Option<ArgsBuf>,
     typed_count: usize,
     args: Vec<Value>,
     /// Containers the arguments so far start: the reference base of the next argument.
@@ -686,6 +470,7 @@ impl RequestBuilder {
             dubbo_version: DUBBO_PROTOCOL_VERSION.to_owned(),
             descriptor: String::new(),
             explicit_descriptor: None,
+            format: BodyFormat::default(),
             typed: None,
             typed_count: 0,
             args: Vec::new(),
@@ -719,6 +504,19 @@ impl RequestBuilder {
         self
     }
 
+    /// The serialization of the body (default Hessian2 as hessian-lite 3 writes it). Set it
+    /// before the typed arguments: they are serialized in it as they come.
+    pub fn format(mut self, format: BodyFormat) -> Self {
+        if self.typed.is_some() {
+            // Already serialized in the old format: they go through values.
+            if let Err(e) = self.typed_to_values() {
+                self.error = Some(e);
+            }
+        }
+        self.format = format;
+        self
+    }
+
     /// An attachment (added after the default ones; the same key replaces a default one).
     pub fn attach(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
         self.attachments.insert(key, value);
@@ -733,10 +531,10 @@ impl RequestBuilder {
     }
 
     /// A typed argument of Java type `java_type` (`java.lang.String`, `int`, `long[]`,
-    /// `com.example.User`), serialized through serde as [`hessian2::Serializer`] writes it,
-    /// straight into the body's stream: the typed arguments of a request share one serializer,
-    /// so a class is defined once for all of them, as Java does (see the [module
-    /// documentation](self#typed-arguments-are-written-once-never-through-value)).
+    /// `com.example.User`), serialized through serde in the builder's [format](Self::format)
+    /// straight into the body's argument section: in Hessian2 the typed arguments of a
+    /// request share one serializer, so a class is defined once for all of them, as Java does
+    /// (see the [module documentation](self#typed-arguments-are-written-once-never-through-value)).
     pub fn arg<T: Serialize + ?Sized>(mut self, java_type: &str, value: &T) -> Self {
         if self.error.is_some() || !self.push_desc(java_type) {
             return self;
@@ -754,12 +552,11 @@ impl RequestBuilder {
             }
             return self;
         }
-        let ser = self
-            .typed
-            .get_or_insert_with(|| typed::serializer(typed::ARGS.buffer()));
-        match ser.serialize(value) {
+        let format = self.format;
+        let args = self.typed.get_or_insert_with(|| ArgsBuf::new(format));
+        match args.push(value) {
             Ok(()) => self.typed_count += 1,
-            Err(e) => self.error = Some(to_error(e)),
+            Err(e) => self.error = Some(e.in_field(field)),
         }
         self
     }
@@ -798,10 +595,15 @@ impl RequestBuilder {
 
     /// The typed arguments so far, taken out of the serializer.
     fn take_typed(&mut self) -> Option<EncodedArgs> {
-        let bytes = typed::finish(self.typed.take()?);
-        typed::ARGS.record(bytes.len());
+        let args = self.typed.take()?;
+        let format = args.format();
+        let bytes = args.finish();
         let count = std::mem::take(&mut self.typed_count);
-        Some(EncodedArgs { bytes, count })
+        Some(EncodedArgs {
+            format,
+            bytes,
+            count,
+        })
     }
 
     /// Turns the typed arguments so far into values, before a dynamic argument.
@@ -868,6 +670,7 @@ impl RequestBuilder {
             descriptor,
             args: self.args,
             attachments,
+            format: self.format,
             encoded,
         })
     }

@@ -36,22 +36,18 @@
 //! ```
 
 use bytes::{BufMut, Bytes, BytesMut};
-use hessian2::decode::{Decoder, Header};
 use hessian2::encode::Encoder;
-use hessian2::input::{BufInput, Input, SliceInput};
-use hessian2::value::{Value, ValueDecoder};
+use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use crate::attachments::{Attachments, DUBBO_VERSION_KEY};
-use crate::body::{header_kind, read_utf};
 use crate::error::BodyError;
 use crate::exception::JavaException;
+use crate::format::{with_format, BodyFormat, Format, Reader, Writer};
 use crate::frame::Frame;
 use crate::request::DUBBO_PROTOCOL_VERSION;
-use crate::serialization::Serialization;
 use crate::status::Status;
-use crate::typed;
 
 /// Flag 0: the method threw; the exception follows.
 pub const RESPONSE_WITH_EXCEPTION: i32 = 0;
@@ -178,48 +174,71 @@ impl RpcResult {
         }
     }
 
-    /// Writes the body into `enc` (a fresh stream).
+    /// Writes the body in Hessian2 into `enc` (a fresh stream).
     pub fn encode_with<B: BufMut>(&self, enc: &mut Encoder<B>) {
-        enc.write_int(self.flag());
+        self.write(enc);
+    }
+
+    fn write<B: BufMut, W: Writer<B>>(&self, w: &mut W) {
+        w.write_flag(self.flag());
         match &self.outcome {
             Outcome::Value(Value::Null) | Outcome::Null => {}
-            Outcome::Value(v) | Outcome::Exception(v) => v.encode(enc),
+            Outcome::Value(v) | Outcome::Exception(v) => w.write_value(v),
         }
         if let Some(a) = &self.attachments {
-            a.encode(enc);
+            w.write_attachments(a);
         }
     }
 
-    /// Appends the body to `buf`.
+    /// Appends the body in Hessian2 to `buf`.
     pub fn encode<B: BufMut>(&self, buf: B) -> B {
-        let mut enc = Encoder::new(buf);
-        self.encode_with(&mut enc);
-        enc.into_inner()
+        self.encode_in(BodyFormat::default(), buf)
     }
 
-    /// The body.
+    /// Appends the body in `format` to `buf`.
+    pub fn encode_in<B: BufMut>(&self, format: BodyFormat, buf: B) -> B {
+        with_format!(format, f => {
+            let mut w = f.writer(buf);
+            self.write(&mut w);
+            Writer::into_inner(w)
+        })
+    }
+
+    /// The body in Hessian2.
     pub fn to_bytes(&self) -> Bytes {
         self.encode(BytesMut::new()).freeze()
     }
 
-    /// An OK response frame carrying this result.
+    /// An OK response frame carrying this result in Hessian2.
     pub fn to_frame(&self, request_id: u64) -> Frame {
-        Frame::response(
-            request_id,
-            Serialization::Hessian2,
-            Status::Ok,
-            self.to_bytes(),
-        )
+        self.to_frame_in(request_id, BodyFormat::default())
     }
 
-    /// Decodes the body of an OK response.
+    /// An OK response frame carrying this result in `format`.
+    pub fn to_frame_in(&self, request_id: u64, format: BodyFormat) -> Frame {
+        let body = self.encode_in(format, BytesMut::new()).freeze();
+        Frame::response(request_id, format.serialization(), Status::Ok, body)
+    }
+
+    /// Decodes the body of an OK Hessian2 response.
     pub fn decode(body: &[u8]) -> Result<RpcResult, BodyError> {
-        decode_result(Decoder::new(SliceInput::new(body)))
+        RpcResult::decode_in(BodyFormat::default(), body)
     }
 
-    /// Decodes the body of an OK response held in [`Bytes`] (binaries are zero-copy slices).
+    /// Decodes the body of an OK response in `format`.
+    pub fn decode_in(format: BodyFormat, body: &[u8]) -> Result<RpcResult, BodyError> {
+        with_format!(format, f => decode_result(&mut f.reader(body, 0)))
+    }
+
+    /// Decodes the body of an OK Hessian2 response held in [`Bytes`] (binaries are zero-copy
+    /// slices).
     pub fn decode_bytes(body: &Bytes) -> Result<RpcResult, BodyError> {
-        decode_result(Decoder::new(BufInput::new(body.clone())))
+        RpcResult::decode_bytes_in(BodyFormat::default(), body)
+    }
+
+    /// [`RpcResult::decode_bytes`] for a body in `format`.
+    pub fn decode_bytes_in(format: BodyFormat, body: &Bytes) -> Result<RpcResult, BodyError> {
+        with_format!(format, f => decode_result(&mut f.buf_reader(body)))
     }
 
     /// The exception, when the call threw.
@@ -231,34 +250,22 @@ impl RpcResult {
     }
 }
 
-/// Reads the flag: an int 0..=5.
-fn read_flag<'de, I: Input<'de>>(dec: &mut Decoder<'de, I>) -> Result<i32, BodyError> {
-    const FIELD: &str = "result flag";
-    if dec.is_empty() {
-        return Err(BodyError::Missing { field: FIELD });
-    }
-    match dec.pull().map_err(BodyError::hessian_in(FIELD))? {
-        Header::Int(f @ 0..=5) => Ok(f),
-        Header::Int(f) => Err(BodyError::UnknownResultFlag(f)),
-        other => Err(BodyError::Unexpected {
-            field: FIELD,
-            expected: "an int",
-            found: header_kind(&other),
-        }),
+/// The field a flag's value is read as.
+fn value_field(flag: i32) -> &'static str {
+    if flag % 3 == RESPONSE_WITH_EXCEPTION {
+        "exception"
+    } else {
+        "value"
     }
 }
 
-fn decode_result<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<RpcResult, BodyError> {
-    let flag = read_flag(&mut dec)?;
-    let mut values = ValueDecoder::from_decoder(dec);
-    let field = if flag % 3 == 0 { "exception" } else { "value" };
+fn decode_result<'de, R: Reader<'de>>(r: &mut R) -> Result<RpcResult, BodyError> {
+    let flag = r.read_flag()?;
+    let field = value_field(flag);
     let outcome = match flag % 3 {
         RESPONSE_NULL_VALUE => Outcome::Null,
         _ => {
-            let v = values
-                .next_value()
-                .map_err(BodyError::hessian_in(field))?
-                .ok_or(BodyError::Missing { field })?;
+            let v = r.read_value(field)?.ok_or(BodyError::Missing { field })?;
             if flag % 3 == RESPONSE_VALUE {
                 Outcome::Value(v)
             } else {
@@ -268,9 +275,8 @@ fn decode_result<'de, I: Input<'de>>(mut dec: Decoder<'de, I>) -> Result<RpcResu
     };
     let attachments = if flag >= 3 {
         const FIELD: &str = "attachments";
-        let v = values
-            .next_value()
-            .map_err(BodyError::hessian_in(FIELD))?
+        let v = r
+            .read_value(FIELD)?
             .ok_or(BodyError::Missing { field: FIELD })?;
         Some(Attachments::from_value(v)?)
     } else {
@@ -297,60 +303,88 @@ pub enum Response {
 }
 
 impl Response {
-    /// Decodes a response frame's body according to its status. Hessian2 only; an event
-    /// frame (a heartbeat answer) is not a call's response and reads as an OK null result.
+    /// Decodes a response frame's body according to its status, in the serialization its
+    /// header names. An event frame (a heartbeat answer) is not a call's response and reads
+    /// as an OK null result.
     pub fn from_frame(frame: &Frame) -> Result<Response, BodyError> {
         let h = frame.header();
-        if h.serialization() != Serialization::Hessian2 {
-            return Err(BodyError::UnsupportedSerialization(h.serialization()));
-        }
+        let format = BodyFormat::require(h.serialization())?;
         if h.is_event() {
             return Ok(Response::Result(RpcResult::new(Outcome::Null)));
         }
         match h.status() {
-            Status::Ok => RpcResult::decode_bytes(frame.body()).map(Response::Result),
+            Status::Ok => RpcResult::decode_bytes_in(format, frame.body()).map(Response::Result),
             status => Ok(Response::Error {
                 status,
-                message: decode_error_message(frame.body())?,
+                message: decode_error_message_in(format, frame.body())?,
             }),
         }
     }
 
-    /// The frame of this response.
+    /// The frame of this response, in Hessian2.
     pub fn to_frame(&self, request_id: u64) -> Frame {
+        self.to_frame_in(request_id, BodyFormat::default())
+    }
+
+    /// The frame of this response, in `format`.
+    pub fn to_frame_in(&self, request_id: u64, format: BodyFormat) -> Frame {
         match self {
-            Response::Result(r) => r.to_frame(request_id),
+            Response::Result(r) => r.to_frame_in(request_id, format),
             Response::Error { status, message } => {
-                error_frame(request_id, *status, message.as_deref())
+                error_frame_in(request_id, format, *status, message.as_deref())
             }
         }
     }
 }
 
-/// The body of a non-OK response: the message as one Hessian2 string (`N` for `None`).
+/// The body of a non-OK Hessian2 response: the message as one string (`N` for `None`).
 pub fn error_body(message: Option<&str>) -> Bytes {
-    let mut enc = Encoder::new(BytesMut::new());
-    match message {
-        Some(m) => enc.write_str(m),
-        None => enc.write_null(),
-    }
-    enc.into_inner().freeze()
+    error_body_in(BodyFormat::default(), message)
 }
 
-/// A response frame with a non-OK status and an error message.
+/// The body of a non-OK response in `format`: the message as `writeUTF` writes it.
+pub fn error_body_in(format: BodyFormat, message: Option<&str>) -> Bytes {
+    with_format!(format, f => {
+        let mut w = f.writer(BytesMut::new());
+        match message {
+            Some(m) => w.write_utf(m),
+            None => Writer::write_null(&mut w),
+        }
+        Writer::into_inner(w).freeze()
+    })
+}
+
+/// A Hessian2 response frame with a non-OK status and an error message.
 pub fn error_frame(request_id: u64, status: Status, message: Option<&str>) -> Frame {
+    error_frame_in(request_id, BodyFormat::default(), status, message)
+}
+
+/// A response frame in `format` with a non-OK status and an error message.
+pub fn error_frame_in(
+    request_id: u64,
+    format: BodyFormat,
+    status: Status,
+    message: Option<&str>,
+) -> Frame {
     Frame::response(
         request_id,
-        Serialization::Hessian2,
+        format.serialization(),
         status,
-        error_body(message),
+        error_body_in(format, message),
     )
 }
 
-/// Reads the error message of a non-OK response.
+/// Reads the error message of a non-OK Hessian2 response.
 pub fn decode_error_message(body: &[u8]) -> Result<Option<String>, BodyError> {
-    let mut dec = Decoder::new(SliceInput::new(body));
-    Ok(read_utf(&mut dec, "error message")?.map(|s| s.into_owned()))
+    decode_error_message_in(BodyFormat::default(), body)
+}
+
+/// Reads the error message of a non-OK response in `format`.
+pub fn decode_error_message_in(
+    format: BodyFormat,
+    body: &[u8],
+) -> Result<Option<String>, BodyError> {
+    with_format!(format, f => Ok(f.reader(body, 0).read_utf("error message")?.map(|s| s.into_owned())))
 }
 
 /// A result read into a Rust type through serde.
@@ -364,66 +398,69 @@ pub struct TypedResult<T> {
 }
 
 impl<T: DeserializeOwned> TypedResult<T> {
-    /// Decodes the body of an OK response, reading the value into `T` without building a
-    /// `Value` (exceptions are read as values).
+    /// Decodes the body of an OK Hessian2 response, reading the value into `T` without
+    /// building a `Value` (exceptions are read as values).
     pub fn decode(body: &Bytes) -> Result<Self, BodyError> {
-        let mut dec = Decoder::new(SliceInput::new(body));
-        let flag = read_flag(&mut dec)?;
-        let at = dec.offset() as usize;
-        let rest = body.slice(at.min(body.len())..);
-        let (outcome, after) = match flag % 3 {
-            RESPONSE_NULL_VALUE => {
-                let v =
-                    hessian2::from_slice::<T>(b"N").map_err(|source| BodyError::Deserialize {
-                        field: "value",
-                        source,
-                    })?;
-                (Ok(v), rest)
-            }
-            RESPONSE_VALUE => {
-                let mut de = hessian2::Deserializer::from_bytes(rest.clone());
-                if de.is_end() {
-                    return Err(BodyError::Missing { field: "value" });
-                }
-                let v = de
-                    .next_value::<T>()
-                    .map_err(|source| BodyError::Deserialize {
-                        field: "value",
-                        source,
-                    })?;
-                let off = (de.offset() as usize).min(rest.len());
-                (Ok(v), rest.slice(off..))
-            }
-            _ => {
-                let mut values = ValueDecoder::new(SliceInput::new(&rest));
-                let v = values
-                    .next_value()
-                    .map_err(BodyError::hessian_at("exception", at))?
-                    .ok_or(BodyError::Missing { field: "exception" })?;
-                let off = (values.decoder().offset() as usize).min(rest.len());
-                (Err(JavaException::from_value(v)), rest.slice(off..))
-            }
-        };
-        let attachments = if flag >= 3 {
-            // The attachments continue the stream: a value in them that refers back into
-            // the result cannot be read on its own and is dropped with the whole map.
-            hessian2::value::from_slice(&after)
-                .ok()
-                .and_then(|v| Attachments::from_value(v).ok())
-                .or_else(|| Some(Attachments::new()))
-        } else {
-            None
-        };
-        Ok(TypedResult {
-            outcome,
-            attachments,
-        })
+        TypedResult::decode_in(BodyFormat::default(), body)
+    }
+
+    /// [`TypedResult::decode`] for a body in `format`.
+    pub fn decode_in(format: BodyFormat, body: &Bytes) -> Result<Self, BodyError> {
+        with_format!(format, f => decode_typed(f, body))
     }
 }
 
-/// Writes the body of an OK response whose value is a Rust value, through serde: flag 1 (or 2
-/// when the value serializes to `null`, as Java writes a `null` return), the value, and with
-/// `attachments` flags 4/5 and the map.
+fn decode_typed<F: Format, T: DeserializeOwned>(
+    f: F,
+    body: &Bytes,
+) -> Result<TypedResult<T>, BodyError> {
+    let mut r = f.reader(body, 0);
+    let flag = r.read_flag()?;
+    let at = r.offset();
+    let (outcome, after) = match flag % 3 {
+        RESPONSE_NULL_VALUE => {
+            // What `null` deserializes to (`None`, `()`), as from a `null` on the wire.
+            let unit = serde::de::value::UnitDeserializer::<serde::de::value::Error>::new();
+            let v = T::deserialize(unit).map_err(|e| BodyError::Deserialize {
+                field: "value",
+                source: serde::de::Error::custom(e),
+            })?;
+            (Ok(v), at)
+        }
+        RESPONSE_VALUE => {
+            let (v, end) = f.deserialize_at::<T>(body, at, "value")?;
+            (Ok(v), end)
+        }
+        _ => {
+            let v = r
+                .read_value("exception")?
+                .ok_or(BodyError::Missing { field: "exception" })?;
+            (Err(JavaException::from_value(v)), r.offset())
+        }
+    };
+    let attachments = if flag >= 3 {
+        // The attachments continue the stream: a value in them that refers back into the
+        // result cannot be read on its own and is dropped with the whole map.
+        let rest = body.get(after..).unwrap_or_default();
+        let map = f.reader(rest, after).read_value("attachments");
+        Some(
+            map.ok()
+                .flatten()
+                .and_then(|v| Attachments::from_value(v).ok())
+                .unwrap_or_default(),
+        )
+    } else {
+        None
+    };
+    Ok(TypedResult {
+        outcome,
+        attachments,
+    })
+}
+
+/// Writes the body of an OK Hessian2 response whose value is a Rust value, through serde:
+/// flag 1 (or 2 when the value serializes to `null`, as Java writes a `null` return), the
+/// value, and with `attachments` flags 4/5 and the map.
 ///
 /// The value is serialized straight into the body, never through a `Value`: the flag is an
 /// int, which starts no table entry, so the value's stream is the body's. Attachments with
@@ -433,11 +470,20 @@ pub fn encode_typed_result<T: Serialize + ?Sized>(
     value: &T,
     attachments: Option<&Attachments>,
 ) -> Result<Bytes, BodyError> {
-    let serialize_error = |source| BodyError::Serialize {
-        field: "value",
-        source,
-    };
+    encode_typed_result_in(BodyFormat::default(), value, attachments)
+}
+
+/// [`encode_typed_result`] in `format`.
+pub fn encode_typed_result_in<T: Serialize + ?Sized>(
+    format: BodyFormat,
+    value: &T,
+    attachments: Option<&Attachments>,
+) -> Result<Bytes, BodyError> {
     if !attachments.is_none_or(Attachments::is_plain) {
+        let serialize_error = |source| BodyError::Serialize {
+            field: "value",
+            source,
+        };
         let bytes = hessian2::to_vec(value).map_err(serialize_error)?;
         let v = hessian2::value::from_slice(&bytes).map_err(serialize_error)?;
         let outcome = match v {
@@ -448,66 +494,23 @@ pub fn encode_typed_result<T: Serialize + ?Sized>(
             outcome,
             attachments: attachments.cloned(),
         };
-        return Ok(result.to_bytes());
+        return Ok(result.encode_in(format, BytesMut::new()).freeze());
     }
-    let mut ser = typed::serializer(typed::RESULT.buffer());
-    // A placeholder for the flag, set once the value is known to be null or not.
-    ser.get_mut().push(0x90);
-    let written = ser.serialize(value);
-    let mut out = typed::finish(ser);
-    written.map_err(serialize_error)?;
-    let null = out[1..] == *b"N";
-    if null {
-        out.truncate(1);
-    }
-    finish_result(&mut out, null, attachments);
-    typed::RESULT.record(out.len());
-    Ok(Bytes::from(out))
+    with_format!(format, f => f.encode_typed_result(value, attachments))
 }
 
-/// The body of an OK response whose value (not `null`) or `null` result is already written
-/// after a placeholder flag byte in `body`: sets the flag and appends the plain `attachments`.
-fn finish_result<B: BufMut + AsMut<[u8]>>(
-    body: &mut B,
-    null: bool,
-    attachments: Option<&Attachments>,
-) {
-    let flag = if null {
-        RESPONSE_NULL_VALUE
-    } else {
-        RESPONSE_VALUE
-    } + if attachments.is_some() { 3 } else { 0 };
-    body.as_mut()[0] = 0x90 + flag as u8;
-    if let Some(a) = attachments {
-        // Plain attachments use no table: a fresh encoder writes them as the value's own
-        // stream would.
-        a.encode(&mut Encoder::new(body));
-    }
-}
-
-/// The body of an OK response whose value is already serialized as one Hessian value (a
-/// stream of its own, `N` for `null`), as [`hessian2::to_vec`] writes it, with the attachments
-/// a provider sends to a caller of `request_dubbo_version` (`{dubbo: "2.0.2"}` when it
-/// supports them, as [`RpcResult::for_request`]).
+/// The attachments a provider sends to a caller of `request_dubbo_version`: `{dubbo: "2.0.2"}`
+/// when it supports them, as [`RpcResult::for_request`].
 #[cfg(feature = "tokio")]
-pub(crate) fn encoded_result_body(value: &[u8], request_dubbo_version: &str) -> Bytes {
+pub(crate) fn provider_attachments(request_dubbo_version: &str) -> Option<&'static Attachments> {
     static DUBBO: std::sync::OnceLock<Attachments> = std::sync::OnceLock::new();
-    let attachments = supports_response_attachments(request_dubbo_version).then(|| {
+    supports_response_attachments(request_dubbo_version).then(|| {
         DUBBO.get_or_init(|| {
             [(DUBBO_VERSION_KEY, DUBBO_PROTOCOL_VERSION)]
                 .into_iter()
                 .collect()
         })
-    });
-    let null = value == b"N";
-    let len = 1 + if null { 0 } else { value.len() } + attachments.map_or(0, |a| a.size_hint());
-    let mut body = BytesMut::with_capacity(len);
-    body.put_u8(0x90);
-    if !null {
-        body.put_slice(value);
-    }
-    finish_result(&mut body, null, attachments);
-    body.freeze()
+    })
 }
 
 #[cfg(test)]

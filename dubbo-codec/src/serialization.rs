@@ -4,7 +4,8 @@
 //! (`HESSIAN2_SERIALIZATION_ID = 2`, ...) and the names are the extension names Dubbo's SPI
 //! files register them under (`serialization=hessian2` in a URL). Dubbo 2.7 and 3.x use
 //! Hessian2 by default on the dubbo protocol; Dubbo 3.2+ prefers fastjson2 (23) when both
-//! sides have it. This crate only reads Hessian2 bodies; the frame layer carries any id.
+//! sides have it. This crate reads and writes Hessian2 and fastjson2 bodies
+//! ([`BodyFormat`](crate::BodyFormat)); the frame layer carries any id.
 
 use std::fmt;
 

@@ -49,14 +49,13 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use hessian2::encode::Encoder;
-use hessian2::input::SliceInput;
-use hessian2::value::{Value, ValueDecoder};
+use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
@@ -69,10 +68,14 @@ use crate::conn::{write_loop, FrameReader, Read, ReadError};
 use crate::error::{BodyError, DecodeError};
 use crate::event::Event;
 use crate::exception::JavaException;
+use crate::format::hessian2::encoded_result_body;
+use crate::format::{read_args, with_format, BodyFormat, Format};
 use crate::frame::{Frame, FrameKind};
 use crate::metadata::MetadataCache;
-use crate::request::{decode_args_at, is_generic_call, RequestHead, ECHO_METHOD};
-use crate::response::{encoded_result_body, error_frame, Outcome, RpcResult};
+use crate::request::{is_generic_call, RequestHead, ECHO_METHOD};
+use crate::response::{
+    encode_typed_result_in, error_frame_in, provider_attachments, Outcome, RpcResult,
+};
 use crate::serialization::Serialization;
 use crate::status::Status;
 
@@ -88,7 +91,11 @@ pub enum Reply {
     /// `null` / `void`.
     Null,
     /// One value already serialized as a Hessian2 stream of its own (see [`Reply::typed`]).
+    /// A caller in another serialization gets it through a `Value`.
     Encoded(Bytes),
+    /// The whole body of an OK response, in the call's serialization (see
+    /// [`Call::typed_reply`]).
+    Body(Bytes),
 }
 
 impl Reply {
@@ -165,9 +172,10 @@ impl From<BodyError> for HandlerError {
 
 #[derive(Debug, Clone)]
 enum Args {
-    /// The request body and where its arguments start.
+    /// The request body, its serialization and where its arguments start.
     Raw {
         body: Bytes,
+        format: BodyFormat,
         offset: usize,
         count: usize,
     },
@@ -200,6 +208,8 @@ pub struct Call {
     pub generic: bool,
     /// The caller's address.
     pub peer: SocketAddr,
+    /// The serialization of the call, which the answer is written in.
+    pub format: BodyFormat,
     args: Args,
 }
 
@@ -218,18 +228,38 @@ impl Call {
         match &self.args {
             Args::Raw {
                 body,
+                format,
                 offset,
                 count,
-            } => decode_args_at(body, *offset, *count),
+            } => with_format!(*format, f => f.decode_args(body, *offset, *count)),
             Args::Values(values) => {
-                // Write the values as one stream and read them back typed.
+                // Write the values as one Hessian2 stream and read them back typed.
                 let mut enc = Encoder::new(BytesMut::new());
                 for v in values {
                     v.encode(&mut enc);
                 }
-                decode_args_at(&enc.into_inner().freeze(), 0, values.len())
+                let f = crate::format::hessian2::Hessian2 {
+                    lite: enc.version(),
+                };
+                f.decode_args(&enc.into_inner().freeze(), 0, values.len())
             }
         }
+    }
+
+    /// A Rust value as the answer to this call, serialized through serde in the call's
+    /// serialization, never through a `Value` (for a Hessian2 call, [`Reply::typed`]).
+    pub fn typed_reply<T: Serialize + ?Sized>(&self, value: &T) -> Result<Reply, HandlerError> {
+        if let BodyFormat::Hessian2(_) = self.format {
+            return Reply::typed(value);
+        }
+        let attachments = provider_attachments(&self.dubbo_version);
+        encode_typed_result_in(self.format, value, attachments)
+            .map(Reply::Body)
+            .map_err(|e| {
+                HandlerError::Exception(JavaException::runtime(format!(
+                    "serializing the result: {e}"
+                )))
+            })
     }
 
     /// The arguments as dynamic values (references count from the first argument).
@@ -237,23 +267,12 @@ impl Call {
         match &self.args {
             Args::Raw {
                 body,
+                format,
                 offset,
                 count,
             } => {
                 let rest = body.get(*offset..).unwrap_or_default();
-                let mut dec = ValueDecoder::new(SliceInput::new(rest));
-                let mut out = Vec::with_capacity((*count).min(64));
-                for i in 0..*count {
-                    let field = crate::request::arg_field(i);
-                    match dec
-                        .next_value()
-                        .map_err(BodyError::hessian_at(field, *offset))?
-                    {
-                        Some(v) => out.push(v),
-                        None => return Err(BodyError::Missing { field }),
-                    }
-                }
-                Ok(out)
+                with_format!(*format, f => read_args(&mut f.reader(rest, *offset), *count))
             }
             Args::Values(v) => Ok(v.clone()),
         }
@@ -425,6 +444,9 @@ impl ServerBuilder {
 
 struct ConnHandle {
     tx: mpsc::Sender<Frame>,
+    /// The serialization id of the last call on the connection (what the read-only event
+    /// is written in, as Java writes it in the channel's serialization).
+    serialization: Arc<AtomicU8>,
 }
 
 struct State {
@@ -504,10 +526,11 @@ impl Server {
         self.accept.abort();
         let conns: Vec<_> = lock(&self.state.conns)
             .values()
-            .map(|c| c.tx.clone())
+            .map(|c| (c.tx.clone(), c.serialization.load(Ordering::Relaxed)))
             .collect();
-        for (i, tx) in conns.iter().enumerate() {
-            let _ = tx.send(Frame::read_only_event(i as u64)).await;
+        for (i, (tx, id)) in conns.iter().enumerate() {
+            let format = BodyFormat::of(Serialization::from_id(*id)).unwrap_or_default();
+            let _ = tx.send(Frame::read_only_event_in(i as u64, format)).await;
         }
         let drained = async {
             loop {
@@ -593,7 +616,14 @@ async fn serve_conn(stream: TcpStream, peer: SocketAddr, state: Arc<State>) {
     let (tx, rx) = mpsc::channel::<Frame>(1024);
     let writer = tokio::spawn(write_loop(w, rx, state.max_payload));
     let id = state.next_conn.fetch_add(1, Ordering::Relaxed);
-    lock(&state.conns).insert(id, ConnHandle { tx: tx.clone() });
+    let serialization = Arc::new(AtomicU8::new(Serialization::Hessian2.id()));
+    lock(&state.conns).insert(
+        id,
+        ConnHandle {
+            tx: tx.clone(),
+            serialization: serialization.clone(),
+        },
+    );
     let mut frames = FrameReader::new(r, state.max_payload);
     let mut closing = state.closing.clone();
     loop {
@@ -603,13 +633,19 @@ async fn serve_conn(stream: TcpStream, peer: SocketAddr, state: Arc<State>) {
         };
         match item {
             Err(_) => break, // idle
-            Ok(Ok(Read::Frame(frame))) => on_frame(frame, peer, &state, &tx).await,
+            Ok(Ok(Read::Frame(frame))) => {
+                if let Some(format) = BodyFormat::of(frame.header().serialization()) {
+                    serialization.store(format.serialization().id(), Ordering::Relaxed);
+                }
+                on_frame(frame, peer, &state, &tx).await
+            }
             Ok(Ok(Read::TooLarge(e))) => {
                 if let DecodeError::PayloadTooLarge { header, .. } = &e {
                     if header.is_request() && header.is_two_way() && !header.is_event() {
                         let _ = tx
-                            .send(error_frame(
+                            .send(error_frame_in(
                                 header.request_id(),
+                                answer_format(header.serialization()),
                                 Status::BadRequest,
                                 Some(&format!("Fail to decode request due to: {e}")),
                             ))
@@ -631,25 +667,35 @@ async fn serve_conn(stream: TcpStream, peer: SocketAddr, state: Arc<State>) {
 async fn on_frame(frame: Frame, peer: SocketAddr, state: &Arc<State>, tx: &mpsc::Sender<Frame>) {
     let id = frame.request_id();
     let two_way = frame.header().is_two_way();
+    let serialization = frame.header().serialization();
+    let reply_format = answer_format(serialization);
     match frame.kind() {
         FrameKind::EventRequest(Event::Heartbeat) if two_way => {
-            let _ = tx.send(Frame::heartbeat_response(id)).await;
+            let _ = tx
+                .send(Frame::heartbeat_response_in(id, reply_format))
+                .await;
         }
         FrameKind::Request | FrameKind::OneWayRequest => {
-            let serialization = frame.header().serialization();
-            if serialization != Serialization::Hessian2 {
+            let Some(format) = BodyFormat::of(serialization) else {
                 if two_way {
                     let msg = format!(
-                        "Fail to decode request due to: unsupported serialization id {}; this server reads Hessian2 (2) only",
-                        serialization.id()
+                        "Fail to decode request due to: unsupported serialization id {} ({}); this server reads {}",
+                        serialization.id(),
+                        serialization.name().unwrap_or("unknown"),
+                        readable_serializations()
                     );
                     let _ = tx
-                        .send(error_frame(id, Status::BadRequest, Some(&msg)))
+                        .send(error_frame_in(
+                            id,
+                            reply_format,
+                            Status::BadRequest,
+                            Some(&msg),
+                        ))
                         .await;
                 }
                 return;
-            }
-            match route(frame, peer, state) {
+            };
+            match route(frame, format, peer, state) {
                 Ok((handler, call)) => {
                     state.inflight.fetch_add(1, Ordering::AcqRel);
                     let tx = tx.clone();
@@ -661,7 +707,8 @@ async fn on_frame(frame: Frame, peer: SocketAddr, state: &Arc<State>, tx: &mpsc:
                             Err(_) => Err(HandlerError::runtime("the handler panicked")),
                         };
                         if two_way {
-                            let frame = answer(id, &dubbo_version, result, state.max_payload);
+                            let frame =
+                                answer(id, format, &dubbo_version, result, state.max_payload);
                             let _ = tx.send(frame).await;
                         }
                         if state.inflight.fetch_sub(1, Ordering::AcqRel) == 1 {
@@ -671,7 +718,9 @@ async fn on_frame(frame: Frame, peer: SocketAddr, state: &Arc<State>, tx: &mpsc:
                 }
                 Err((status, msg)) => {
                     if two_way {
-                        let _ = tx.send(error_frame(id, status, Some(&msg))).await;
+                        let _ = tx
+                            .send(error_frame_in(id, format, status, Some(&msg)))
+                            .await;
                     }
                 }
             }
@@ -682,8 +731,26 @@ async fn on_frame(frame: Frame, peer: SocketAddr, state: &Arc<State>, tx: &mpsc:
 }
 
 /// Finds the handler of a request and builds its [`Call`].
+/// The serialization an answer to a frame in `serialization` is written in: the same when
+/// this crate writes it, else Hessian2 (the caller cannot read it either way; Hessian2 is the
+/// dubbo protocol's default).
+fn answer_format(serialization: Serialization) -> BodyFormat {
+    BodyFormat::of(serialization).unwrap_or_default()
+}
+
+/// The names of the serializations a server reads, for error messages.
+fn readable_serializations() -> String {
+    Serialization::KNOWN
+        .iter()
+        .filter(|s| BodyFormat::of(**s).is_some())
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn route(
     frame: Frame,
+    format: BodyFormat,
     peer: SocketAddr,
     state: &State,
 ) -> Result<(Handler, Call), (Status, String)> {
@@ -696,7 +763,8 @@ fn route(
             format!("Fail to decode request due to: {e}"),
         )
     };
-    let (head, attachments) = RequestHead::decode_with_attachments(&body).map_err(bad)?;
+    let (head, attachments) =
+        RequestHead::decode_with_attachments_in(format, &body).map_err(bad)?;
     let service = attachments
         .get_str(INTERFACE_KEY)
         .or_else(|| attachments.get_str(PATH_KEY))
@@ -728,6 +796,7 @@ fn route(
     let mut generic = false;
     let mut args = Args::Raw {
         body: body.clone(),
+        format,
         offset: head.args_offset,
         count: head.arg_count,
     };
@@ -745,6 +814,7 @@ fn route(
             attachments: Attachments::new(),
             generic: false,
             peer,
+            format,
             args,
         }
         .values()
@@ -804,6 +874,7 @@ fn route(
                 attachments,
                 generic,
                 peer,
+                format,
                 args,
             },
         ));
@@ -828,6 +899,7 @@ fn route(
             attachments,
             generic,
             peer,
+            format,
             args,
         },
     ))
@@ -836,30 +908,40 @@ fn route(
 /// The response frame of a finished call.
 fn answer(
     id: u64,
+    format: BodyFormat,
     dubbo_version: &str,
     result: Result<Reply, HandlerError>,
     max_payload: u32,
 ) -> Frame {
+    let result_frame =
+        |outcome| RpcResult::for_request(outcome, dubbo_version).to_frame_in(id, format);
     let frame = match result {
-        Ok(Reply::Value(v)) => {
-            RpcResult::for_request(Outcome::Value(v), dubbo_version).to_frame(id)
-        }
-        Ok(Reply::Null) => RpcResult::for_request(Outcome::Null, dubbo_version).to_frame(id),
-        Ok(Reply::Encoded(bytes)) => Frame::response(
+        Ok(Reply::Value(v)) => result_frame(Outcome::Value(v)),
+        Ok(Reply::Null) => result_frame(Outcome::Null),
+        Ok(Reply::Encoded(bytes)) if matches!(format, BodyFormat::Hessian2(_)) => Frame::response(
             id,
-            Serialization::Hessian2,
+            format.serialization(),
             Status::Ok,
-            encoded_result_body(&bytes, dubbo_version),
+            encoded_result_body(&bytes, provider_attachments(dubbo_version)),
         ),
-        Err(HandlerError::Exception(e)) => {
-            RpcResult::for_request(Outcome::Exception(e.value), dubbo_version).to_frame(id)
+        Ok(Reply::Body(body)) => Frame::response(id, format.serialization(), Status::Ok, body),
+        // Hessian2 bytes for a caller in another serialization: through a value.
+        Ok(Reply::Encoded(bytes)) => match hessian2::value::from_slice(&bytes) {
+            Ok(v) => result_frame(Outcome::Value(v)),
+            Err(e) => result_frame(Outcome::Exception(
+                JavaException::runtime(format!("serializing the result: {e}")).value,
+            )),
+        },
+        Err(HandlerError::Exception(e)) => result_frame(Outcome::Exception(e.value)),
+        Err(HandlerError::Status { status, message }) => {
+            error_frame_in(id, format, status, Some(&message))
         }
-        Err(HandlerError::Status { status, message }) => error_frame(id, status, Some(&message)),
     };
     if frame.body().len() > max_payload as usize {
         // Java's ExceedPayloadLimitException on encode: SERIALIZATION_ERROR with a message.
-        return error_frame(
+        return error_frame_in(
             id,
+            format,
             Status::SerializationError,
             Some(&format!(
                 "Data length too large: {}, max payload: {max_payload}",

@@ -10,6 +10,8 @@
 //! another shape of the same class (borrowed fields, missing ones) declares it locally.
 #![allow(non_snake_case)]
 
+pub mod jsonb;
+
 use std::fmt;
 
 use hessian2::types::{Date, JavaArray};
@@ -66,14 +68,18 @@ pub struct Mix {
 /// `Mix.D`, a Java `HashMap<String, Object>` holding `"A"` (an `Integer`), `"floats"` (a
 /// `double[]`) and, when present, `"m"` (a `Mix`): a map on the wire, its entries in the order
 /// Java's `HashMap` iterates them (`A`, `floats`, `m`).
+pub type MixD = MixDOf<JavaArray<f64>, Mix>;
+
+/// `Mix.D` for any wire format: `F` is how the format writes a `double[]` held as `Object`, `M`
+/// its `Mix` ([`MixD`] for Hessian, [`jsonb::MixD`] for fastjson2 JSONB).
 #[derive(Debug, Clone, PartialEq)]
-pub struct MixD {
+pub struct MixDOf<F, M> {
     pub a: i32,
-    pub floats: JavaArray<f64>,
-    pub m: Option<Box<Mix>>,
+    pub floats: F,
+    pub m: Option<Box<M>>,
 }
 
-impl Serialize for MixD {
+impl<F: Serialize, M: Serialize> Serialize for MixDOf<F, M> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(2 + usize::from(self.m.is_some())))?;
         map.serialize_entry("A", &self.a)?;
@@ -85,7 +91,7 @@ impl Serialize for MixD {
     }
 }
 
-impl<'de> Deserialize<'de> for MixD {
+impl<'de, F: Deserialize<'de>, M: Deserialize<'de>> Deserialize<'de> for MixDOf<F, M> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
         enum Key {
@@ -95,13 +101,13 @@ impl<'de> Deserialize<'de> for MixD {
             #[serde(rename = "m")]
             M,
         }
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MixD;
+        struct V<F, M>(std::marker::PhantomData<(F, M)>);
+        impl<'de, F: Deserialize<'de>, M: Deserialize<'de>> Visitor<'de> for V<F, M> {
+            type Value = MixDOf<F, M>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("the map Mix.D")
             }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<MixD, M::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
                 let (mut a, mut floats, mut m) = (None, None, None);
                 while let Some(key) = map.next_key::<Key>()? {
                     match key {
@@ -110,14 +116,14 @@ impl<'de> Deserialize<'de> for MixD {
                         Key::M => m = Some(map.next_value()?),
                     }
                 }
-                Ok(MixD {
+                Ok(MixDOf {
                     a: a.ok_or_else(|| de::Error::missing_field("A"))?,
                     floats: floats.ok_or_else(|| de::Error::missing_field("floats"))?,
                     m,
                 })
             }
         }
-        d.deserialize_map(V)
+        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 

@@ -113,3 +113,22 @@ fn forwarding_allocates_nothing_in_steady_state() {
         "[[routes]]\nmethod = \"sayHello\"\nattachments = { env = \"canary\" }\ncluster = \"c\"";
     assert_eq!(run(by_attachment, "", &req), 0, "attachment route");
 }
+
+#[test]
+fn forwarding_fastjson2_calls_allocates_nothing_in_steady_state() {
+    let req = Request::builder(SVC, "sayHello")
+        .format(dubbo_codec::BodyFormat::Fastjson2)
+        .version("1.0.0")
+        .arg("java.lang.String", "world")
+        .attach("env", "canary")
+        .group("blue")
+        .build()
+        .unwrap();
+    let by_interface = "[[routes]]\ninterface = \"com.example.*\"\ncluster = \"c\"";
+    assert_eq!(run(by_interface, "", &req), 0, "interface route");
+    let by_group = "[[routes]]\ngroup = \"blue\"\ncluster = \"c\"";
+    assert_eq!(run(by_group, "", &req), 0, "group from the attachments");
+    let by_attachment =
+        "[[routes]]\nmethod = \"sayHello\"\nattachments = { env = \"canary\" }\ncluster = \"c\"";
+    assert_eq!(run(by_attachment, "", &req), 0, "attachment route");
+}

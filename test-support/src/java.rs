@@ -101,6 +101,12 @@ pub fn hessian_lite_jar(generation: &str) -> Option<PathBuf> {
     built("java", &format!("target/{generation}/hessian-interop.jar"))
 }
 
+/// The fastjson2 JSONB tool (`interop/fastjson2-java`, fastjson2 2.0.52): `target/
+/// fastjson2-interop.jar`, built when missing or stale.
+pub fn fastjson2_jar() -> Option<PathBuf> {
+    built("fastjson2-java", "target/fastjson2-interop.jar")
+}
+
 /// How to start a Java Dubbo provider; [`Provider::builder`].
 #[derive(Debug, Clone)]
 pub struct ProviderBuilder {

@@ -44,7 +44,8 @@ use serde_json::{Map as JsonMap, Number, Value as Json};
 
 const USAGE: &str =
     "usage: dubbo-call HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY] \
-[--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic]
+[--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
+[--serialization hessian2|fastjson2]
        dubbo-call --registry zookeeper://HOST:PORT SERVICE METHOD [options as above]
        dubbo-call --registry zookeeper://HOST:PORT --list [SERVICE]";
 
@@ -63,6 +64,7 @@ struct Options {
     attachments: Vec<(String, String)>,
     timeout: Duration,
     generic: bool,
+    format: dubbo_codec::BodyFormat,
 }
 
 fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -74,6 +76,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
     let mut attachments = Vec::new();
     let mut timeout = Duration::from_secs(3);
     let mut generic = false;
+    let mut format = dubbo_codec::BodyFormat::default();
     let (mut registry, mut list) = (None, false);
     while let Some(a) = argv.next() {
         let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
@@ -110,6 +113,14 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
                 timeout = Duration::from_millis(ms.max(1));
             }
             "--generic" => generic = true,
+            "--serialization" => {
+                let name = value("--serialization")?;
+                format = dubbo_codec::Serialization::from_name(&name)
+                    .and_then(dubbo_codec::BodyFormat::of)
+                    .ok_or_else(|| {
+                        format!("--serialization {name}: not one of hessian2, fastjson2")
+                    })?;
+            }
             "--registry" => registry = Some(value("--registry")?),
             "--list" => list = true,
             "-h" | "--help" => return Err(String::new()),
@@ -154,6 +165,7 @@ fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String>
         attachments,
         timeout,
         generic,
+        format,
     })
 }
 
@@ -390,7 +402,7 @@ async fn run(o: Options) -> ExitCode {
     if let Some(g) = &o.group {
         b = b.group(g);
     }
-    b = b.timeout(o.timeout);
+    b = b.timeout(o.timeout).format(o.format);
     for (k, v) in &o.attachments {
         b = b.attach(k, v.as_str());
     }

@@ -127,14 +127,14 @@ pub fn demo_service() -> Service {
             c1();
             async move {
                 let (name,): (Option<String>,) = call.args()?;
-                Reply::typed(&format!("Hello, {}", name.as_deref().unwrap_or("null")))
+                call.typed_reply(&format!("Hello, {}", name.as_deref().unwrap_or("null")))
             }
         })
         .method("getUser", move |call| {
             c2();
             async move {
                 let (id,): (i64,) = call.args()?;
-                Reply::typed(&user_for(id))
+                call.typed_reply(&user_for(id))
             }
         })
         .method("echoUser", move |call| {
@@ -172,12 +172,12 @@ pub fn demo_service() -> Service {
                 Reply::null()
             }
         })
-        .method("lastFired", move |_call| {
+        .method("lastFired", move |call| {
             c9();
             let lf = lf2.clone();
             async move {
                 let v = lf.lock().unwrap().clone();
-                Reply::typed(&v)
+                call.typed_reply(&v)
             }
         })
         .method("slow", move |call| {
@@ -185,19 +185,19 @@ pub fn demo_service() -> Service {
             async move {
                 let (ms,): (i32,) = call.args()?;
                 tokio::time::sleep(Duration::from_millis(ms.max(0) as u64)).await;
-                Reply::typed(&format!("slept {ms}"))
+                call.typed_reply(&format!("slept {ms}"))
             }
         })
         .method("add", move |call| {
             c11();
             async move {
                 let (a, b): (i32, i32) = call.args()?;
-                Reply::typed(&a.wrapping_add(b))
+                call.typed_reply(&a.wrapping_add(b))
             }
         })
-        .method("count", move |_call| {
+        .method("count", move |call| {
             let n = c12();
-            async move { Reply::typed(&(n as i64)) }
+            async move { call.typed_reply(&(n as i64)) }
         })
 }
 

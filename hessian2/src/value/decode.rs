@@ -29,6 +29,13 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         &self.decoder
     }
 
+    /// The underlying decoder, to read or skip a value without building it. A container
+    /// skipped this way is not counted: a later `Q` reference to or past it is misread, so
+    /// skip only where nothing after refers back (or expect `BadReference`).
+    pub fn decoder_mut(&mut self) -> &mut Decoder<'de, I> {
+        &mut self.decoder
+    }
+
     /// The next value, or `None` at the end of the input.
     pub fn next_value(&mut self) -> Result<Option<Value>> {
         if self.decoder.is_empty() {

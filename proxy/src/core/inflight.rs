@@ -39,6 +39,8 @@ pub struct InFlight {
     pub at: u64,
     /// When the call arrived.
     pub start: Instant,
+    /// The call's serialization id, which the proxy's own answer to it is written in.
+    pub serialization: u8,
 }
 
 /// The map; see the [module docs](self).
@@ -167,6 +169,7 @@ mod tests {
 
     fn call(now: Instant, down_id: u64) -> InFlight {
         InFlight {
+            serialization: 2,
             down: Key::new(1, 1),
             down_id,
             up: Key::new(2, 1),

@@ -2,30 +2,28 @@
 //!
 //! The seed article's biggest cost was decoding bodies to route (MOSN's `GetMetas`, 20 s of a
 //! 37 s profile), then decoding the service and method **again** for tracing. Here the body is
-//! read at most once, and only as far as the routes need:
+//! read at most once, and only as far as the routes need, by dubbo-codec's one peek
+//! ([`dubbo_codec::peek_with`]), in the serialization the frame header names:
 //!
 //! 1. Always: the four fixed strings (dubbo version, path, version, method) and the parameter
-//!    descriptor, borrowed from the body ([`RequestHead::decode`]): no allocation.
+//!    descriptor, borrowed from the body: no allocation.
 //! 2. If a route matches on the group but none on attachments: the metadata cache (path,
 //!    version) -> (interface, group) answers without reading further (MOSN's fix #1); only
 //!    on a miss are the arguments skipped (never built) to reach the attachments.
 //! 3. If a route matches on attachment values: the arguments are skipped and the attachments
 //!    read once, keeping the group, the interface and the values of the keys routes name.
 //!
-//! Steps 2 and 3 continue from the head with dubbo-codec's
-//! [`RequestHead::find_attachments`], which skips the arguments and hands over the values of
-//! the keys asked for, borrowed. As in Java (and in dubbo-codec's full decode), the last entry
-//! of a key sent twice wins, and a value that is not a string is no value.
+//! As in Java (and in dubbo-codec's full decode), the last entry of a key sent twice wins,
+//! and a value that is not a string is no value.
 //!
 //! Values land in [`Scratch`], a set of reusable `String`s owned by the worker, so a request
 //! costs copies of a few short names and no allocation once the strings have grown.
 
 use std::borrow::Cow;
 
-use dubbo_codec::attachments::{GROUP_KEY, INTERFACE_KEY};
-use dubbo_codec::metadata::{Lookup, MetadataCache};
-use dubbo_codec::request::RequestHead;
-use dubbo_codec::BodyError;
+use dubbo_codec::metadata::MetadataCache;
+use dubbo_codec::peek::{peek_with, PeekOptions, Source};
+use dubbo_codec::{BodyError, BodyFormat};
 
 /// How much of the body the routes need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -47,18 +45,13 @@ pub struct Scratch {
     pub values: Vec<Option<String>>,
     /// Where interface and group came from.
     pub from_cache: bool,
-    /// The keys asked of the attachments: `interface`, `group`, then the route keys.
-    wanted: Vec<String>,
+    /// The attachment keys the routes match on.
+    keys: Vec<String>,
     // Spare buffers, so that clearing an `Option<String>` does not drop its allocation.
     spare_interface: String,
     spare_group: String,
     spare_values: Vec<String>,
 }
-
-/// Indexes of `interface` and `group` in [`Scratch::wanted`]; the route keys follow.
-const INTERFACE: usize = 0;
-const GROUP: usize = 1;
-const ROUTE_KEYS: usize = 2;
 
 /// Sets `slot` to `value` (`None`: unsets it), reusing the allocation of the string it held
 /// or of `spare`.
@@ -88,16 +81,12 @@ impl Scratch {
     /// A scratch for routes matching on these attachment keys.
     pub fn with_keys(keys: Vec<String>) -> Scratch {
         let n = keys.len();
-        let mut wanted = Vec::with_capacity(ROUTE_KEYS + n);
-        wanted.push(INTERFACE_KEY.to_owned());
-        wanted.push(GROUP_KEY.to_owned());
-        wanted.extend(keys);
         Scratch {
             interface: None,
             group: None,
             values: vec![None; n],
             from_cache: false,
-            wanted,
+            keys,
             spare_interface: String::new(),
             spare_group: String::new(),
             spare_values: vec![String::new(); n],
@@ -106,7 +95,7 @@ impl Scratch {
 
     /// The attachment keys the routes match on (index = slot).
     pub fn keys(&self) -> &[String] {
-        &self.wanted[ROUTE_KEYS..]
+        &self.keys
     }
 
     fn clear(&mut self) {
@@ -135,60 +124,49 @@ pub struct Call<'a> {
     pub method: Cow<'a, str>,
 }
 
-/// Reads what [`Needs`] asks for from a request body; see the [module docs](self).
+/// Reads what [`Needs`] asks for from a request body in `format`; see the [module
+/// docs](self).
 pub fn peek<'a>(
     body: &'a [u8],
+    format: BodyFormat,
     needs: Needs,
-    cache: &MetadataCache,
+    cache: &'a MetadataCache,
     scratch: &mut Scratch,
 ) -> Result<Call<'a>, BodyError> {
     scratch.clear();
-    let head = RequestHead::decode(body)?;
-    if needs.group && !needs.attachments {
-        if let Lookup::Unique { interface, group } = cache.lookup(&head.path, &head.version) {
-            put(
-                &mut scratch.interface,
-                &mut scratch.spare_interface,
-                Some(interface),
-            );
-            put(
-                &mut scratch.group,
-                &mut scratch.spare_group,
-                group.filter(|g| !g.is_empty()),
-            );
-            scratch.from_cache = true;
+    let options = PeekOptions {
+        format,
+        cache: (needs.group && !needs.attachments).then_some(cache),
+        attachments: needs.group || needs.attachments,
+    };
+    let Scratch {
+        values,
+        spare_values,
+        keys,
+        ..
+    } = &mut *scratch;
+    let keys: &[String] = if needs.attachments { keys } else { &[] };
+    // Every entry of a wanted key, in wire order: the last one stays.
+    let p = peek_with(body, options, keys, |i, value| {
+        if let (Some(v), Some(spare)) = (values.get_mut(i), spare_values.get_mut(i)) {
+            put(v, spare, value.as_str());
         }
-    }
-    if (needs.group || needs.attachments) && !scratch.from_cache {
-        let Scratch {
-            interface,
-            group,
-            values,
-            wanted,
-            spare_interface,
-            spare_group,
-            spare_values,
-            ..
-        } = scratch;
-        // Every entry of a wanted key, in wire order: the last one stays.
-        head.find_attachments(body, wanted, |i, value| {
-            let value = value.as_str();
-            match i {
-                INTERFACE => put(interface, spare_interface, value),
-                GROUP => put(group, spare_group, value.filter(|g| !g.is_empty())),
-                i => {
-                    let i = i - ROUTE_KEYS;
-                    if let (Some(v), Some(spare)) = (values.get_mut(i), spare_values.get_mut(i)) {
-                        put(v, spare, value);
-                    }
-                }
-            }
-        })?;
-    }
+    })?;
+    put(
+        &mut scratch.interface,
+        &mut scratch.spare_interface,
+        p.interface.as_deref(),
+    );
+    put(
+        &mut scratch.group,
+        &mut scratch.spare_group,
+        p.group.as_deref(),
+    );
+    scratch.from_cache = p.source == Source::Cache;
     Ok(Call {
-        path: head.path,
-        version: head.version,
-        method: head.method,
+        path: p.path,
+        version: p.version,
+        method: p.method,
     })
 }
 
@@ -196,6 +174,8 @@ pub fn peek<'a>(
 mod tests {
     use super::*;
     use dubbo_codec::Request;
+
+    const H2: BodyFormat = BodyFormat::Hessian2(hessian2::encode::LiteVersion::V3);
 
     fn body(group: Option<&str>) -> bytes::Bytes {
         let mut b = Request::builder("com.example.Svc", "echo")
@@ -212,7 +192,8 @@ mod tests {
     fn fixed_fields_only() {
         let b = body(Some("g"));
         let mut s = Scratch::default();
-        let c = peek(&b, Needs::default(), &MetadataCache::new(), &mut s).unwrap();
+        let cache = MetadataCache::new();
+        let c = peek(&b, H2, Needs::default(), &cache, &mut s).unwrap();
         assert_eq!(
             (&*c.path, &*c.version, &*c.method),
             ("com.example.Svc", "1.0.0", "echo")
@@ -229,19 +210,19 @@ mod tests {
             attachments: false,
         };
         let mut s = Scratch::default();
-        peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
         assert_eq!(s.group.as_deref(), Some("blue"));
         assert_eq!(s.interface.as_deref(), Some("com.example.Svc"));
         assert!(!s.from_cache);
 
         let mut cache = MetadataCache::new();
         cache.register("com.example.Svc", "1.0.0", "com.example.Svc", Some("green"));
-        peek(&b, needs, &cache, &mut s).unwrap();
+        peek(&b, H2, needs, &cache, &mut s).unwrap();
         assert!(s.from_cache);
         assert_eq!(s.group.as_deref(), Some("green"));
 
         let b = body(None);
-        peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
         assert_eq!(s.group, None);
     }
 
@@ -253,11 +234,11 @@ mod tests {
             group: true,
             attachments: true,
         };
-        peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
         assert_eq!(s.value(0), Some("canary"));
         assert_eq!(s.value(1), None);
         assert_eq!(s.group.as_deref(), Some("blue"));
-        assert!(peek(b"\x01", needs, &MetadataCache::new(), &mut s).is_err());
+        assert!(peek(b"\x01", H2, needs, &MetadataCache::new(), &mut s).is_err());
     }
 
     #[test]
@@ -286,7 +267,8 @@ mod tests {
             group: true,
             attachments: true,
         };
-        let call = peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        let cache = MetadataCache::new();
+        let call = peek(&b, H2, needs, &cache, &mut s).unwrap();
         assert_eq!(s.group.as_deref(), Some("green"));
         assert_eq!(s.group.as_deref(), full.group());
         assert_eq!(s.value(0), None);
@@ -298,7 +280,7 @@ mod tests {
         assert_eq!(&*call.path, full.service());
         // The scratch is reused: nothing of this call stays for the next.
         let b = body(None);
-        peek(&b, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
         assert_eq!(
             (s.group.as_deref(), s.value(0), s.value(1)),
             (None, Some("canary"), None)

@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::config::{Config, Pattern};
 use crate::core::metrics::{Registry, Stats};
 use crate::core::peek::{Call, Needs, Scratch};
+use crate::core::worker::Reason;
 
 /// One compiled route.
 pub struct Route {
@@ -34,6 +35,17 @@ pub struct Route {
     pub timeout: Duration,
     /// This route's counters.
     pub stats: Arc<Stats>,
+}
+
+impl Route {
+    /// True when the route matches every call, whatever its body says.
+    fn needs_nothing(&self) -> bool {
+        matches!(self.interface, Pattern::Any)
+            && self.method.is_none()
+            && self.version.is_none()
+            && self.group.is_none()
+            && self.attachments.is_empty()
+    }
 }
 
 /// The compiled routes of a configuration.
@@ -121,6 +133,22 @@ impl RouteTable {
         Scratch::with_keys(self.keys.clone())
     }
 
+    /// The route of a call on listener `listener` whose body cannot be read: the first route
+    /// of the listener, if it needs nothing from the body (any interface, method, version,
+    /// group and attachments); an earlier route that needs the body might match it, so then
+    /// the call cannot be routed ([`Reason::Unreadable`]).
+    ///
+    /// [`Reason::Unreadable`]: crate::core::worker::Reason::Unreadable
+    pub fn find_blind(&self, listener: usize) -> Result<usize, Reason> {
+        let bit = 1u64 << (listener % 64);
+        let first = self.routes.iter().position(|r| r.listeners & bit != 0);
+        match first {
+            Some(i) if self.routes[i].needs_nothing() => Ok(i),
+            Some(_) => Err(Reason::Unreadable),
+            None => Err(Reason::NoRoute),
+        }
+    }
+
     /// The first route matching a call that arrived on listener `listener`.
     pub fn find(&self, listener: usize, call: &Call<'_>, scratch: &Scratch) -> Option<usize> {
         let interface = scratch.interface.as_deref().unwrap_or(&call.path);
@@ -185,7 +213,8 @@ mod tests {
     fn route_of(t: &RouteTable, listener: usize, req: Request) -> Option<&str> {
         let body = req.to_bytes();
         let mut s = t.scratch();
-        let call = peek(&body, t.needs, &MetadataCache::new(), &mut s).unwrap();
+        let cache = MetadataCache::new();
+        let call = peek(&body, Default::default(), t.needs, &cache, &mut s).unwrap();
         t.find(listener, &call, &s).map(|i| &*t.routes[i].name)
     }
 

@@ -62,6 +62,7 @@ impl Worker {
             backed_up: false,
             pause: Pause::default(),
             max_inflight,
+            serialization: dubbo_codec::Serialization::Hessian2.id(),
         });
         self.shared
             .metrics

@@ -47,7 +47,8 @@ impl Worker {
                     d.awaiting_first_frame = false;
                     if header.is_request() && header.is_two_way() && !header.is_event() {
                         self.unrouted.request(self.id);
-                        self.reply(down, header.request_id(), Reason::Oversize);
+                        let ser = header.serialization_id();
+                        self.reply(down, header.request_id(), Reason::Oversize, ser);
                         self.unrouted.response(
                             self.id,
                             Reason::Oversize.status().as_u8(),
@@ -84,7 +85,10 @@ impl Worker {
     pub fn downstream_frame(&mut self, down: Key, frame: Frame, now: Instant) {
         let h = *frame.header();
         if h.is_event() {
-            if h.is_request() && h.is_two_way() && frame.is_heartbeat() {
+            // A two-way event is a heartbeat (Java sends its other events one-way); in a
+            // serialization the proxy cannot read it is taken for one too.
+            let heartbeat = frame.is_heartbeat() || BodyFormat::of(h.serialization()).is_none();
+            if h.is_request() && h.is_two_way() && heartbeat {
                 // Answered here, in the request's serialization, with its body (`null`),
                 // as Java's HeartbeatHandler does. Never forwarded.
                 let resp = Header::new(
@@ -117,34 +121,45 @@ impl Worker {
             return;
         }
         let two_way = h.is_two_way();
+        let ser = h.serialization_id();
 
         // Route. Field-level borrows: the snapshot and the scratch, nothing else.
-        let listener = self.downs[down.idx()].listener as usize;
+        let d = &mut self.downs[down.idx()];
+        d.serialization = ser;
+        let listener = d.listener as usize;
         let decision = {
             let snap = &*self.snap;
-            match peek(
-                frame.body(),
-                snap.routes.needs,
-                &snap.cache,
-                &mut self.scratch,
-            ) {
-                Err(_) => Err(Reason::BadBody),
-                Ok(call) => match snap.routes.find(listener, &call, &self.scratch) {
-                    None => Err(Reason::NoRoute),
-                    Some(r) => Ok((
-                        r,
-                        snap.routes.routes[r].cluster,
-                        snap.routes.routes[r].timeout,
-                    )),
+            let found = match BodyFormat::of(h.serialization()) {
+                Some(format) => match peek(
+                    frame.body(),
+                    format,
+                    snap.routes.needs,
+                    &snap.cache,
+                    &mut self.scratch,
+                ) {
+                    Err(_) => Err(Reason::BadBody),
+                    Ok(call) => snap
+                        .routes
+                        .find(listener, &call, &self.scratch)
+                        .ok_or(Reason::NoRoute),
                 },
-            }
+                // Unreadable: routed only by a route that needs nothing from the body.
+                None => snap.routes.find_blind(listener),
+            };
+            found.map(|r| {
+                (
+                    r,
+                    snap.routes.routes[r].cluster,
+                    snap.routes.routes[r].timeout,
+                )
+            })
         };
         let (route, cluster, timeout) = match decision {
             Ok(d) => d,
             Err(reason) => {
                 self.unrouted.request(self.id);
                 if two_way {
-                    self.reply(down, h.request_id(), reason);
+                    self.reply(down, h.request_id(), reason, ser);
                     self.unrouted
                         .response(self.id, reason.status().as_u8(), Duration::ZERO, true);
                 }
@@ -159,7 +174,7 @@ impl Worker {
         let Some((ei, up)) = self.pick(cluster, now) else {
             if two_way {
                 let reason = self.no_pick_reason(cluster);
-                self.reply(down, h.request_id(), reason);
+                self.reply(down, h.request_id(), reason, ser);
                 let st = reason.status().as_u8();
                 self.route_stats[route_stats as usize].1.response(
                     self.id,
@@ -185,6 +200,7 @@ impl Worker {
                     len: 16 + h.body_len(),
                     at: self.ups[up.idx()].out.end(),
                     start: now,
+                    serialization: ser,
                 },
                 timeout,
             );
@@ -224,8 +240,15 @@ impl Worker {
         }
     }
 
-    /// Answers a call with a status and one of the pre-encoded messages.
-    pub(super) fn reply(&mut self, down: Key, request_id: u64, reason: Reason) {
+    /// Answers a call in serialization `serialization_id` with a status and one of the
+    /// pre-encoded messages, in the caller's serialization when the proxy writes it.
+    pub(super) fn reply(
+        &mut self,
+        down: Key,
+        request_id: u64,
+        reason: Reason,
+        serialization_id: u8,
+    ) {
         let Some(d) = self
             .downs
             .get_mut(down.idx())
@@ -233,8 +256,8 @@ impl Worker {
         else {
             return;
         };
-        let body = &self.replies[reason as usize];
-        let header = Header::response(request_id, Serialization::Hessian2, reason.status())
+        let (serialization, body) = self.replies.reason(serialization_id, reason);
+        let header = Header::response(request_id, serialization, reason.status())
             .with_body_len(body.len() as u32);
         push_frame(
             &mut self.effects,
@@ -279,6 +302,6 @@ impl Worker {
             s.response(self.id, status, latency, true);
         }
         self.down_call_done(call.down);
-        self.reply(call.down, call.down_id, reason);
+        self.reply(call.down, call.down_id, reason, call.serialization);
     }
 }

@@ -36,10 +36,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
-use dubbo_codec::event::READ_ONLY_BODY;
 use dubbo_codec::header::Header;
-use dubbo_codec::response::error_body;
-use dubbo_codec::{DecodeError, Event, Frame, FrameCodec, Serialization, Status};
+use dubbo_codec::{BodyFormat, DecodeError, Event, Frame, FrameCodec, Status};
 use slab::Slab;
 
 use crate::config;
@@ -52,12 +50,16 @@ use crate::core::outbox::Outbox;
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, SharedEndpoint, Snapshot};
 use dubbo_registry::balance::Balancer;
+use replies::Replies;
 
 mod backpressure;
 mod connections;
 mod downstream;
 mod pool;
 mod probes;
+mod replies;
+#[cfg(test)]
+mod serialization_tests;
 #[cfg(test)]
 mod shared_tests;
 #[cfg(test)]
@@ -131,10 +133,13 @@ pub enum Reason {
     /// Every connection that could take the call is backed up past the hard cap (its
     /// provider is not reading): SERVER_THREADPOOL_EXHAUSTED_ERROR.
     BackedUp,
+    /// The body is in a serialization the proxy cannot read and a route needs something
+    /// from it: BAD_REQUEST, as a Java provider answers a serialization it does not have.
+    Unreadable,
 }
 
 impl Reason {
-    const ALL: [Reason; 9] = [
+    const ALL: [Reason; 10] = [
         Reason::NoRoute,
         Reason::NoUpstream,
         Reason::ConnectFailed,
@@ -144,6 +149,7 @@ impl Reason {
         Reason::BadBody,
         Reason::OversizeResponse,
         Reason::BackedUp,
+        Reason::Unreadable,
     ];
 
     /// The status sent to the caller.
@@ -181,7 +187,7 @@ impl Reason {
             Reason::NoUpstream | Reason::ConnectFailed => Status::ServiceError,
             Reason::UpstreamLost => Status::ChannelInactive,
             Reason::Timeout => Status::ServerTimeout,
-            Reason::Oversize | Reason::BadBody => Status::BadRequest,
+            Reason::Oversize | Reason::BadBody | Reason::Unreadable => Status::BadRequest,
             Reason::OversizeResponse => Status::BadResponse,
             Reason::BackedUp => Status::ServerThreadpoolExhaustedError,
         }
@@ -205,6 +211,8 @@ impl Reason {
             Reason::BackedUp => {
                 "dubbo-proxy: the providers of this call are not reading their requests (every connection is backed up); try again later"
             }
+            // The answer names the serialization (see `replies`).
+            Reason::Unreadable => "dubbo-proxy: cannot read the request body's serialization",
         }
     }
 }
@@ -261,6 +269,8 @@ struct Down {
     /// Why its reads are paused (if they are).
     pause: Pause,
     max_inflight: u32,
+    /// The serialization id of its last call: the read-only event is written in it.
+    serialization: u8,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -324,7 +334,7 @@ pub struct Worker {
     scratch: Scratch,
     effects: VecDeque<Effect>,
     event_id: u64,
-    replies: Vec<Bytes>,
+    replies: Replies,
     draining: bool,
     next_housekeeping: Instant,
     housekeeping_round: u32,
@@ -388,10 +398,7 @@ impl Worker {
     /// returned worker's first effects are `Connect`s).
     pub fn new(id: usize, shared: Arc<Shared>, now: Instant) -> Worker {
         let snap = shared.snapshot();
-        let replies = Reason::ALL
-            .iter()
-            .map(|r| error_body(Some(r.message())))
-            .collect();
+        let replies = Replies::new();
         let mut w = Worker {
             id,
             seen: shared.generation(),

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 use super::*;
 use crate::config::Config;
+use dubbo_codec::Serialization;
 
 const FRAME_TIMEOUT_MS: u64 = 1_000;
 const FIRST_FRAME_TIMEOUT_MS: u64 = 5_000;

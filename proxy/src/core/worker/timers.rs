@@ -142,17 +142,18 @@ impl Worker {
 
     pub(super) fn send_read_only(&mut self, down: Key) {
         self.event_id = self.event_id.wrapping_add(1);
-        let h = Header::request(self.event_id, Serialization::Hessian2, false)
-            .with_event(true)
-            .with_body_len(READ_ONLY_BODY.len() as u32);
         if let Some(d) = self.downs.get_mut(down.idx()) {
+            let (serialization, body) = self.replies.read_only(d.serialization);
+            let h = Header::request(self.event_id, serialization, false)
+                .with_event(true)
+                .with_body_len(body.len() as u32);
             push_frame(
                 &mut self.effects,
                 Conn::Down(down),
                 &mut d.out,
                 true,
                 &h.to_bytes(),
-                READ_ONLY_BODY,
+                body,
             );
         }
     }

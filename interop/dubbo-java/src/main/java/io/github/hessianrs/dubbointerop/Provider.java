@@ -11,7 +11,7 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
  * {@code provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N]
- * [--param KEY=VALUE]... [--group G]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2) on
+ * [--param KEY=VALUE]... [--group G]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2 unless --serialization) on
  * 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin reaches EOF (unless
  * --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server gracefully
  * (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).

@@ -1,0 +1,626 @@
+//! fastjson2 bodies (serialization id 23, what Dubbo 3.2+ prefers): every value of the body
+//! is a JSONB document of its own, after its length as a 4-byte big-endian int (Dubbo's
+//! `FastJson2ObjectOutput`: `writeUTF`, `writeByte` and `writeAttachments` all go through
+//! `writeObject`), read and written with the [`fastjson2`] crate.
+//!
+//! Documents share nothing (each has its own symbol table), so stepping over an argument is
+//! reading its length, and an argument section can be copied into any body as it is.
+//!
+//! Dynamic values are converted to and from the body layer's Hessian `Value` ([`convert`]).
+//! Typed (serde) arguments and results are serialized and deserialized by the `fastjson2`
+//! crate's serde layer, one document each, never through a `Value`: see its `ser` and `de`
+//! docs for the Rust shapes Java reads (fastjson2 leaves `null` fields and `false`/`0`
+//! primitive fields out, so such fields need `#[serde(default)]` to be read back).
+
+use std::borrow::Cow;
+
+use bytes::{BufMut, Bytes, BytesMut};
+use fastjson2::decode::{Decoder, Header};
+use fastjson2::encode::Encoder;
+use fastjson2::frame::{read_framed, write_framed, LENGTH_BYTES};
+use hessian2::value::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
+use crate::attachments::{AttachmentValue, Attachments};
+use crate::error::BodyError;
+use crate::response::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
+
+mod convert;
+
+/// The fastjson2 format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fastjson2;
+
+/// `writeObject(null)`: a one-byte document, JSONB `null` (`0xaf`).
+const NULL_BODY: &[u8] = &[0, 0, 0, 1, 0xaf];
+
+impl Format for Fastjson2 {
+    type Reader<'de> = JsonbReader<'de>;
+    type BufReader = OwnedReader;
+    type Writer<B: BufMut> = JsonbWriter<B>;
+    type Args = JsonbArgs;
+
+    fn null_body(self) -> &'static [u8] {
+        NULL_BODY
+    }
+
+    fn reader<'de>(self, body: &'de [u8], base: usize) -> JsonbReader<'de> {
+        JsonbReader { body, pos: 0, base }
+    }
+
+    fn buf_reader(self, body: &Bytes) -> OwnedReader {
+        OwnedReader {
+            body: body.clone(),
+            pos: 0,
+        }
+    }
+
+    fn writer<B: BufMut>(self, buf: B) -> JsonbWriter<B> {
+        JsonbWriter {
+            out: buf,
+            doc: Vec::new(),
+        }
+    }
+
+    fn args(self) -> JsonbArgs {
+        JsonbArgs {
+            out: JsonbWriter {
+                out: Vec::new(),
+                doc: Vec::new(),
+            },
+        }
+    }
+
+    fn decode_args<T: DeserializeOwned>(
+        self,
+        body: &Bytes,
+        offset: usize,
+        count: usize,
+    ) -> Result<T, BodyError> {
+        let rest = body.get(offset..).unwrap_or_default();
+        T::deserialize(ArgsDeserializer { rest, count }).map_err(|source| BodyError::Fastjson2 {
+            field: "arguments",
+            source,
+        })
+    }
+
+    fn encode_typed_result<T: Serialize + ?Sized>(
+        self,
+        value: &T,
+        attachments: Option<&Attachments>,
+    ) -> Result<Bytes, BodyError> {
+        let doc = serialize(value, "value")?;
+        let null = doc == [NULL];
+        let flag = if null {
+            RESPONSE_NULL_VALUE
+        } else {
+            RESPONSE_VALUE
+        } + if attachments.is_some() { 3 } else { 0 };
+        let mut w = self.writer(BytesMut::with_capacity(doc.len() + 16));
+        w.write_flag(flag);
+        if !null {
+            write_framed(&mut w.out, &doc);
+        }
+        if let Some(a) = attachments {
+            w.write_attachments(a);
+        }
+        Ok(w.out.freeze())
+    }
+
+    fn deserialize_at<T: DeserializeOwned>(
+        self,
+        body: &Bytes,
+        at: usize,
+        field: &'static str,
+    ) -> Result<(T, usize), BodyError> {
+        let rest = body.get(at..).unwrap_or_default();
+        let mut r = self.reader(rest, at);
+        let (doc, doc_at) = r.next_doc(field)?;
+        let v = fastjson2::from_slice::<T>(doc).map_err(error_at(field, doc_at))?;
+        Ok((v, r.offset()))
+    }
+}
+
+/// JSONB `null`.
+const NULL: u8 = 0xaf;
+
+/// A Rust value as one JSONB document, through serde.
+fn serialize<T: Serialize + ?Sized>(value: &T, field: &'static str) -> Result<Vec<u8>, BodyError> {
+    fastjson2::to_vec(value).map_err(|source| BodyError::Fastjson2 { field, source })
+}
+
+/// Presents the framed documents of the arguments as one sequence to serde.
+struct ArgsDeserializer<'a> {
+    rest: &'a [u8],
+    count: usize,
+}
+
+impl<'de> serde::Deserializer<'de> for ArgsDeserializer<'de> {
+    type Error = fastjson2::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        let mut seq = ArgsSeq {
+            rest: self.rest,
+            left: self.count,
+        };
+        let value = visitor.visit_seq(&mut seq)?;
+        if seq.left > 0 {
+            return Err(serde::de::Error::invalid_length(
+                self.count - seq.left,
+                &"all the arguments of the call",
+            ));
+        }
+        Ok(value)
+    }
+
+    fn deserialize_unit<V: serde::de::Visitor<'de>>(
+        self,
+        visitor: V,
+    ) -> Result<V::Value, Self::Error> {
+        if self.count == 0 {
+            visitor.visit_unit()
+        } else {
+            self.deserialize_any(visitor)
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'de>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct ArgsSeq<'a> {
+    rest: &'a [u8],
+    left: usize,
+}
+
+impl<'de> serde::de::SeqAccess<'de> for &mut ArgsSeq<'de> {
+    type Error = fastjson2::Error;
+
+    fn next_element_seed<T: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Self::Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let (doc, rest) = read_framed(self.rest)?;
+        self.rest = rest;
+        let mut de = fastjson2::Deserializer::new(doc);
+        let v = seed.deserialize(&mut de).map_err(|e| de.locate(e))?;
+        Ok(Some(v))
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// Reads the documents of a body held in a slice.
+pub(crate) struct JsonbReader<'de> {
+    body: &'de [u8],
+    pos: usize,
+    base: usize,
+}
+
+/// A fastjson2 error in `field`, its offset moved from the document at `doc` to the body.
+fn error_at(field: &'static str, doc: usize) -> impl Fn(fastjson2::Error) -> BodyError {
+    move |e| BodyError::Fastjson2 {
+        field,
+        source: fastjson2::Error::new(e.kind().clone(), e.offset() + doc as u64),
+    }
+}
+
+impl<'de> JsonbReader<'de> {
+    /// The next document and the body offset where it starts.
+    fn next_doc(&mut self, field: &'static str) -> Result<(&'de [u8], usize), BodyError> {
+        let rest = self.body.get(self.pos..).unwrap_or_default();
+        if rest.is_empty() {
+            return Err(BodyError::Missing { field });
+        }
+        let at = self.base + self.pos;
+        let (doc, _) = read_framed(rest).map_err(error_at(field, at))?;
+        self.pos += LENGTH_BYTES + doc.len();
+        Ok((doc, at + LENGTH_BYTES))
+    }
+}
+
+/// The kind of a header, for error messages.
+fn header_kind(h: &Header<'_>) -> &'static str {
+    match h {
+        Header::Null => "null",
+        Header::Bool(_) => "a boolean",
+        Header::Int(_) | Header::Long(_) | Header::Byte(_) | Header::Short(_) => "an integer",
+        Header::String(_) | Header::Symbol(_) => "a string",
+        Header::Array(_) => "an array",
+        Header::Object => "an object",
+        Header::Typed(_) => "a typed value",
+        Header::Ref(_) => "a reference",
+        _ => "a value",
+    }
+}
+
+impl<'de> Reader<'de> for JsonbReader<'de> {
+    fn offset(&self) -> usize {
+        self.base + self.pos
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pos >= self.body.len()
+    }
+
+    fn read_utf(&mut self, field: &'static str) -> Result<Option<Cow<'de, str>>, BodyError> {
+        let (doc, at) = self.next_doc(field)?;
+        match Decoder::new(doc).pull().map_err(error_at(field, at))? {
+            Header::Null => Ok(None),
+            Header::String(s) | Header::Symbol(s) => Ok(Some(s)),
+            other => Err(BodyError::Unexpected {
+                field,
+                expected: "a string",
+                found: header_kind(&other),
+            }),
+        }
+    }
+
+    fn read_flag(&mut self) -> Result<i32, BodyError> {
+        const FIELD: &str = "result flag";
+        let (doc, at) = self.next_doc(FIELD)?;
+        let flag = match Decoder::new(doc).pull().map_err(error_at(FIELD, at))? {
+            Header::Byte(b) => i32::from(b),
+            Header::Short(s) => i32::from(s),
+            Header::Int(i) => i,
+            other => {
+                return Err(BodyError::Unexpected {
+                    field: FIELD,
+                    expected: "a byte",
+                    found: header_kind(&other),
+                })
+            }
+        };
+        match flag {
+            0..=5 => Ok(flag),
+            f => Err(BodyError::UnknownResultFlag(f)),
+        }
+    }
+
+    fn read_value(&mut self, field: &'static str) -> Result<Option<Value>, BodyError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let (doc, at) = self.next_doc(field)?;
+        let v = fastjson2::value::from_slice(doc).map_err(error_at(field, at))?;
+        Ok(Some(convert::to_hessian(&v)))
+    }
+
+    fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
+        self.next_doc(field).map(|_| ())
+    }
+
+    fn scan_attachments<S>(
+        &mut self,
+        mut select: impl FnMut(AttachmentValue<'de, '_>) -> Option<S>,
+        mut found: impl FnMut(S, AttachmentValue<'de, '_>),
+    ) -> Result<(), BodyError> {
+        const FIELD: &str = "attachments";
+        if self.is_empty() {
+            return Ok(());
+        }
+        let (doc, at) = self.next_doc(FIELD)?;
+        let err = error_at(FIELD, at);
+        let mut dec = Decoder::new(doc);
+        let mut header = dec.pull().map_err(&err)?;
+        if let Header::Typed(_) = header {
+            // A map class other than `HashMap`.
+            header = dec.pull().map_err(&err)?;
+        }
+        match header {
+            Header::Object => {}
+            Header::Null => return Ok(()),
+            other => {
+                return Err(BodyError::Unexpected {
+                    field: FIELD,
+                    expected: "a map",
+                    found: header_kind(&other),
+                })
+            }
+        }
+        loop {
+            let chosen = match dec.pull().map_err(&err)? {
+                Header::End => return Ok(()),
+                Header::String(key) | Header::Symbol(key) => select(cow_value(&key)),
+                other => {
+                    dec.skip_rest(other).map_err(&err)?;
+                    None
+                }
+            };
+            match (chosen, dec.pull().map_err(&err)?) {
+                (_, Header::End) => {
+                    return Err(BodyError::Unexpected {
+                        field: FIELD,
+                        expected: "a value",
+                        found: "the end of the map",
+                    })
+                }
+                (Some(chosen), Header::String(value)) => found(chosen, cow_value(&value)),
+                (Some(chosen), other) => {
+                    dec.skip_rest(other).map_err(&err)?;
+                    found(chosen, AttachmentValue::NotString);
+                }
+                (None, other) => dec.skip_rest(other).map_err(&err)?,
+            }
+        }
+    }
+}
+
+/// A string the decoder read: borrowed from the body, or (UTF-16 on the wire) its own.
+fn cow_value<'de, 'v>(s: &'v Cow<'de, str>) -> AttachmentValue<'de, 'v> {
+    match s {
+        Cow::Borrowed(b) => AttachmentValue::Borrowed(b),
+        Cow::Owned(o) => AttachmentValue::Copied(o),
+    }
+}
+
+/// Reads the documents of a body held in [`Bytes`].
+pub(crate) struct OwnedReader {
+    body: Bytes,
+    pos: usize,
+}
+
+impl OwnedReader {
+    /// A slice reader over the rest of the body, and what it read after `f`.
+    fn with<T>(&mut self, f: impl FnOnce(&mut JsonbReader<'_>) -> T) -> T {
+        let mut r = JsonbReader {
+            body: &self.body[self.pos.min(self.body.len())..],
+            pos: 0,
+            base: self.pos,
+        };
+        let out = f(&mut r);
+        self.pos += r.pos;
+        out
+    }
+}
+
+impl Reader<'static> for OwnedReader {
+    fn offset(&self) -> usize {
+        self.pos
+    }
+
+    fn is_empty(&self) -> bool {
+        self.pos >= self.body.len()
+    }
+
+    fn read_utf(&mut self, field: &'static str) -> Result<Option<Cow<'static, str>>, BodyError> {
+        self.with(|r| {
+            r.read_utf(field)
+                .map(|s| s.map(|s| Cow::Owned(s.into_owned())))
+        })
+    }
+
+    fn read_flag(&mut self) -> Result<i32, BodyError> {
+        self.with(|r| r.read_flag())
+    }
+
+    fn read_value(&mut self, field: &'static str) -> Result<Option<Value>, BodyError> {
+        self.with(|r| r.read_value(field))
+    }
+
+    fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
+        self.with(|r| r.skip(field))
+    }
+
+    fn scan_attachments<S>(
+        &mut self,
+        mut select: impl FnMut(AttachmentValue<'static, '_>) -> Option<S>,
+        mut found: impl FnMut(S, AttachmentValue<'static, '_>),
+    ) -> Result<(), BodyError> {
+        self.with(|r| r.scan_attachments(|k| select(copied(k)), |s, v| found(s, copied(v))))
+    }
+}
+
+/// A value borrowed from a reader that is not `'static` as one valid during the callback.
+fn copied<'a: 'v, 'v>(v: AttachmentValue<'a, 'v>) -> AttachmentValue<'static, 'v> {
+    match v {
+        AttachmentValue::Borrowed(_) | AttachmentValue::Copied(_) => {
+            AttachmentValue::Copied(v.as_str().unwrap_or_default())
+        }
+        AttachmentValue::NotString => AttachmentValue::NotString,
+    }
+}
+
+/// Writes one fastjson2 body: each value is encoded into `doc`, then framed into `out`.
+pub(crate) struct JsonbWriter<B> {
+    out: B,
+    doc: Vec<u8>,
+}
+
+impl<B: BufMut> JsonbWriter<B> {
+    fn document(&mut self, write: impl FnOnce(&mut Encoder<&mut Vec<u8>>)) {
+        self.doc.clear();
+        write(&mut Encoder::new(&mut self.doc));
+        write_framed(&mut self.out, &self.doc);
+    }
+
+    fn jsonb(&mut self, v: &fastjson2::value::Value) {
+        self.document(|e| fastjson2::value::write_value(e, v));
+    }
+}
+
+impl<B: BufMut> Writer<B> for JsonbWriter<B> {
+    fn write_utf(&mut self, s: &str) {
+        self.jsonb(&fastjson2::value::Value::from(s));
+    }
+
+    fn write_null(&mut self) {
+        self.document(|e| e.write_null());
+    }
+
+    fn write_flag(&mut self, flag: i32) {
+        // `writeByte`: a `Byte` object.
+        self.document(|e| e.write_byte(flag as i8));
+    }
+
+    fn write_value(&mut self, v: &Value) {
+        self.jsonb(&convert::to_jsonb(v));
+    }
+
+    fn write_attachments(&mut self, a: &Attachments) {
+        let entries = a
+            .iter()
+            .map(|(k, v)| (fastjson2::value::Value::from(k), convert::to_jsonb(v)))
+            .collect();
+        self.jsonb(&fastjson2::value::Value::Object(entries));
+    }
+
+    fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], _plain_after: bool) -> bool {
+        // Documents share nothing: a section is copied into any body.
+        let same = section == BodyFormat::Fastjson2;
+        if same {
+            self.out.put_slice(bytes);
+        }
+        same
+    }
+
+    fn into_inner(self) -> B {
+        self.out
+    }
+}
+
+/// Typed arguments, each a document of its own.
+pub(crate) struct JsonbArgs {
+    out: JsonbWriter<Vec<u8>>,
+}
+
+impl ArgsSink for JsonbArgs {
+    fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
+        let doc = serialize(value, "argument")?;
+        write_framed(&mut self.out.out, &doc);
+        Ok(())
+    }
+
+    fn finish(self) -> Vec<u8> {
+        self.out.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Event;
+    use crate::peek::{peek_with, PeekOptions, Source};
+    use crate::request::Request;
+    use crate::response::{
+        decode_error_message_in, error_body_in, Outcome, RpcResult, TypedResult,
+    };
+    use crate::Serialization;
+
+    const F: BodyFormat = BodyFormat::Fastjson2;
+
+    #[test]
+    fn requests_round_trip_and_peek() {
+        let req = Request::builder("com.example.Greeter", "sayHello")
+            .format(F)
+            .version("1.0.0")
+            .group("blue")
+            .arg("java.lang.String", "world")
+            .arg("int", &7)
+            .attach("env", "canary")
+            .build()
+            .unwrap();
+        let frame = req.to_frame(1, true);
+        assert_eq!(frame.header().serialization(), Serialization::Fastjson2);
+        // Each value a framed document: "2.0.2" first.
+        assert_eq!(&frame.body()[..10], b"\x00\x00\x00\x06\x4e2.0.2");
+        let back = Request::from_frame(&frame).unwrap();
+        assert_eq!(back.format, F);
+        assert_eq!(back.args, [Value::from("world"), Value::Int(7)]);
+        assert_eq!(back.group(), Some("blue"));
+        let (s, n): (String, i32) = crate::RequestHead::decode_in(F, frame.body())
+            .unwrap()
+            .decode_args(frame.body())
+            .unwrap();
+        assert_eq!((s.as_str(), n), ("world", 7));
+        let mut env = None;
+        let p = peek_with(frame.body(), PeekOptions::new(F), &["env"], |_, v| {
+            env = v.as_str().map(str::to_owned)
+        })
+        .unwrap();
+        assert_eq!((&*p.method, p.group.as_deref()), ("sayHello", Some("blue")));
+        assert_eq!(
+            (p.source, env.as_deref()),
+            (Source::Attachments, Some("canary"))
+        );
+        assert!(matches!(p.method, Cow::Borrowed(_)));
+        for n in 0..frame.body().len() {
+            let _ = Request::decode_in(F, &frame.body()[..n]);
+            let _ = peek_with(&frame.body()[..n], PeekOptions::new(F), &["env"], |_, _| {});
+        }
+    }
+
+    /// Fuzz finding (request_peek_fastjson2): an attachment whose value is a `java.time`
+    /// value was a string to the full decode (its text) and not one to the peek. Now it is an
+    /// object to both.
+    #[test]
+    fn a_java_time_attachment_is_not_a_string() {
+        let body = Request::builder("S", "m")
+            .format(F)
+            .build()
+            .unwrap()
+            .to_bytes();
+        let mut r = Fastjson2.reader(&body, 0);
+        for _ in 0..5 {
+            r.skip("head").unwrap();
+        }
+        let mut body = body[..r.offset()].to_vec();
+        let mut doc = Vec::new();
+        let mut e = Encoder::new(&mut doc);
+        e.write_object_start();
+        e.write_str("timeout");
+        e.write_local_date(&fastjson2::types::LocalDate {
+            year: 2026,
+            month: 11,
+            day: 25,
+        });
+        e.write_object_end();
+        write_framed(&mut body, &doc);
+        let full = Request::decode_in(F, &body).unwrap();
+        assert_eq!(full.attachments.get_str("timeout"), None);
+        let p = peek_with(&body, PeekOptions::new(F), &["timeout"], |_, v| {
+            assert!(!v.is_str())
+        })
+        .unwrap();
+        assert_eq!(p.timeout, None);
+    }
+
+    #[test]
+    fn results_errors_and_events() {
+        let r = RpcResult::for_request(Outcome::Value(Value::from("hi")), "2.0.2");
+        let body = r.encode_in(F, BytesMut::new()).freeze();
+        assert_eq!(RpcResult::decode_in(F, &body).unwrap(), r);
+        let t = TypedResult::<String>::decode_in(F, &body).unwrap();
+        assert_eq!(t.outcome, Ok("hi".to_owned()));
+        let typed = crate::response::encode_typed_result_in(F, &42i64, None).unwrap();
+        assert_eq!(
+            TypedResult::<i64>::decode_in(F, &typed).unwrap().outcome,
+            Ok(42)
+        );
+        let e = error_body_in(F, Some("nope"));
+        assert_eq!(
+            decode_error_message_in(F, &e).unwrap().as_deref(),
+            Some("nope")
+        );
+        for ev in [Event::Heartbeat, Event::ReadOnly, Event::Writeable] {
+            let b = ev.body_in(F).unwrap();
+            assert_eq!(Event::classify(Serialization::Fastjson2, &b), ev);
+        }
+        assert_eq!(&Event::Heartbeat.body_in(F).unwrap()[..], NULL_BODY);
+    }
+}

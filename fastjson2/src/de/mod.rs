@@ -1,0 +1,313 @@
+//! The serde `Deserializer`: JSONB to Rust values, borrowing strings and bytes from the input
+//! where the wire allows (ASCII and UTF-8 strings, symbols defined in those, binaries; Latin-1
+//! strings with chars above U+007F and UTF-16 strings are converted, so a `&str` field fails on
+//! them: use `String` or `Cow<str>` where Java may send such text).
+//!
+//! Class names (`0x92`) are read past: a struct is read from the object that follows its class
+//! name, a `Vec<i32>` from a typed `int[]`. Any integer form fills any Rust integer it fits, a
+//! `java.util.Date` fills an `i64` (milliseconds), and an enum is read from its name or, as
+//! Java writes an enum field, its ordinal. References (`0x93`, a repeated or circular object
+//! that Java wrote once) cannot be resolved into typed Rust values and are an error here: read
+//! such data as a [`crate::value::Value`].
+//!
+//! Field and variant names (`deserialize_identifier`) that are ASCII on the wire reach the
+//! visitor as bytes (`visit_borrowed_bytes`), which serde's derived visitors accept like text:
+//! no UTF-8 check for what is ASCII already. A hand-written identifier visitor must accept
+//! bytes too.
+
+mod access;
+
+use std::borrow::Cow;
+
+use serde::de::{self, DeserializeSeed, Visitor};
+
+use crate::decode::{Decoder, Header, Name};
+use crate::error::{Error, ErrorKind, Result};
+use crate::marker::{self, long};
+
+use access::{EnumAccess, MapAccess, SeqAccess};
+
+/// Deserializes one JSONB document (trailing bytes are an error).
+pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    let mut d = Deserializer::new(bytes);
+    let v = T::deserialize(&mut d).map_err(|e| d.locate(e))?;
+    d.dec.end()?;
+    Ok(v)
+}
+
+/// A serde deserializer over one JSONB document.
+pub struct Deserializer<'de> {
+    dec: Decoder<'de>,
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer reading `bytes` from its start.
+    pub fn new(bytes: &'de [u8]) -> Self {
+        Deserializer {
+            dec: Decoder::new(bytes),
+        }
+    }
+
+    /// The decoder underneath (its offset, its symbols).
+    pub fn decoder(&mut self) -> &mut Decoder<'de> {
+        &mut self.dec
+    }
+
+    /// Gives serde's own errors (made without an offset) the offset where decoding stopped.
+    pub fn locate(&self, e: Error) -> Error {
+        match e.kind() {
+            ErrorKind::Message(_) if e.offset() == 0 => {
+                Error::new(e.kind().clone(), self.dec.offset() as u64)
+            }
+            _ => e,
+        }
+    }
+
+    /// The next header after any class names (read past without decoding them).
+    fn pull(&mut self) -> Result<Header<'de>> {
+        while self.dec.next_if_type_name()? {}
+        self.dec.pull()
+    }
+
+    fn peek_untyped(&mut self) -> Result<u8> {
+        while self.dec.next_if_type_name()? {}
+        self.dec.peek()
+    }
+
+    /// An error of `kind` at the current offset.
+    fn error(&self, kind: ErrorKind) -> Error {
+        self.dec.error(kind)
+    }
+
+    fn invalid(&self, h: &Header<'_>, expected: &str) -> Error {
+        self.error(ErrorKind::Message(format!(
+            "found {}, expected {expected}",
+            describe(h)
+        )))
+    }
+
+    fn visit<V: Visitor<'de>>(&mut self, h: Header<'de>, visitor: V) -> Result<V::Value> {
+        match h {
+            Header::Null => visitor.visit_unit(),
+            Header::Bool(v) => visitor.visit_bool(v),
+            Header::Int(v) => visitor.visit_i32(v),
+            Header::Long(v) | Header::Date(v) => visitor.visit_i64(v),
+            Header::Byte(v) => visitor.visit_i8(v),
+            Header::Short(v) => visitor.visit_i16(v),
+            Header::Float(v) => visitor.visit_f32(v),
+            Header::Double(v) => visitor.visit_f64(v),
+            Header::Char(v) => match char::from_u32(u32::from(v)) {
+                Some(c) => visitor.visit_char(c),
+                None => visitor.visit_u16(v),
+            },
+            Header::String(s) | Header::Symbol(s) => match s {
+                Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+                Cow::Owned(s) => visitor.visit_string(s),
+            },
+            Header::Binary(b) => visitor.visit_borrowed_bytes(b),
+            Header::BigInteger(ref b) => match b.to_i64() {
+                Some(v) => visitor.visit_i64(v),
+                None => Err(self.invalid(&h, "a BigInteger that fits an i64 (or types::BigInteger)")),
+            },
+            Header::Array(n) => {
+                self.dec.enter()?;
+                let v = visitor.visit_seq(SeqAccess::new(self, n))?;
+                self.dec.leave();
+                Ok(v)
+            }
+            Header::Object => {
+                self.dec.enter()?;
+                let v = visitor.visit_map(MapAccess::new(self))?;
+                self.dec.leave();
+                Ok(v)
+            }
+            Header::Ref(ref path) => Err(self.error(ErrorKind::Message(format!(
+                "reference {path:?} to a value written before: read such data as a fastjson2::value::Value"
+            )))),
+            _ => Err(self.invalid(&h, "a value serde can represent (see fastjson2::types)")),
+        }
+    }
+}
+
+/// A short description of a header for error messages.
+fn describe(h: &Header<'_>) -> String {
+    let s = format!("{h:?}");
+    match s.find('(') {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}
+
+impl de::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Error::new(ErrorKind::Message(msg.to_string()), 0)
+    }
+}
+
+macro_rules! forward_to_any {
+    ($($method:ident)*) => {
+        $(fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.deserialize_any(visitor)
+        })*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let h = self.pull()?;
+        self.visit(h, visitor)
+    }
+
+    forward_to_any! {
+        deserialize_i8 deserialize_i16
+        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
+        deserialize_f64 deserialize_char deserialize_bytes
+        deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
+    }
+
+    // Fast paths for what POJOs are made of: field names (symbols), short ASCII strings, small
+    // ints. Anything else goes through `deserialize_any`.
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // serde's derived field visitors take bytes as well as text: ASCII names need no
+        // UTF-8 check.
+        match self.dec.next_if_symbol() {
+            Some(Ok(Name::Ascii(bytes))) => visitor.visit_borrowed_bytes(bytes),
+            Some(Ok(Name::Text(Cow::Borrowed(s)))) => visitor.visit_borrowed_str(s),
+            Some(Ok(Name::Text(Cow::Owned(s)))) => visitor.visit_string(s),
+            Some(Err(e)) => Err(e),
+            None => self.deserialize_str(visitor),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.next_if_short_ascii() {
+            Some(s) => visitor.visit_borrowed_str(s),
+            None => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ (marker::FALSE | marker::TRUE) => {
+                self.dec.pull()?;
+                visitor.visit_bool(c == marker::TRUE)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ long::DIRECT_FIRST..=long::DIRECT_LAST => {
+                self.dec.pull()?;
+                visitor.visit_i64(i64::from(c) - i64::from(long::DIRECT_ZERO))
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.dec.peek()? {
+            c @ (0xf0..=0xff | 0x00..=0x2f) => {
+                self.dec.pull()?;
+                visitor.visit_i32(i32::from(c as i8))
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if self.peek_untyped()? == crate::marker::NULL {
+            self.dec.pull()?;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(self, _: &'static str, v: V) -> Result<V::Value> {
+        self.deserialize_unit(v)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name == crate::ser::RAW {
+            // A `crate::types` value reads its own header from the raw bytes of the value.
+            let start = self.dec.offset();
+            self.dec.skip()?;
+            let raw = self.dec.raw(start);
+            return visitor.visit_borrowed_bytes(raw);
+        }
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_tuple<V: Visitor<'de>>(self, _: usize, v: V) -> Result<V::Value> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: usize,
+        v: V,
+    ) -> Result<V::Value> {
+        self.deserialize_seq(v)
+    }
+
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value> {
+        self.deserialize_map(v)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        match self.pull()? {
+            Header::Object => {
+                self.dec.enter()?;
+                let v = visitor.visit_enum(EnumAccess::new(self, None))?;
+                match self.dec.pull()? {
+                    Header::End => {}
+                    h => return Err(self.invalid(&h, "the end of a one-entry enum object")),
+                }
+                self.dec.leave();
+                Ok(v)
+            }
+            h @ (Header::String(_) | Header::Symbol(_) | Header::Int(_)) => {
+                visitor.visit_enum(EnumAccess::new(self, Some(h)))
+            }
+            h => Err(self.invalid(&h, "an enum (its name, ordinal or {variant: value})")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.dec.skip()?;
+        visitor.visit_unit()
+    }
+
+    fn is_human_readable(&self) -> bool {
+        false
+    }
+}
+
+/// Deserializes the value of an entry or item with `seed`.
+fn next<'de, T: DeserializeSeed<'de>>(d: &mut Deserializer<'de>, seed: T) -> Result<T::Value> {
+    seed.deserialize(d)
+}

@@ -1,0 +1,53 @@
+//! The document's symbol table: where each symbol's text lies in the input. Spans, not strings:
+//! defining a symbol copies nothing, and the first 16 (a POJO's field and class names) live in
+//! the decoder itself, so a small document decodes without allocating a table.
+
+/// A string's bytes in the input and its string code (which says how to read them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub(crate) code: u8,
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+}
+
+/// Symbols inline before they spill into a `Vec`.
+const INLINE: usize = 16;
+
+#[derive(Debug, Default)]
+pub(super) struct Symbols {
+    inline: [Span; INLINE],
+    len: usize,
+    spill: Vec<Span>,
+}
+
+impl Symbols {
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> Option<Span> {
+        if i >= self.len {
+            None
+        } else if i < INLINE {
+            Some(self.inline[i])
+        } else {
+            self.spill.get(i - INLINE).copied()
+        }
+    }
+
+    /// Sets symbol `i`, which must be at most [`len`](Self::len) (a new one at the end).
+    #[inline]
+    pub(super) fn set(&mut self, i: usize, span: Span) {
+        if i < INLINE {
+            self.inline[i] = span;
+        } else if i - INLINE < self.spill.len() {
+            self.spill[i - INLINE] = span;
+        } else {
+            self.spill.push(span);
+        }
+        if i == self.len {
+            self.len += 1;
+        }
+    }
+}

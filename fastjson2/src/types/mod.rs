@@ -1,0 +1,195 @@
+//! Java value types that have no natural Rust counterpart in `std`: big numbers and the
+//! `java.time` / `java.util.Date` values, kept exactly as the wire carries them (no calendar
+//! arithmetic, no validation: a faithful carrier).
+//!
+//! With serde, [`Date`], [`Instant`], [`LocalDate`], [`LocalTime`], [`LocalDateTime`],
+//! [`ZonedDateTime`], [`BigInteger`] and [`BigDecimal`] fields are written in their JSONB forms
+//! by [`crate::to_vec`] and read back by [`crate::from_slice`] (see [`crate::ser`]).
+
+mod serde_impls;
+
+use std::fmt;
+
+/// A `java.math.BigInteger`: its two's complement big-endian bytes, minimal (Java's
+/// `BigInteger.toByteArray()`; zero is `[0]`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BigInteger(Vec<u8>);
+
+impl BigInteger {
+    /// From `toByteArray()` bytes; leading sign bytes are dropped so equal numbers compare equal.
+    /// Empty bytes are zero.
+    pub fn from_be_bytes(bytes: &[u8]) -> Self {
+        let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
+        let fill = if negative { 0xff } else { 0 };
+        let mut start = 0;
+        // Drop a sign byte while the next byte carries the same sign.
+        while start + 1 < bytes.len()
+            && bytes[start] == fill
+            && (bytes[start + 1] & 0x80 != 0) == negative
+        {
+            start += 1;
+        }
+        if bytes.is_empty() {
+            return BigInteger(vec![0]);
+        }
+        BigInteger(bytes[start..].to_vec())
+    }
+
+    /// The bytes of `toByteArray()`.
+    pub fn as_be_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The value as an `i64`, if it fits.
+    pub fn to_i64(&self) -> Option<i64> {
+        if self.0.len() > 8 {
+            return None;
+        }
+        let negative = self.0[0] & 0x80 != 0;
+        let mut v: i64 = if negative { -1 } else { 0 };
+        for &b in &self.0 {
+            v = (v << 8) | i64::from(b);
+        }
+        Some(v)
+    }
+
+    /// The value as an `i32`, if it fits.
+    pub fn to_i32(&self) -> Option<i32> {
+        self.to_i64().and_then(|v| i32::try_from(v).ok())
+    }
+}
+
+impl From<i64> for BigInteger {
+    fn from(v: i64) -> Self {
+        BigInteger::from_be_bytes(&v.to_be_bytes())
+    }
+}
+
+/// A `java.math.BigDecimal`: `unscaled * 10^-scale`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BigDecimal {
+    /// The unscaled value.
+    pub unscaled: BigInteger,
+    /// The scale (negative for `1E+5`).
+    pub scale: i32,
+}
+
+/// A `java.util.Date`: milliseconds since 1970-01-01T00:00Z.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Date(pub i64);
+
+/// A `java.time.Instant`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Instant {
+    /// Seconds since 1970-01-01T00:00Z.
+    pub seconds: i64,
+    /// Nanoseconds within the second.
+    pub nanos: i32,
+}
+
+/// A `java.time.LocalDate`. The wire has two bytes for the year (Java truncates others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalDate {
+    /// Year.
+    pub year: i16,
+    /// Month, 1-12.
+    pub month: u8,
+    /// Day of the month, 1-31.
+    pub day: u8,
+}
+
+/// A `java.time.LocalTime`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalTime {
+    /// Hour, 0-23.
+    pub hour: u8,
+    /// Minute, 0-59.
+    pub minute: u8,
+    /// Second, 0-59.
+    pub second: u8,
+    /// Nanoseconds within the second.
+    pub nano: i32,
+}
+
+/// A `java.time.LocalDateTime`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LocalDateTime {
+    /// The date.
+    pub date: LocalDate,
+    /// The time of day.
+    pub time: LocalTime,
+}
+
+/// A `java.time.ZonedDateTime` or `OffsetDateTime`: local date and time and the zone id
+/// (`"Asia/Shanghai"`, `"UTC"`, `"-05:00"`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ZonedDateTime {
+    /// The local date and time in that zone.
+    pub date_time: LocalDateTime,
+    /// The zone id.
+    pub zone: String,
+}
+
+impl fmt::Display for LocalDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl fmt::Display for LocalTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:02}:{:02}:{:02}", self.hour, self.minute, self.second)?;
+        if self.nano != 0 {
+            write!(f, ".{:09}", self.nano)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for LocalDateTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}T{}", self.date, self.time)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BigInteger;
+
+    #[test]
+    fn big_integer_is_minimal_and_round_trips_i64() {
+        for v in [
+            0i64,
+            1,
+            -1,
+            127,
+            128,
+            -128,
+            -129,
+            1 << 40,
+            i64::MIN,
+            i64::MAX,
+        ] {
+            let b = BigInteger::from(v);
+            assert_eq!(b.to_i64(), Some(v), "{v}");
+            let java_len =
+                (64 - if v < 0 {
+                    (!v).leading_zeros()
+                } else {
+                    v.leading_zeros()
+                }) / 8
+                    + 1;
+            assert_eq!(b.as_be_bytes().len(), java_len as usize, "{v}");
+        }
+        assert_eq!(BigInteger::from_be_bytes(&[0, 0, 1]).as_be_bytes(), &[1]);
+        assert_eq!(
+            BigInteger::from_be_bytes(&[0xff, 0xff, 0x80]).as_be_bytes(),
+            &[0x80]
+        );
+        assert_eq!(
+            BigInteger::from_be_bytes(&[0, 0x80]).as_be_bytes(),
+            &[0, 0x80]
+        );
+        assert_eq!(BigInteger::from_be_bytes(&[1; 9]).to_i64(), None);
+    }
+}
