@@ -106,7 +106,7 @@
 //! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry` and the
 //!   ZooKeeper registry; the only user of `serde_json`).
 //! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
-//!   (enables `tokio`; see [`tower`](crate::tower)).
+//!   (enables `tokio`; see the `tower` module).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -223,7 +223,7 @@ pub struct Deserializer<'de, S: Source<'de>> {
     replay_per_byte: u64,
 }
 
-/// Replayed bytes allowed per byte of input by default (and at least [`MIN_REPLAY_BUDGET`]):
+/// Replayed bytes allowed per byte of input by default (and at least `MIN_REPLAY_BUDGET`):
 /// generous for real shared data (a 50 KB message may hold ~12 MB of repeated objects), fatal
 /// to exponential reference chains. See [`Deserializer::with_reference_budget`].
 pub const DEFAULT_REPLAY_PER_BYTE: u64 = 256;
