@@ -14,6 +14,7 @@ use common::*;
 use dubbo_codec::cluster::{ClusterClient, ClusterConfig, ClusterError, Mode};
 use dubbo_codec::registration::Registration;
 use dubbo_codec::server::{Reply, Server, Service};
+use dubbo_codec::Serialization;
 use dubbo_registry::balance::Policy;
 use dubbo_registry::zookeeper::ZookeeperRegistry;
 use dubbo_registry::{Registry, ServiceUrl};
@@ -97,9 +98,10 @@ async fn wait_providers(c: &ClusterClient, n: usize) -> Duration {
     t.elapsed()
 }
 
-/// A Rust provider registered in ZooKeeper: the node a Java provider would write, and stock
-/// Java 2.7 and 3.2 consumers configured with only the registry pass their whole check list
-/// against it; its graceful shutdown removes the node first.
+/// A Rust provider registered in ZooKeeper: the node a Java provider would write, and Java
+/// 2.7, 3.2 and 3.3 consumers configured with only the registry pass their whole check list
+/// against it, in hessian2 when pinned and, for stock 3.x consumers, in fastjson2 (what the
+/// URL's `prefer.serialization` offers first); its graceful shutdown removes the node first.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn java_consumers_find_a_rust_provider() {
     let Some(zoo) = zookeeper("rust-provider") else {
@@ -109,8 +111,9 @@ async fn java_consumers_find_a_rust_provider() {
         return;
     }
     let reg = registry(&zoo).await;
+    let seen: Arc<std::sync::Mutex<std::collections::BTreeSet<u8>>> = Arc::default();
     let server = Server::builder()
-        .service(demo_service())
+        .service(demo_service_recording(seen.clone()))
         .bind("127.0.0.1:0")
         .await
         .unwrap();
@@ -131,7 +134,7 @@ async fn java_consumers_find_a_rust_provider() {
         ("dubbo", "2.0.2"),
         ("interface", INTERFACE),
         ("serialization", "hessian2"),
-        ("prefer.serialization", "hessian2"),
+        ("prefer.serialization", "fastjson2,hessian2"),
         ("side", "provider"),
         ("timeout", "5000"),
         ("methods", "add,count,doNothing,echoList,echoMap,echoUser,fireAndForget,getUser,lastFired,sayHello,slow,throwError"),
@@ -144,15 +147,28 @@ async fn java_consumers_find_a_rust_provider() {
     // What a subscriber (the Rust one here) lists is that URL.
     assert_eq!(reg.providers(INTERFACE).await.unwrap(), urls);
 
+    let registry_address = format!("zookeeper://{}", zoo.address());
     for flavour in FLAVOURS {
-        let run = run_consumer(
-            flavour,
-            &format!("zookeeper://{}", zoo.address()),
-            &[],
-            LOGS,
-        )
-        .unwrap();
+        let run = run_consumer(flavour, &registry_address, &[], LOGS).unwrap();
         run.assert_all_passed(&format!("{flavour} consumer through ZooKeeper"));
+    }
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [Serialization::Hessian2.id()].into(),
+        "consumers pinned to hessian2"
+    );
+    // Stock Dubbo 3.2 and 3.3 consumers (nothing pinned) read the provider URL's
+    // `prefer.serialization` and call in fastjson2, as they would a Java 3.x provider.
+    for flavour in ["dubbo3", "dubbo33"] {
+        seen.lock().unwrap().clear();
+        let stock = ["--serialization", "default"];
+        let run = run_consumer(flavour, &registry_address, &stock, LOGS).unwrap();
+        run.assert_all_passed(&format!("stock {flavour} consumer through ZooKeeper"));
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [Serialization::Fastjson2.id()].into(),
+            "stock {flavour} consumer"
+        );
     }
     let mut pids = vec![std::process::id()];
     pids.extend(zoo.pid());

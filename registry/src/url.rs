@@ -94,8 +94,9 @@ impl ServiceUrl {
 
     /// The parameters a Java provider of `interface` at `addr` registers: `anyhost` (when
     /// `addr` is the unspecified address), `application`, `deprecated`, `dubbo`, `dynamic`,
-    /// `generic`, `interface`, `pid`, `prefer.serialization`, `release`, `serialization`
-    /// (hessian2), `side=provider` and `timestamp` (now, from which consumers count the
+    /// `generic`, `interface`, `pid`, `prefer.serialization` (`fastjson2,hessian2`, as a stock
+    /// Dubbo 3.2+ provider: 3.x consumers then call in fastjson2, 2.7 ones in hessian2),
+    /// `release`, `serialization` (hessian2), `side=provider` and `timestamp` (now, from which consumers count the
     /// warm-up). Add `methods`, `version`, `group`, `weight`, `warmup`, `timeout`... with
     /// [`UrlBuilder::param`].
     pub fn provider(interface: &str, addr: SocketAddr, application: &str) -> UrlBuilder {
@@ -110,7 +111,7 @@ impl ServiceUrl {
             .param("generic", "false")
             .param("interface", interface)
             .param("pid", std::process::id().to_string())
-            .param("prefer.serialization", "hessian2")
+            .param("prefer.serialization", "fastjson2,hessian2")
             .param("release", COMPATIBLE_RELEASE)
             .param("serialization", "hessian2")
             .param("side", Side::Provider.as_str())

@@ -111,6 +111,11 @@ pub async fn client_with_timeout(addr: String, timeout: Duration) -> Client {
 
 /// The DemoService of the interop project, in Rust.
 pub fn demo_service() -> Service {
+    demo_service_recording(Arc::default())
+}
+
+/// The DemoService, recording the serialization id of every `sayHello` call in `seen`.
+pub fn demo_service_recording(seen: Arc<Mutex<std::collections::BTreeSet<u8>>>) -> Service {
     let calls = Arc::new(AtomicU64::new(0));
     let last_fired: Arc<Mutex<Option<String>>> = Arc::default();
     let c = move || {
@@ -125,6 +130,9 @@ pub fn demo_service() -> Service {
         .version(VERSION)
         .method("sayHello", move |call| {
             c1();
+            seen.lock()
+                .unwrap()
+                .insert(call.format.serialization().id());
             async move {
                 let (name,): (Option<String>,) = call.args()?;
                 call.typed_reply(&format!("Hello, {}", name.as_deref().unwrap_or("null")))
