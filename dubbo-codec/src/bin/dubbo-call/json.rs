@@ -1,0 +1,239 @@
+//! JSON arguments to Hessian values by their declared Java types, and results back to JSON.
+
+use hessian2::value::{java, Object, Stream, Value};
+use serde_json::{Map as JsonMap, Number, Value as Json};
+
+/// JSON to Hessian for a declared Java type.
+pub fn to_hessian(ty: &str, v: &Json) -> Result<Value, String> {
+    if v.is_null() {
+        return Ok(Value::Null);
+    }
+    let bad = || format!("{v} is not a {ty}");
+    Ok(match ty {
+        "int" | "short" | "byte" | "java.lang.Integer" | "java.lang.Short" | "java.lang.Byte" => {
+            let n = v.as_i64().ok_or_else(bad)?;
+            Value::Int(i32::try_from(n).map_err(|_| format!("{n} does not fit a {ty}"))?)
+        }
+        "long" | "java.lang.Long" => Value::Long(v.as_i64().ok_or_else(bad)?),
+        "double" | "float" | "java.lang.Double" | "java.lang.Float" => {
+            Value::Double(v.as_f64().ok_or_else(bad)?)
+        }
+        "boolean" | "java.lang.Boolean" => Value::Bool(v.as_bool().ok_or_else(bad)?),
+        "char" | "java.lang.Character" | "java.lang.String" => match v {
+            Json::String(s) => Value::String(s.clone()),
+            other => Value::String(other.to_string()),
+        },
+        "java.util.Date" => Value::Date(v.as_i64().ok_or_else(bad)?),
+        "java.math.BigDecimal" => match v {
+            Json::String(s) => java::big_decimal(s),
+            Json::Number(n) => java::big_decimal(&n.to_string()),
+            _ => return Err(bad()),
+        },
+        "java.lang.Object" => untyped(v),
+        "java.util.List"
+        | "java.util.ArrayList"
+        | "java.util.Collection"
+        | "java.util.Set"
+        | "java.util.HashSet" => {
+            let items = v.as_array().ok_or_else(bad)?.iter().map(untyped).collect();
+            let list_ty = if ty.ends_with("Set") {
+                "java.util.HashSet"
+            } else {
+                "java.util.ArrayList"
+            };
+            Value::typed_list(list_ty, items)
+        }
+        "java.util.Map" | "java.util.HashMap" => match v {
+            Json::Object(m) => Value::untyped_map(
+                m.iter()
+                    .map(|(k, v)| (Value::from(k.as_str()), untyped(v)))
+                    .collect(),
+            ),
+            _ => return Err(bad()),
+        },
+        array if array.ends_with("[]") => {
+            let elem = &array[..array.len() - 2];
+            let items = v
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(|i| to_hessian(elem, i))
+                .collect::<Result<Vec<_>, _>>()?;
+            Value::typed_list(&array_type(elem), items)
+        }
+        class => match v {
+            Json::Object(m) => object(class, m),
+            _ => return Err(bad()),
+        },
+    })
+}
+
+/// Hessian's name of an array type (`[int`, `[string`, `[com.example.User`).
+fn array_type(elem: &str) -> String {
+    let short = match elem {
+        "int" => "int",
+        "long" => "long",
+        "short" => "short",
+        "byte" => "byte",
+        "boolean" => "boolean",
+        "double" => "double",
+        "float" => "float",
+        "char" => "char",
+        "java.lang.String" => "string",
+        "java.lang.Object" => "object",
+        other if other.ends_with("[]") => {
+            return format!("[{}", array_type(&other[..other.len() - 2]))
+        }
+        other => other,
+    };
+    format!("[{short}")
+}
+
+fn object(class: &str, m: &JsonMap<String, Json>) -> Value {
+    let class = m.get("class").and_then(Json::as_str).unwrap_or(class);
+    let fields: Vec<(&str, Value)> = m
+        .iter()
+        .filter(|(k, _)| k.as_str() != "class")
+        .map(|(k, v)| (k.as_str(), untyped(v)))
+        .collect();
+    Value::Object(Object::new(class, fields))
+}
+
+/// JSON to Hessian by the JSON kind alone.
+fn untyped(v: &Json) -> Value {
+    match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match n.as_i64() {
+            Some(i) => i32::try_from(i).map_or(Value::Long(i), Value::Int),
+            None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Json::String(s) => Value::String(s.clone()),
+        Json::Array(a) => Value::typed_list("java.util.ArrayList", a.iter().map(untyped).collect()),
+        Json::Object(m) => match m.get("class").and_then(Json::as_str) {
+            Some(class) => object(class, m),
+            None => Value::untyped_map(
+                m.iter()
+                    .map(|(k, v)| (Value::from(k.as_str()), untyped(v)))
+                    .collect(),
+            ),
+        },
+    }
+}
+
+/// Hessian to JSON. References are followed (at most 64 levels deep; deeper or circular
+/// ones print as `{"$ref": n}`).
+pub fn to_json(v: &Value, stream: &Stream, depth: usize) -> Json {
+    match v {
+        Value::Null => Json::Null,
+        Value::Bool(b) => Json::Bool(*b),
+        Value::Int(i) => Json::from(*i),
+        Value::Long(l) => Json::from(*l),
+        Value::Double(d) => {
+            Number::from_f64(*d).map_or_else(|| Json::String(d.to_string()), Json::Number)
+        }
+        Value::Date(ms) => Json::from(*ms),
+        Value::String(s) => Json::String(s.clone()),
+        // JSON text cannot hold a lone surrogate: U+FFFD in its place.
+        Value::Utf16(units) => Json::String(String::from_utf16_lossy(units)),
+        Value::Binary(b) => Json::String(base64(b)),
+        Value::List(l) => Json::Array(
+            l.items
+                .iter()
+                .map(|i| to_json(i, stream, depth + 1))
+                .collect(),
+        ),
+        Value::Map(m) => {
+            let mut out = JsonMap::new();
+            for (k, v) in &m.entries {
+                let key = match k {
+                    Value::String(s) => s.clone(),
+                    other => match to_json(other, stream, depth + 1) {
+                        Json::String(s) => s,
+                        j => j.to_string(),
+                    },
+                };
+                out.insert(key, to_json(v, stream, depth + 1));
+            }
+            Json::Object(out)
+        }
+        Value::Object(o) => {
+            if let Some(d) = o.as_big_decimal() {
+                return Json::String(d.to_owned());
+            }
+            let mut out = JsonMap::new();
+            out.insert("class".into(), Json::String(o.class.to_string()));
+            for (k, v) in o.iter() {
+                out.insert(k.to_owned(), to_json(v, stream, depth + 1));
+            }
+            Json::Object(out)
+        }
+        Value::Ref(n) => match stream.resolve(*n) {
+            Some(target) if depth < 64 => to_json(target, stream, depth + 1),
+            _ => serde_json::json!({ "$ref": n }),
+        },
+    }
+}
+
+fn base64(data: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_json_by_java_type() {
+        assert_eq!(
+            to_hessian("int", &serde_json::json!(3)).unwrap(),
+            Value::Int(3)
+        );
+        assert!(to_hessian("int", &serde_json::json!(1u64 << 40)).is_err());
+        assert_eq!(
+            to_hessian("long", &serde_json::json!(3)).unwrap(),
+            Value::Long(3)
+        );
+        assert_eq!(
+            to_hessian("int[]", &serde_json::json!([1, 2])).unwrap(),
+            Value::typed_list("[int", vec![Value::Int(1), Value::Int(2)])
+        );
+        assert_eq!(
+            to_hessian("java.lang.String[][]", &serde_json::json!([["a"]])).unwrap(),
+            Value::typed_list(
+                "[[string",
+                vec![Value::typed_list("[string", vec![Value::from("a")])]
+            )
+        );
+        let user = to_hessian(
+            "com.example.User",
+            &serde_json::json!({"id": 1, "name": "n"}),
+        )
+        .unwrap();
+        assert_eq!(user.as_object().unwrap().class.as_ref(), "com.example.User");
+        assert!(to_hessian("com.example.User", &serde_json::json!(1)).is_err());
+        assert_eq!(
+            to_hessian("java.lang.Object", &serde_json::json!(null)).unwrap(),
+            Value::Null
+        );
+        assert_eq!(base64(b"hello"), "aGVsbG8=");
+        assert_eq!(base64(b"hi!"), "aGkh");
+    }
+}

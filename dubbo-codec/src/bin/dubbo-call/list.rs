@@ -1,0 +1,49 @@
+//! `--list`: what a registry offers.
+
+use dubbo_registry::ServiceUrl;
+
+/// `--list`: the registry's services, or one service's providers.
+pub async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
+    let registry = dubbo_registry::connect(registry)
+        .await
+        .map_err(|e| e.to_string())?;
+    let services = match service {
+        Some(s) => vec![s.to_owned()],
+        None => registry.services().await.map_err(|e| e.to_string())?,
+    };
+    for s in services {
+        let providers = registry.providers(&s).await.map_err(|e| e.to_string())?;
+        let set = |f: fn(&ServiceUrl) -> String| {
+            let mut v: Vec<String> = providers.iter().map(f).collect();
+            v.sort();
+            v.dedup();
+            v.join(",")
+        };
+        if service.is_none() {
+            println!(
+                "{s}\tproviders={}\tversions={}\tgroups={}",
+                providers.len(),
+                set(|u| u.version().into_owned()),
+                set(|u| u.group().into_owned())
+            );
+            continue;
+        }
+        println!("{s}\tproviders={}", providers.len());
+        for u in &providers {
+            let p = |k: &str| u.param(k).unwrap_or_default().into_owned();
+            println!(
+                "  {}://{}:{}\tversion={}\tgroup={}\tapplication={}\trelease={}\tdubbo={}",
+                u.protocol(),
+                u.host(),
+                u.port().unwrap_or(0),
+                u.version(),
+                u.group(),
+                p("application"),
+                p("release"),
+                p("dubbo")
+            );
+            println!("    methods: {}", u.methods().join(", "));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! The command line: options, `--help`, and where `--args` comes from.
+
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+pub const USAGE: &str =
+    "usage: dubbo-call HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY|@FILE|-] \
+[--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
+[--serialization hessian2|fastjson2] [--output pretty|json|raw]
+       dubbo-call --registry zookeeper://HOST:PORT SERVICE METHOD [options as above]
+       dubbo-call --registry zookeeper://HOST:PORT --list [SERVICE]
+       dubbo-call --help";
+
+/// `--help`: the usage, what each option does, the exit statuses and examples.
+pub const HELP: &str = "
+Calls a method of a Dubbo service (dubbo protocol) and prints the result as JSON.
+
+options:
+  --types T1,T2,...     the Java parameter types, one per argument (int, long, double,
+                        boolean, java.lang.String, java.util.Date, java.math.BigDecimal,
+                        X[], java.util.List, java.util.Map, or a class name for an object)
+  --args JSON_ARRAY     the arguments as a JSON array; @FILE reads it from a file, - from
+                        standard input
+  --version V, --group G
+                        the service's version and group
+  --attach K=V          an attachment (repeatable)
+  --timeout MS          the call's timeout (default 3000)
+  --generic             call through $invoke (GenericService), as a consumer without the
+                        service's classes does
+  --serialization NAME  hessian2 (default) or fastjson2 (Dubbo 3.2+)
+  --output pretty|json|raw
+                        indented JSON (default), one line of JSON, or the response body's
+                        bytes as they came (HOST:PORT only)
+  --registry URL        find the provider in a registry (zookeeper://HOST:PORT) instead of
+                        HOST:PORT; a failing provider is replaced by another (failover)
+  --list [SERVICE]      with --registry: every service, or one service's providers and methods
+
+exit status: 0 the call returned; 1 the provider threw (the Java exception is printed as
+{\"exception\": class, \"message\": ...} on stdout); 2 anything else failed (connection,
+timeout, a status such as SERVICE_NOT_FOUND; on stderr); 64 bad usage.
+
+examples:
+  dubbo-call 127.0.0.1:20880 com.example.Greeter sayHello --version 1.0.0 \\
+      --types java.lang.String --args '[\"world\"]'
+  echo '[{\"id\": 7, \"name\": \"alice\"}]' | dubbo-call 127.0.0.1:20880 com.example.Users save \\
+      --types com.example.User --args -
+  dubbo-call 127.0.0.1:20880 com.example.Greeter sayHello --types java.lang.String \\
+      --args @args.json --serialization fastjson2 --output json
+  dubbo-call 127.0.0.1:20880 com.example.Greeter sayHello --types java.lang.String \\
+      --args '[\"x\"]' --output raw | hessian2-dump --annotate -
+  dubbo-call --registry zookeeper://127.0.0.1:2181 --list
+  dubbo-call --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello \\
+      --types java.lang.String --args '[\"world\"]'
+";
+
+pub struct Options {
+    /// The provider's address; empty with `registry`.
+    pub addr: String,
+    pub registry: Option<String>,
+    /// `--list`: the services of the registry (`Some(None)`) or one's providers.
+    pub list: Option<Option<String>>,
+    pub service: String,
+    pub method: String,
+    pub types: Vec<String>,
+    pub args: Vec<Json>,
+    pub version: Option<String>,
+    pub group: Option<String>,
+    pub attachments: Vec<(String, String)>,
+    pub timeout: Duration,
+    pub generic: bool,
+    pub format: dubbo_codec::BodyFormat,
+    /// `--output`: how the result is printed.
+    pub output: Output,
+}
+
+/// `--output`: the result as one line of JSON, as indented JSON, or the response body's bytes
+/// as they came (for `hessian2-dump --annotate -`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    Json,
+    Pretty,
+    Raw,
+}
+
+/// The text of `--args`: inline JSON, `@FILE`, or `-` for standard input.
+fn args_text(value: String) -> Result<String, String> {
+    if value == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
+            .map_err(|e| format!("--args -: reading standard input: {e}"))?;
+        Ok(text)
+    } else if let Some(path) = value.strip_prefix('@') {
+        std::fs::read_to_string(path).map_err(|e| format!("--args @{path}: {e}"))
+    } else {
+        Ok(value)
+    }
+}
+
+pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String> {
+    let mut positional = Vec::new();
+    let mut types = Vec::new();
+    let mut args = Vec::new();
+    let mut version = None;
+    let mut group = None;
+    let mut attachments = Vec::new();
+    let mut timeout = Duration::from_secs(3);
+    let mut generic = false;
+    let mut format = dubbo_codec::BodyFormat::default();
+    let (mut registry, mut list) = (None, false);
+    let mut output = Output::Pretty;
+    while let Some(a) = argv.next() {
+        let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "--types" => {
+                types = value("--types")?
+                    .split(',')
+                    .map(|t| t.trim().to_owned())
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            }
+            "--args" => {
+                let text = args_text(value("--args")?)?;
+                match serde_json::from_str::<Json>(&text) {
+                    Ok(Json::Array(a)) => args = a,
+                    Ok(_) => return Err("--args must be a JSON array".into()),
+                    Err(e) => return Err(format!("--args is not JSON: {e}")),
+                }
+            }
+            "--version" => version = Some(value("--version")?),
+            "--group" => group = Some(value("--group")?),
+            "--attach" => {
+                let kv = value("--attach")?;
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or_else(|| format!("--attach {kv}: expected K=V"))?;
+                attachments.push((k.to_owned(), v.to_owned()));
+            }
+            "--timeout" => {
+                let t = value("--timeout")?;
+                let ms: u64 = t
+                    .parse()
+                    .map_err(|_| format!("--timeout {t}: not a number of milliseconds"))?;
+                timeout = Duration::from_millis(ms.max(1));
+            }
+            "--generic" => generic = true,
+            "--serialization" => {
+                let name = value("--serialization")?;
+                format = dubbo_codec::Serialization::from_name(&name)
+                    .and_then(dubbo_codec::BodyFormat::of)
+                    .ok_or_else(|| {
+                        format!("--serialization {name}: not one of hessian2, fastjson2")
+                    })?;
+            }
+            "--registry" => registry = Some(value("--registry")?),
+            "--list" => list = true,
+            "--output" => {
+                output = match value("--output")?.as_str() {
+                    "json" => Output::Json,
+                    "pretty" => Output::Pretty,
+                    "raw" => Output::Raw,
+                    other => return Err(format!("--output {other}: not one of json, pretty, raw")),
+                }
+            }
+            "-h" | "--help" => return Err(String::from("--help")),
+            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
+            _ => positional.push(a),
+        }
+    }
+    if output == Output::Raw && registry.is_some() {
+        return Err("--output raw needs HOST:PORT (the bytes of one provider's answer)".into());
+    }
+    if list {
+        if registry.is_none() || positional.len() > 1 {
+            return Err("--list needs --registry and at most one SERVICE".into());
+        }
+        positional.insert(0, String::new());
+        positional.resize(3, String::new());
+    } else if registry.is_some() {
+        positional.insert(0, String::new());
+    }
+    let [addr, service, method]: [String; 3] =
+        positional.try_into().map_err(|p: Vec<String>| {
+            format!(
+                "expected HOST:PORT SERVICE METHOD (or --registry URL SERVICE METHOD), got {} argument(s)",
+                p.len() - usize::from(registry.is_some())
+            )
+        })?;
+    let list = list.then(|| Some(service.clone()).filter(|s| !s.is_empty()));
+    if types.len() != args.len() {
+        return Err(format!(
+            "{} type(s) given with --types but {} argument(s) with --args",
+            types.len(),
+            args.len()
+        ));
+    }
+    Ok(Options {
+        addr,
+        registry,
+        list,
+        service,
+        method,
+        types,
+        args,
+        version,
+        group,
+        attachments,
+        timeout,
+        generic,
+        format,
+        output,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_command_line() {
+        let o = parse_args(
+            [
+                "127.0.0.1:1",
+                "S",
+                "m",
+                "--types",
+                "int,long",
+                "--args",
+                "[1,2]",
+                "--attach",
+                "a=b=c",
+            ]
+            .into_iter()
+            .map(String::from),
+        )
+        .unwrap();
+        assert_eq!(o.types, ["int", "long"]);
+        assert_eq!(o.attachments, [("a".to_owned(), "b=c".to_owned())]);
+        assert!(parse_args(["a", "b"].into_iter().map(String::from)).is_err());
+        assert!(parse_args(
+            ["a", "b", "c", "--args", "[1]"]
+                .into_iter()
+                .map(String::from)
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn arguments_come_inline_from_a_file_or_as_output_options() {
+        let path =
+            std::env::temp_dir().join(format!("dubbo-call-args-{}.json", std::process::id()));
+        std::fs::write(&path, "[1, \"two\"]").unwrap();
+        let argv = |extra: &[&str]| {
+            ["127.0.0.1:1", "S", "m", "--types", "int,java.lang.String"]
+                .iter()
+                .chain(extra)
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
+        let from_file = format!("@{}", path.display());
+        let o = parse_args(argv(&["--args", &from_file, "--output", "json"]).into_iter()).unwrap();
+        assert_eq!(o.args, [serde_json::json!(1), serde_json::json!("two")]);
+        assert_eq!(o.output, Output::Json);
+        let _ = std::fs::remove_file(&path);
+        let missing = parse_args(argv(&["--args", "@/nonexistent/args.json"]).into_iter());
+        assert!(missing.unwrap_err().contains("/nonexistent/args.json"));
+        assert!(parse_args(argv(&["--args", "[1,2]", "--output", "xml"]).into_iter()).is_err());
+        let raw_with_registry = parse_args(
+            [
+                "--registry",
+                "zookeeper://127.0.0.1:1",
+                "S",
+                "m",
+                "--output",
+                "raw",
+            ]
+            .into_iter()
+            .map(String::from),
+        );
+        assert!(raw_with_registry.unwrap_err().contains("--output raw"));
+    }
+}
