@@ -54,6 +54,7 @@ examples:
       --types java.lang.String --args '[\"world\"]'
 ";
 
+#[derive(Debug)]
 pub struct Options {
     /// The provider's address; empty with `registry`.
     pub addr: String,
