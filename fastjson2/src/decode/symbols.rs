@@ -6,6 +6,8 @@
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Span {
     pub(crate) code: u8,
+    /// Set when a symbol is defined: its bytes are ASCII (so no UTF-8 check on each use).
+    pub(crate) ascii: bool,
     pub(crate) start: usize,
     pub(crate) len: usize,
 }
@@ -34,6 +36,12 @@ impl Symbols {
         } else {
             self.spill.get(i - INLINE).copied()
         }
+    }
+
+    /// Defines the next symbol (number [`len`](Self::len)).
+    #[inline]
+    pub(super) fn push(&mut self, span: Span) {
+        self.set(self.len, span);
     }
 
     /// Sets symbol `i`, which must be at most [`len`](Self::len) (a new one at the end).
