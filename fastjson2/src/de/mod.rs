@@ -196,7 +196,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.dec.peek()? {
             c @ (marker::FALSE | marker::TRUE) => {
-                self.dec.pull()?;
+                self.dec.bump();
                 visitor.visit_bool(c == marker::TRUE)
             }
             _ => self.deserialize_any(visitor),
@@ -206,7 +206,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.dec.peek()? {
             c @ long::DIRECT_FIRST..=long::DIRECT_LAST => {
-                self.dec.pull()?;
+                self.dec.bump();
                 visitor.visit_i64(i64::from(c) - i64::from(long::DIRECT_ZERO))
             }
             _ => self.deserialize_any(visitor),
@@ -216,7 +216,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.dec.peek()? {
             c @ (0xf0..=0xff | 0x00..=0x2f) => {
-                self.dec.pull()?;
+                self.dec.bump();
                 visitor.visit_i32(i32::from(c as i8))
             }
             _ => self.deserialize_any(visitor),
@@ -225,7 +225,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.peek_untyped()? == crate::marker::NULL {
-            self.dec.pull()?;
+            self.dec.bump();
             visitor.visit_none()
         } else {
             visitor.visit_some(self)

@@ -280,6 +280,13 @@ impl<'de> Decoder<'de> {
         Ok(h)
     }
 
+    /// Consumes the one-byte value just [`peek`](Self::peek)ed (a fast path's `null`, boolean
+    /// or small number, an object's end).
+    #[inline]
+    pub(crate) fn bump(&mut self) {
+        self.pos += 1;
+    }
+
     /// An int32 value (any int32 form), as lengths, scales, nanos and symbol numbers are.
     #[inline]
     pub fn int32(&mut self) -> Result<i32> {

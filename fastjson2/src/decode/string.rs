@@ -49,7 +49,7 @@ impl<'de> Decoder<'de> {
             code: c,
             ascii: false,
             start,
-            len,
+            len: len as u32,
         })
     }
 
@@ -75,7 +75,7 @@ impl<'de> Decoder<'de> {
     /// The text of a string read before.
     #[inline]
     fn text_of(&self, span: Span) -> Result<Cow<'de, str>> {
-        let bytes = &self.data[span.start..span.start + span.len];
+        let bytes = span.bytes(self.data);
         match span.code {
             code::UTF8 => match std::str::from_utf8(bytes) {
                 Ok(s) => Ok(Cow::Borrowed(s)),
@@ -96,8 +96,7 @@ impl<'de> Decoder<'de> {
     /// The bytes of a string read before if they are ASCII (Latin-1 or UTF-8 alike).
     #[inline]
     fn ascii_of(&self, span: Span) -> Option<&'de [u8]> {
-        span.ascii
-            .then(|| &self.data[span.start..span.start + span.len])
+        span.ascii.then(|| span.bytes(self.data))
     }
 
     /// The next value if it is a one-byte-length ASCII string (the common case of short text
@@ -193,7 +192,7 @@ impl<'de> Decoder<'de> {
                             code: c,
                             ascii,
                             start,
-                            len,
+                            len: len as u32,
                         };
                         self.symbols.push(span);
                         self.pos = start + len + 1;
@@ -274,7 +273,7 @@ impl<'de> Decoder<'de> {
             self.text_of(span)?;
         }
         span.ascii = !matches!(span.code, code::UTF16 | code::UTF16LE | code::UTF16BE)
-            && self.data[span.start..span.start + span.len].is_ascii();
+            && span.bytes(self.data).is_ascii();
         let at = self.pos;
         let n = self.int32()?;
         let len = self.symbols.len();
