@@ -23,7 +23,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
-use crate::marker::{self, long};
+use crate::marker::{self, long, time};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
 
@@ -242,7 +242,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         if name == crate::ser::RAW {
-            // A `crate::types` value reads its own header from the raw bytes of the value.
+            // A `java.util.Date` (the common one) arrives as its milliseconds, decoded once.
+            if let time::SECONDS | time::MILLIS | time::MINUTES = self.dec.peek()? {
+                if let Header::Date(millis) = self.dec.pull()? {
+                    return visitor.visit_i64(millis);
+                }
+            }
+            // Any other `crate::types` value reads its own header from the raw bytes.
             let start = self.dec.offset();
             self.dec.skip()?;
             let raw = self.dec.raw(start);

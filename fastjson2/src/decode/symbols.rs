@@ -50,7 +50,12 @@ impl Symbols {
     /// Defines the next symbol (number [`len`](Self::len)).
     #[inline]
     pub(super) fn push(&mut self, span: Span) {
-        self.set(self.len, span);
+        if self.len < INLINE {
+            self.inline[self.len] = span;
+        } else {
+            self.spill.push(span);
+        }
+        self.len += 1;
     }
 
     /// Sets symbol `i`, which must be at most [`len`](Self::len) (a new one at the end).
