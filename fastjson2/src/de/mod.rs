@@ -115,17 +115,22 @@ impl<'de> Deserializer<'de> {
                 self.dec.leave();
                 Ok(v)
             }
-            Header::Object => {
-                self.dec.enter()?;
-                let v = visitor.visit_map(MapAccess::new(self))?;
-                self.dec.leave();
-                Ok(v)
-            }
+            Header::Object => self.visit_object(visitor),
             Header::Ref(ref path) => Err(self.error(ErrorKind::Message(format!(
                 "reference {path:?} to a value written before: read such data as a fastjson2::value::Value"
             )))),
             _ => Err(self.invalid(&h, "a value serde can represent (see fastjson2::types)")),
         }
+    }
+}
+
+impl<'de> Deserializer<'de> {
+    /// The entries of an object whose start code was just read.
+    fn visit_object<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.dec.enter()?;
+        let v = visitor.visit_map(MapAccess::new(self))?;
+        self.dec.leave();
+        Ok(v)
     }
 }
 
@@ -164,7 +169,16 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         deserialize_i8 deserialize_i16
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
         deserialize_f64 deserialize_char deserialize_bytes
-        deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
+        deserialize_byte_buf deserialize_unit deserialize_seq
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // Structs and maps: the object's start code without the general header match.
+        if self.peek_untyped()? == marker::container::OBJECT {
+            self.dec.bump();
+            return self.visit_object(visitor);
+        }
+        self.deserialize_any(visitor)
     }
 
     // Fast paths for what POJOs are made of: field names (symbols), short ASCII strings, small
