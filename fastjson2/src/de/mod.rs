@@ -23,7 +23,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
-use crate::marker::{self, long, time};
+use crate::marker::{self, container, float, long, time};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
 
@@ -109,12 +109,7 @@ impl<'de> Deserializer<'de> {
                 Some(v) => visitor.visit_i64(v),
                 None => Err(self.invalid(&h, "a BigInteger that fits an i64 (or types::BigInteger)")),
             },
-            Header::Array(n) => {
-                self.dec.enter()?;
-                let v = visitor.visit_seq(SeqAccess::new(self, n))?;
-                self.dec.leave();
-                Ok(v)
-            }
+            Header::Array(n) => self.visit_array(n, visitor),
             Header::Object => self.visit_object(visitor),
             Header::Ref(ref path) => Err(self.error(ErrorKind::Message(format!(
                 "reference {path:?} to a value written before: read such data as a fastjson2::value::Value"
@@ -125,6 +120,14 @@ impl<'de> Deserializer<'de> {
 }
 
 impl<'de> Deserializer<'de> {
+    /// The `n` items of an array whose head was just read.
+    fn visit_array<V: Visitor<'de>>(&mut self, n: usize, visitor: V) -> Result<V::Value> {
+        self.dec.enter()?;
+        let v = visitor.visit_seq(SeqAccess::new(self, n))?;
+        self.dec.leave();
+        Ok(v)
+    }
+
     /// The entries of an object whose start code was just read.
     fn visit_object<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
         self.dec.enter()?;
@@ -168,13 +171,43 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     forward_to_any! {
         deserialize_i8 deserialize_i16
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
-        deserialize_f64 deserialize_char deserialize_bytes
-        deserialize_byte_buf deserialize_unit deserialize_seq
+        deserialize_char deserialize_bytes deserialize_byte_buf deserialize_unit
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // The forms Java gives 0, 1 and whole numbers.
+        match self.dec.peek()? {
+            float::DOUBLE_0 => {
+                self.dec.bump();
+                visitor.visit_f64(0.0)
+            }
+            float::DOUBLE_1 => {
+                self.dec.bump();
+                visitor.visit_f64(1.0)
+            }
+            float::DOUBLE_LONG => {
+                self.dec.bump();
+                let v = self.dec.int64()?;
+                visitor.visit_f64(v as f64)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // Short arrays: the count is in the code.
+        let code = self.peek_untyped()?;
+        if let container::ARRAY_FIX_FIRST..=container::ARRAY_FIX_LAST = code {
+            self.dec.bump();
+            let n = usize::from(code - container::ARRAY_FIX_FIRST);
+            return self.visit_array(n, visitor);
+        }
+        self.deserialize_any(visitor)
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // Structs and maps: the object's start code without the general header match.
-        if self.peek_untyped()? == marker::container::OBJECT {
+        if self.peek_untyped()? == container::OBJECT {
             self.dec.bump();
             return self.visit_object(visitor);
         }
