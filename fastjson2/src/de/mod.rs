@@ -332,6 +332,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        // An enum as a map key or a field: its name, mostly short ASCII.
+        if let Some(name) = self.dec.next_if_short_ascii() {
+            let h = Header::String(Cow::Borrowed(name));
+            return visitor.visit_enum(EnumAccess::new(self, Some(h)));
+        }
         match self.pull()? {
             Header::Object => {
                 self.dec.enter()?;
