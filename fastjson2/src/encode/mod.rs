@@ -120,10 +120,19 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// A Java `int` in its shortest form.
+    #[inline]
     pub fn write_int(&mut self, v: i32) {
+        // One byte (small ints, symbol numbers, lengths) inline, the wider forms behind a call.
         if (int::DIRECT_MIN..=int::DIRECT_MAX).contains(&v) {
             self.out.put_u8(v as u8);
-        } else if (int::BYTE_MIN..=int::BYTE_MAX).contains(&v) {
+        } else {
+            self.write_wide_int(v);
+        }
+    }
+
+    #[inline(never)]
+    fn write_wide_int(&mut self, v: i32) {
+        if (int::BYTE_MIN..=int::BYTE_MAX).contains(&v) {
             self.out
                 .put_slice(&[(i32::from(int::BYTE_ZERO) + (v >> 8)) as u8, v as u8]);
         } else if (int::SHORT_MIN..=int::SHORT_MAX).contains(&v) {
