@@ -148,10 +148,18 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// A Java `long` in its shortest form.
+    #[inline]
     pub fn write_long(&mut self, v: i64) {
         if (long::DIRECT_MIN..=long::DIRECT_MAX).contains(&v) {
             self.out.put_u8((i64::from(long::DIRECT_ZERO) + v) as u8);
-        } else if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
+        } else {
+            self.write_wide_long(v);
+        }
+    }
+
+    #[inline(never)]
+    fn write_wide_long(&mut self, v: i64) {
+        if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
             self.out
                 .put_slice(&[(i64::from(long::BYTE_ZERO) + (v >> 8)) as u8, v as u8]);
         } else if (long::SHORT_MIN..=long::SHORT_MAX).contains(&v) {
@@ -363,6 +371,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
     /// the symbol table keeps without copying it.
+    #[inline]
     pub fn write_static_symbol(&mut self, name: &'static str) {
         self.out.put_u8(str_code::SYMBOL);
         self.symbol_body(name, Cow::Borrowed);
