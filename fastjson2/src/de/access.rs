@@ -51,7 +51,7 @@ impl<'de> de::MapAccess<'de> for MapAccess<'_, 'de> {
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         if self.de.dec.peek()? == crate::marker::container::OBJECT_END {
-            self.de.dec.pull()?;
+            self.de.dec.bump();
             return Ok(None);
         }
         next(self.de, seed).map(Some)

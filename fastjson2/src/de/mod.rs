@@ -23,7 +23,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
-use crate::marker::{self, long};
+use crate::marker::{self, container, float, long, time};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
 
@@ -109,23 +109,31 @@ impl<'de> Deserializer<'de> {
                 Some(v) => visitor.visit_i64(v),
                 None => Err(self.invalid(&h, "a BigInteger that fits an i64 (or types::BigInteger)")),
             },
-            Header::Array(n) => {
-                self.dec.enter()?;
-                let v = visitor.visit_seq(SeqAccess::new(self, n))?;
-                self.dec.leave();
-                Ok(v)
-            }
-            Header::Object => {
-                self.dec.enter()?;
-                let v = visitor.visit_map(MapAccess::new(self))?;
-                self.dec.leave();
-                Ok(v)
-            }
+            Header::Array(n) => self.visit_array(n, visitor),
+            Header::Object => self.visit_object(visitor),
             Header::Ref(ref path) => Err(self.error(ErrorKind::Message(format!(
                 "reference {path:?} to a value written before: read such data as a fastjson2::value::Value"
             )))),
             _ => Err(self.invalid(&h, "a value serde can represent (see fastjson2::types)")),
         }
+    }
+}
+
+impl<'de> Deserializer<'de> {
+    /// The `n` items of an array whose head was just read.
+    fn visit_array<V: Visitor<'de>>(&mut self, n: usize, visitor: V) -> Result<V::Value> {
+        self.dec.enter()?;
+        let v = visitor.visit_seq(SeqAccess::new(self, n))?;
+        self.dec.leave();
+        Ok(v)
+    }
+
+    /// The entries of an object whose start code was just read.
+    fn visit_object<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        self.dec.enter()?;
+        let v = visitor.visit_map(MapAccess::new(self))?;
+        self.dec.leave();
+        Ok(v)
     }
 }
 
@@ -163,8 +171,47 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     forward_to_any! {
         deserialize_i8 deserialize_i16
         deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32
-        deserialize_f64 deserialize_char deserialize_bytes
-        deserialize_byte_buf deserialize_unit deserialize_seq deserialize_map
+        deserialize_char deserialize_bytes deserialize_byte_buf deserialize_unit
+    }
+
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // The forms Java gives 0, 1 and whole numbers.
+        match self.dec.peek()? {
+            float::DOUBLE_0 => {
+                self.dec.bump();
+                visitor.visit_f64(0.0)
+            }
+            float::DOUBLE_1 => {
+                self.dec.bump();
+                visitor.visit_f64(1.0)
+            }
+            float::DOUBLE_LONG => {
+                self.dec.bump();
+                let v = self.dec.int64()?;
+                visitor.visit_f64(v as f64)
+            }
+            _ => self.deserialize_any(visitor),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // Short arrays: the count is in the code.
+        let code = self.peek_untyped()?;
+        if let container::ARRAY_FIX_FIRST..=container::ARRAY_FIX_LAST = code {
+            self.dec.bump();
+            let n = usize::from(code - container::ARRAY_FIX_FIRST);
+            return self.visit_array(n, visitor);
+        }
+        self.deserialize_any(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        // Structs and maps: the object's start code without the general header match.
+        if self.peek_untyped()? == container::OBJECT {
+            self.dec.bump();
+            return self.visit_object(visitor);
+        }
+        self.deserialize_any(visitor)
     }
 
     // Fast paths for what POJOs are made of: field names (symbols), short ASCII strings, small
@@ -196,7 +243,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.dec.peek()? {
             c @ (marker::FALSE | marker::TRUE) => {
-                self.dec.pull()?;
+                self.dec.bump();
                 visitor.visit_bool(c == marker::TRUE)
             }
             _ => self.deserialize_any(visitor),
@@ -206,7 +253,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.dec.peek()? {
             c @ long::DIRECT_FIRST..=long::DIRECT_LAST => {
-                self.dec.pull()?;
+                self.dec.bump();
                 visitor.visit_i64(i64::from(c) - i64::from(long::DIRECT_ZERO))
             }
             _ => self.deserialize_any(visitor),
@@ -216,7 +263,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self.dec.peek()? {
             c @ (0xf0..=0xff | 0x00..=0x2f) => {
-                self.dec.pull()?;
+                self.dec.bump();
                 visitor.visit_i32(i32::from(c as i8))
             }
             _ => self.deserialize_any(visitor),
@@ -225,7 +272,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         if self.peek_untyped()? == crate::marker::NULL {
-            self.dec.pull()?;
+            self.dec.bump();
             visitor.visit_none()
         } else {
             visitor.visit_some(self)
@@ -242,7 +289,13 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         visitor: V,
     ) -> Result<V::Value> {
         if name == crate::ser::RAW {
-            // A `crate::types` value reads its own header from the raw bytes of the value.
+            // A `java.util.Date` (the common one) arrives as its milliseconds, decoded once.
+            if let time::SECONDS | time::MILLIS | time::MINUTES = self.dec.peek()? {
+                if let Header::Date(millis) = self.dec.pull()? {
+                    return visitor.visit_i64(millis);
+                }
+            }
+            // Any other `crate::types` value reads its own header from the raw bytes.
             let start = self.dec.offset();
             self.dec.skip()?;
             let raw = self.dec.raw(start);
@@ -279,6 +332,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         _: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
+        // An enum as a map key or a field: its name, mostly short ASCII.
+        if let Some(name) = self.dec.next_if_short_ascii() {
+            let h = Header::String(Cow::Borrowed(name));
+            return visitor.visit_enum(EnumAccess::new(self, Some(h)));
+        }
         match self.pull()? {
             Header::Object => {
                 self.dec.enter()?;

@@ -222,12 +222,31 @@ impl<'de> Decoder<'de> {
             marker::NULL => Header::Null,
             marker::FALSE => Header::Bool(false),
             marker::TRUE => Header::Bool(true),
-            int::INT8 => Header::Byte(self.byte()? as i8),
-            int::INT16 => Header::Short(i16::from_be_bytes(self.array()?)),
             float::DOUBLE_0 => Header::Double(0.0),
             float::DOUBLE_1 => Header::Double(1.0),
             float::DOUBLE_LONG => Header::Double(self.int64()? as f64),
             float::DOUBLE => Header::Double(f64::from_be_bytes(self.array()?)),
+            container::ARRAY_FIX_FIRST..=container::ARRAY_FIX_LAST => {
+                Header::Array(usize::from(code - container::ARRAY_FIX_FIRST))
+            }
+            container::ARRAY => Header::Array(self.len("array length")?),
+            container::OBJECT => Header::Object,
+            container::OBJECT_END => Header::End,
+            marker::TYPED => Header::Typed(self.type_name()?),
+            marker::REFERENCE => Header::Ref(self.text("a reference path")?),
+            _ => return self.pull_rare(start, code),
+        };
+        Ok(h)
+    }
+
+    /// The rest of [`pull`](Self::pull): `byte`, `short`, `float`, big numbers, chars,
+    /// binaries, dates and times, out of the way of the most common codes (whose match stays
+    /// small enough to be cheap to enter).
+    #[inline(never)]
+    fn pull_rare(&mut self, start: usize, code: u8) -> Result<Header<'de>> {
+        Ok(match code {
+            int::INT8 => Header::Byte(self.byte()? as i8),
+            int::INT16 => Header::Short(i16::from_be_bytes(self.array()?)),
             float::FLOAT_INT => Header::Float(self.int32()? as f32),
             float::FLOAT => Header::Float(f32::from_be_bytes(self.array()?)),
             number::BIGINT_LONG => Header::BigInteger(BigInteger::from(self.int64()?)),
@@ -261,14 +280,6 @@ impl<'de> Decoder<'de> {
                 let zone = self.text("a zone id")?;
                 Header::ZonedDateTime(dt, zone)
             }
-            container::ARRAY_FIX_FIRST..=container::ARRAY_FIX_LAST => {
-                Header::Array(usize::from(code - container::ARRAY_FIX_FIRST))
-            }
-            container::ARRAY => Header::Array(self.len("array length")?),
-            container::OBJECT => Header::Object,
-            container::OBJECT_END => Header::End,
-            marker::TYPED => Header::Typed(self.type_name()?),
-            marker::REFERENCE => Header::Ref(self.text("a reference path")?),
             _ => {
                 self.pos = start;
                 return Err(self.error(ErrorKind::Unexpected {
@@ -276,8 +287,14 @@ impl<'de> Decoder<'de> {
                     expected: "a value",
                 }));
             }
-        };
-        Ok(h)
+        })
+    }
+
+    /// Consumes the one-byte value just [`peek`](Self::peek)ed (a fast path's `null`, boolean
+    /// or small number, an object's end).
+    #[inline]
+    pub(crate) fn bump(&mut self) {
+        self.pos += 1;
     }
 
     /// An int32 value (any int32 form), as lengths, scales, nanos and symbol numbers are.

@@ -47,8 +47,9 @@ impl<'de> Decoder<'de> {
         self.take(len)?;
         Ok(Span {
             code: c,
+            ascii: false,
             start,
-            len,
+            len: len as u32,
         })
     }
 
@@ -74,7 +75,7 @@ impl<'de> Decoder<'de> {
     /// The text of a string read before.
     #[inline]
     fn text_of(&self, span: Span) -> Result<Cow<'de, str>> {
-        let bytes = &self.data[span.start..span.start + span.len];
+        let bytes = span.bytes(self.data);
         match span.code {
             code::UTF8 => match std::str::from_utf8(bytes) {
                 Ok(s) => Ok(Cow::Borrowed(s)),
@@ -95,9 +96,7 @@ impl<'de> Decoder<'de> {
     /// The bytes of a string read before if they are ASCII (Latin-1 or UTF-8 alike).
     #[inline]
     fn ascii_of(&self, span: Span) -> Option<&'de [u8]> {
-        let bytes = &self.data[span.start..span.start + span.len];
-        let latin_or_utf8 = !matches!(span.code, code::UTF16 | code::UTF16LE | code::UTF16BE);
-        (latin_or_utf8 && bytes.is_ascii()).then_some(bytes)
+        span.ascii.then(|| span.bytes(self.data))
     }
 
     /// The next value if it is a one-byte-length ASCII string (the common case of short text
@@ -174,6 +173,40 @@ impl<'de> Decoder<'de> {
 
     #[inline]
     fn symbol_span_after(&mut self) -> Result<Span> {
+        // Fast paths for what Java writes in a small document: a reference by a one-byte
+        // number, and a definition of a short Latin-1 name numbered with one byte.
+        let p = self.pos;
+        match self.data.get(p) {
+            Some(&n @ 0..=0x2f) => {
+                if let Some(span) = self.symbols.get(usize::from(n)) {
+                    self.pos = p + 1;
+                    return Ok(span);
+                }
+            }
+            Some(&c @ code::FIX_FIRST..=code::FIX_LAST) => {
+                let (start, len) = (p + 1, usize::from(c - code::FIX_FIRST));
+                if let Some(&n @ 0..=0x2f) = self.data.get(start + len) {
+                    if usize::from(n) == self.symbols.len() {
+                        let ascii = self.data[start..start + len].is_ascii();
+                        let span = Span {
+                            code: c,
+                            ascii,
+                            start,
+                            len: len as u32,
+                        };
+                        self.symbols.push(span);
+                        self.pos = start + len + 1;
+                        return Ok(span);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.symbol_span_slow()
+    }
+
+    #[inline(never)]
+    fn symbol_span_slow(&mut self) -> Result<Span> {
         let c = self.peek()?;
         if int::is_int32(c) {
             return self.symbol_ref();
@@ -201,18 +234,14 @@ impl<'de> Decoder<'de> {
             self.pos += 1;
             return self.symbol_span_after();
         }
-        if int::is_int32(c) {
-            return self.symbol_ref();
+        if int::is_int32(c) || code::is_string(c) {
+            // The same forms as a symbol's body.
+            return self.symbol_span_after();
         }
-        if !code::is_string(c) {
-            return Err(self.error(ErrorKind::Unexpected {
-                found: c,
-                expected: "a type name",
-            }));
-        }
-        self.pos += 1;
-        let span = self.span_after(c)?;
-        self.define_symbol(span)
+        Err(self.error(ErrorKind::Unexpected {
+            found: c,
+            expected: "a type name",
+        }))
     }
 
     #[inline]
@@ -239,10 +268,12 @@ impl<'de> Decoder<'de> {
     /// so the number is the next free one (or, never from Java, an earlier one redefined).
     /// A UTF-8 symbol is checked here, where it is defined, so that a bad one fails at once.
     #[inline]
-    fn define_symbol(&mut self, span: Span) -> Result<Span> {
+    fn define_symbol(&mut self, mut span: Span) -> Result<Span> {
         if span.code == code::UTF8 {
             self.text_of(span)?;
         }
+        span.ascii = !matches!(span.code, code::UTF16 | code::UTF16LE | code::UTF16BE)
+            && span.bytes(self.data).is_ascii();
         let at = self.pos;
         let n = self.int32()?;
         let len = self.symbols.len();

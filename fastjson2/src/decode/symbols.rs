@@ -5,9 +5,20 @@
 /// A string's bytes in the input and its string code (which says how to read them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Span {
-    pub(crate) code: u8,
     pub(crate) start: usize,
-    pub(crate) len: usize,
+    /// A string's length is an int32: `u32` keeps a `Result<Span>` in two registers.
+    pub(crate) len: u32,
+    pub(crate) code: u8,
+    /// Set when a symbol is defined: its bytes are ASCII (so no UTF-8 check on each use).
+    pub(crate) ascii: bool,
+}
+
+impl Span {
+    /// The string's bytes in `data`, the input the span was read from.
+    #[inline]
+    pub(crate) fn bytes<'de>(&self, data: &'de [u8]) -> &'de [u8] {
+        &data[self.start..self.start + self.len as usize]
+    }
 }
 
 /// Symbols inline before they spill into a `Vec`.
@@ -34,6 +45,17 @@ impl Symbols {
         } else {
             self.spill.get(i - INLINE).copied()
         }
+    }
+
+    /// Defines the next symbol (number [`len`](Self::len)).
+    #[inline]
+    pub(super) fn push(&mut self, span: Span) {
+        if self.len < INLINE {
+            self.inline[self.len] = span;
+        } else {
+            self.spill.push(span);
+        }
+        self.len += 1;
     }
 
     /// Sets symbol `i`, which must be at most [`len`](Self::len) (a new one at the end).

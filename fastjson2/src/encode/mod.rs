@@ -120,10 +120,19 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// A Java `int` in its shortest form.
+    #[inline]
     pub fn write_int(&mut self, v: i32) {
+        // One byte (small ints, symbol numbers, lengths) inline, the wider forms behind a call.
         if (int::DIRECT_MIN..=int::DIRECT_MAX).contains(&v) {
             self.out.put_u8(v as u8);
-        } else if (int::BYTE_MIN..=int::BYTE_MAX).contains(&v) {
+        } else {
+            self.write_wide_int(v);
+        }
+    }
+
+    #[inline(never)]
+    fn write_wide_int(&mut self, v: i32) {
+        if (int::BYTE_MIN..=int::BYTE_MAX).contains(&v) {
             self.out
                 .put_slice(&[(i32::from(int::BYTE_ZERO) + (v >> 8)) as u8, v as u8]);
         } else if (int::SHORT_MIN..=int::SHORT_MAX).contains(&v) {
@@ -139,10 +148,18 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// A Java `long` in its shortest form.
+    #[inline]
     pub fn write_long(&mut self, v: i64) {
         if (long::DIRECT_MIN..=long::DIRECT_MAX).contains(&v) {
             self.out.put_u8((i64::from(long::DIRECT_ZERO) + v) as u8);
-        } else if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
+        } else {
+            self.write_wide_long(v);
+        }
+    }
+
+    #[inline(never)]
+    fn write_wide_long(&mut self, v: i64) {
+        if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
             self.out
                 .put_slice(&[(i64::from(long::BYTE_ZERO) + (v >> 8)) as u8, v as u8]);
         } else if (long::SHORT_MIN..=long::SHORT_MAX).contains(&v) {
@@ -354,6 +371,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
     /// the symbol table keeps without copying it.
+    #[inline]
     pub fn write_static_symbol(&mut self, name: &'static str) {
         self.out.put_u8(str_code::SYMBOL);
         self.symbol_body(name, Cow::Borrowed);

@@ -25,7 +25,20 @@ impl<B: BufMut> Encoder<B> {
     /// when every char is <= U+00FF, else UTF-16LE when the first 64 UTF-16 units are mostly not
     /// Latin (see this module's docs for the exact rule), else UTF-8 (unless longer than
     /// UTF-16).
+    #[inline]
     pub fn write_str(&mut self, s: &str) {
+        // Short ASCII (names, most text) inline, the general rule behind a call.
+        let bytes = s.as_bytes();
+        if bytes.len() <= code::FIX_MAX && bytes.is_ascii() {
+            self.out.put_u8(code::FIX_FIRST + bytes.len() as u8);
+            self.out.put_slice(bytes);
+        } else {
+            self.write_str_general(s);
+        }
+    }
+
+    #[inline(never)]
+    fn write_str_general(&mut self, s: &str) {
         let bytes = s.as_bytes();
         if bytes.is_ascii() {
             self.latin1_head(bytes.len());

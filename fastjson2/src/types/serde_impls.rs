@@ -1,6 +1,7 @@
 //! serde for [`crate::types`]: each value travels as its own JSONB bytes (a newtype named
 //! `ser::RAW` around them), which this crate's `Serializer` puts out as they are and its
-//! `Deserializer` hands over whole. Other serde formats see opaque bytes.
+//! `Deserializer` hands over whole (a `java.util.Date` as its milliseconds, `visit_i64`, read
+//! once). Other serde formats see opaque bytes.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -60,6 +61,14 @@ impl<'de, T> Visitor<'de> for RawVisitor<T> {
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.expecting)
+    }
+
+    /// A `java.util.Date`, which the `Deserializer` decodes itself (in milliseconds).
+    fn visit_i64<E: de::Error>(self, millis: i64) -> Result<T, E> {
+        let h = Header::Date(millis);
+        let found = describe(&h);
+        (self.pick)(h)
+            .ok_or_else(|| E::custom(format!("found {found}, expected {}", self.expecting)))
     }
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<T, E> {

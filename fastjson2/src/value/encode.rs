@@ -13,7 +13,7 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
 
 /// Encodes `value` as one JSONB document, as fastjson2 `version` writes it.
 pub fn to_vec_with(value: &Value, version: Fastjson2Version) -> Vec<u8> {
-    let mut e = Encoder::with_version(Vec::new(), version);
+    let mut e = Encoder::with_version(Vec::with_capacity(crate::ser::INITIAL_CAPACITY), version);
     write_value(&mut e, value);
     e.into_inner()
 }
