@@ -51,6 +51,7 @@
 
 pub mod balance;
 mod error;
+pub mod instance;
 mod registry;
 pub mod select;
 mod url;
