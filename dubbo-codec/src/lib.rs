@@ -123,6 +123,8 @@ pub mod event;
 pub mod exception;
 pub mod frame;
 pub mod header;
+#[cfg(feature = "registry")]
+pub mod instance_metadata;
 pub mod metadata;
 pub mod peek;
 #[cfg(feature = "registry")]
