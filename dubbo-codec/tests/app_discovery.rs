@@ -1,0 +1,190 @@
+//! Dubbo 3 application-level discovery with real parts: a ZooKeeper server on 127.0.0.1 and
+//! Java Dubbo 3.2 and 3.3 providers started as stock Dubbo 3 applications
+//! (`DubboBootstrap`, `provider --bootstrap instance|all`), found by the Rust cluster client and
+//! `dubbo-call --registry` through `/dubbo/mapping/<interface>`, `/services/<app>` and each
+//! instance's MetadataService. Skipped with a note when ZooKeeper or the Java interop project
+//! is missing (a failure under CI).
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::*;
+use dubbo_codec::cluster::{ClusterClient, ClusterConfig};
+use dubbo_registry::balance::Policy;
+use dubbo_registry::instance::ServiceInstance;
+use dubbo_registry::zookeeper::{ZookeeperRegistry, SERVICES_ROOT};
+use dubbo_registry::Registry;
+use dubbo_test_support::net::assert_loopback_only;
+use dubbo_test_support::zookeeper::ZooKeeper;
+use dubbo_test_support::LogDir;
+use zookeeper_client as zk;
+
+const SESSION_MS: u64 = 4_000;
+const APP: &str = "hessianrs-interop-provider";
+
+/// Java 3.2 registers as an instance only, Java 3.3 as both (`all`): the client finds each
+/// once, through its instance (3.2 writes no interface-level node at all), calls both, and
+/// `dubbo-call --registry` calls through them; every socket stays on loopback.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instance_registered_java_providers_are_found_and_called() {
+    let Some(zoo) = ZooKeeper::start(
+        "app-discovery",
+        Duration::from_millis(SESSION_MS),
+        LogDir("dubbo-codec-app-discovery"),
+    ) else {
+        return;
+    };
+    let builders = [("dubbo3", "instance"), ("dubbo33", "all")]
+        .iter()
+        .map(|(f, mode)| {
+            Provider::builder(f)
+                .log(LOGS, &format!("bootstrap-{f}-{mode}"))
+                .jvm_arg("-XX:TieredStopAtLevel=1")
+                .registry(&zoo.address())
+                .args(&["--bootstrap", mode])
+        })
+        .collect();
+    let Some(mut providers) = Provider::start_all(builders) else {
+        return;
+    };
+    let addrs: BTreeSet<String> = providers.iter().map(Provider::addr).collect();
+
+    // What Java wrote: one instance per provider under its application, the mapping, and an
+    // interface-level URL from the `all` provider only.
+    let raw = zk::Client::connector()
+        .connect(&zoo.address())
+        .await
+        .unwrap();
+    let (mapping, _) = raw
+        .get_data(&format!("/dubbo/mapping/{INTERFACE}"))
+        .await
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&mapping), APP);
+    let dir = format!("{SERVICES_ROOT}/{APP}");
+    let mut instances = BTreeSet::new();
+    for node in raw.list_children(&dir).await.unwrap() {
+        let (json, _) = raw.get_data(&format!("{dir}/{node}")).await.unwrap();
+        let i = ServiceInstance::from_curator_json(&json).unwrap();
+        assert!(i.revision().is_some(), "{i}: {i:?}");
+        assert!(
+            i.metadata_service_params().contains_key("port"),
+            "{i}: {i:?}"
+        );
+        instances.insert(format!("{}:{}", i.address, i.port));
+    }
+    assert_eq!(instances, addrs);
+    let interface_level = raw
+        .list_children(&format!("/dubbo/{INTERFACE}/providers"))
+        .await
+        .unwrap();
+    assert_eq!(interface_level.len(), 1, "{interface_level:?}");
+
+    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
+    let reg: Arc<dyn Registry> = Arc::new(ZookeeperRegistry::connect(&address).await.unwrap());
+    let t = Instant::now();
+    let client = ClusterClient::builder(reg.clone(), INTERFACE)
+        .version(VERSION)
+        .config(ClusterConfig {
+            policy: Policy::RoundRobin,
+            ..ClusterConfig::default()
+        })
+        .build()
+        .await
+        .unwrap();
+    while client.providers().len() != 2 {
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "providers: {:?}",
+            client.providers()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    eprintln!(
+        "2 instance-registered Java providers found {:?} after subscribing",
+        t.elapsed()
+    );
+    let found: BTreeSet<String> = client.providers().iter().map(|p| p.0.to_string()).collect();
+    assert_eq!(found, addrs);
+
+    let n = 20;
+    for i in 0..n {
+        let r: String = client
+            .call(
+                &req("sayHello")
+                    .arg("java.lang.String", &format!("a{i}"))
+                    .build()
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(r, format!("Hello, a{i}"));
+    }
+    for p in &providers {
+        let direct = dubbo_codec::client::Client::connect(p.addr())
+            .await
+            .unwrap();
+        let count: i64 = direct.call(&req("count").build().unwrap()).await.unwrap();
+        assert!(count >= n / 2, "{} answered {count} of {n}", p.flavour);
+    }
+
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
+        .args([
+            "--registry",
+            &format!("zookeeper://{}", zoo.address()),
+            INTERFACE,
+            "sayHello",
+            "--version",
+            VERSION,
+            "--types",
+            "java.lang.String",
+            "--args",
+            r#"["cli"]"#,
+        ])
+        .output()
+        .expect("run dubbo-call");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        r#""Hello, cli""#
+    );
+
+    // The instance-only provider stops gracefully: its instance goes, the client follows.
+    let gone = providers[0].addr();
+    let t = Instant::now();
+    providers[0].graceful_stop();
+    while client.providers().iter().any(|p| p.0.to_string() == gone) {
+        assert!(
+            t.elapsed() < Duration::from_secs(15),
+            "{gone} still listed: {:?}",
+            client.providers()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    eprintln!(
+        "{gone} left the list {:?} after its graceful stop",
+        t.elapsed()
+    );
+    let r: String = client
+        .call(
+            &req("sayHello")
+                .arg("java.lang.String", "b")
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r, "Hello, b");
+
+    let mut pids = vec![std::process::id()];
+    pids.extend(zoo.pid());
+    pids.extend(providers[1..].iter().map(Provider::pid));
+    assert_loopback_only(&pids);
+    client.close().await;
+}
