@@ -25,9 +25,10 @@ use zookeeper_client as zk;
 const SESSION_MS: u64 = 4_000;
 const APP: &str = "hessianrs-interop-provider";
 
-/// Java 3.2 registers as an instance only, Java 3.3 as both (`all`): the client finds each
-/// once, through its instance (3.2 writes no interface-level node at all), calls both, and
-/// `dubbo-call --registry` calls through them; every socket stays on loopback.
+/// Java 3.2 and 3.3 register as instances only (metadata behind their MetadataService), a
+/// second 3.3 as both (`all`) with its metadata in the report (`metadata-type=remote`): the
+/// client finds each once, through its instance, calls them all, and `dubbo-call --registry`
+/// calls through them; every socket stays on loopback.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn instance_registered_java_providers_are_found_and_called() {
     let Some(zoo) = ZooKeeper::start(
@@ -37,16 +38,21 @@ async fn instance_registered_java_providers_are_found_and_called() {
     ) else {
         return;
     };
-    let builders = [("dubbo3", "instance"), ("dubbo33", "all")]
-        .iter()
-        .map(|(f, mode)| {
-            Provider::builder(f)
-                .log(LOGS, &format!("bootstrap-{f}-{mode}"))
-                .jvm_arg("-XX:TieredStopAtLevel=1")
-                .registry(&zoo.address())
-                .args(&["--bootstrap", mode])
-        })
-        .collect();
+    let builders = [
+        ("dubbo3", "instance", "local"),
+        ("dubbo33", "instance", "local"),
+        ("dubbo33", "all", "remote"),
+    ]
+    .iter()
+    .map(|(f, mode, metadata)| {
+        Provider::builder(f)
+            .log(LOGS, &format!("bootstrap-{f}-{mode}-{metadata}"))
+            .jvm_arg("-XX:TieredStopAtLevel=1")
+            .jvm_arg(&format!("-Ddubbo.application.metadata-type={metadata}"))
+            .registry(&zoo.address())
+            .args(&["--bootstrap", mode])
+    })
+    .collect();
     let Some(mut providers) = Provider::start_all(builders) else {
         return;
     };
@@ -65,17 +71,25 @@ async fn instance_registered_java_providers_are_found_and_called() {
     assert_eq!(String::from_utf8_lossy(&mapping), APP);
     let dir = format!("{SERVICES_ROOT}/{APP}");
     let mut instances = BTreeSet::new();
+    let mut remote = 0;
     for node in raw.list_children(&dir).await.unwrap() {
         let (json, _) = raw.get_data(&format!("{dir}/{node}")).await.unwrap();
         let i = ServiceInstance::from_curator_json(&json).unwrap();
-        assert!(i.revision().is_some(), "{i}: {i:?}");
-        assert!(
-            i.metadata_service_params().contains_key("port"),
-            "{i}: {i:?}"
-        );
+        let revision = i.revision().expect("a metadata revision");
+        if i.metadata_is_remote() {
+            let report = format!("/dubbo/metadata/{APP}/{revision}");
+            assert!(raw.check_stat(&report).await.unwrap().is_some(), "{report}");
+            remote += 1;
+        } else {
+            assert!(
+                i.metadata_service_params().contains_key("port"),
+                "{i}: {i:?}"
+            );
+        }
         instances.insert(format!("{}:{}", i.address, i.port));
     }
     assert_eq!(instances, addrs);
+    assert_eq!(remote, 1);
     let interface_level = raw
         .list_children(&format!("/dubbo/{INTERFACE}/providers"))
         .await
@@ -94,7 +108,7 @@ async fn instance_registered_java_providers_are_found_and_called() {
         .build()
         .await
         .unwrap();
-    while client.providers().len() != 2 {
+    while client.providers().len() != providers.len() {
         assert!(
             t.elapsed() < Duration::from_secs(15),
             "providers: {:?}",
@@ -103,13 +117,14 @@ async fn instance_registered_java_providers_are_found_and_called() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     eprintln!(
-        "2 instance-registered Java providers found {:?} after subscribing",
+        "{} instance-registered Java providers found {:?} after subscribing",
+        providers.len(),
         t.elapsed()
     );
     let found: BTreeSet<String> = client.providers().iter().map(|p| p.0.to_string()).collect();
     assert_eq!(found, addrs);
 
-    let n = 20;
+    let n = 30;
     for i in 0..n {
         let r: String = client
             .call(
@@ -127,7 +142,8 @@ async fn instance_registered_java_providers_are_found_and_called() {
             .await
             .unwrap();
         let count: i64 = direct.call(&req("count").build().unwrap()).await.unwrap();
-        assert!(count >= n / 2, "{} answered {count} of {n}", p.flavour);
+        let share = n / providers.len() as i64;
+        assert!(count >= share, "{} answered {count} of {n}", p.flavour);
     }
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))

@@ -261,6 +261,29 @@ mod tests {
         assert!(!i.metadata_is_remote());
     }
 
+    /// What Dubbo 3.3.6 wrote with `metadata-type=remote`: the instance and its report.
+    const JAVA_3_3_REMOTE: &[u8] = include_bytes!("../tests/data/instance-remote-3.3.6.json");
+    const JAVA_3_3_REPORT: &[u8] = include_bytes!("../tests/data/metadata-report-3.3.6.json");
+
+    #[test]
+    fn reads_a_java_3_3_metadata_report() {
+        let i = ServiceInstance::from_curator_json(JAVA_3_3_REMOTE).unwrap();
+        assert!(i.metadata_is_remote());
+        assert!(i.metadata_service_params().is_empty());
+        let m = MetadataInfo::from_json(JAVA_3_3_REPORT).unwrap();
+        assert_eq!(m.app, "hessianrs-interop-provider");
+        assert_eq!(Some(m.revision.as_str()), i.revision());
+        let urls = provider_urls(&i, &m, "io.github.hessianrs.demo.DemoService");
+        assert_eq!(urls.len(), 1);
+        let u = &urls[0];
+        assert_eq!(u.socket_addr(), Some(([127, 0, 0, 1], 39459).into()));
+        assert_eq!(u.interface(), "io.github.hessianrs.demo.DemoService");
+        assert_eq!(u.version(), "1.0.0");
+        assert_eq!(u.param("serialization").as_deref(), Some("hessian2"));
+        assert!(u.methods().iter().any(|m| m == "sayHello"), "{u}");
+        assert!(MetadataInfo::from_json(&JAVA_3_3_REPORT[..100]).is_err());
+    }
+
     #[test]
     fn bad_json_is_an_error_with_its_place() {
         let e = ServiceInstance::from_curator_json(&JAVA_3_2[..40]).unwrap_err();
