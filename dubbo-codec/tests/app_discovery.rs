@@ -171,6 +171,39 @@ async fn instance_registered_java_providers_are_found_and_called() {
         r#""Hello, cli""#
     );
 
+    // `--list` names the service (from its mapping) and `--list SERVICE` its providers as the
+    // client finds them, with their methods from the instances' metadata.
+    let list = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
+            .args([
+                "--registry",
+                &format!("zookeeper://{}", zoo.address()),
+                "--list",
+            ])
+            .args(args)
+            .output()
+            .expect("run dubbo-call --list");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let services = list(&[]);
+    assert!(
+        services.contains(&format!("{INTERFACE}\tproviders=3\tversions={VERSION}\t")),
+        "{services}"
+    );
+    let detail = list(&[INTERFACE]);
+    for a in &addrs {
+        assert!(
+            detail.contains(&format!("dubbo://{a}\tversion={VERSION}")),
+            "{detail}"
+        );
+    }
+    assert_eq!(detail.matches("sayHello").count(), 3, "{detail}");
+
     // The instance-only provider stops gracefully: its instance goes, the client follows.
     let gone = providers[0].addr();
     let t = Instant::now();

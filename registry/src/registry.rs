@@ -62,7 +62,8 @@ pub trait Registry: Send + Sync + fmt::Debug {
     /// The providers of `interface` now (one read, no watch).
     fn providers<'a>(&'a self, interface: &'a str) -> RegistryFuture<'a, Vec<ServiceUrl>>;
 
-    /// Every interface that has a providers category in the registry, sorted.
+    /// Every interface that has a providers category in the registry, or (Dubbo 3) an
+    /// application mapping, sorted.
     fn services(&self) -> RegistryFuture<'_, Vec<String>>;
 }
 

@@ -13,7 +13,9 @@
 //! answers an error status) is replaced by another, up to two more times (Dubbo's failover).
 //! `--list` prints every service of the registry with its providers' versions and groups;
 //! `--list SERVICE` prints each provider of it: address, version, group, application,
-//! Dubbo release, and its methods.
+//! Dubbo release, and its methods. Providers are found as a client finds them: Dubbo 3
+//! application instances (their metadata asked from their MetadataService), else the
+//! interface-level registrations.
 //!
 //! The JSON arguments are mapped to Hessian by the Java types given with `--types`
 //! (comma-separated, one per argument): `int`/`short`/`byte` (and boxes) → int, `long` → long,
@@ -33,10 +35,12 @@
 //! status 2; bad usage exits with 64.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use dubbo_codec::client::{CallError, Client, ClientConfig};
 use dubbo_codec::cluster::{ClusterClient, ClusterConfig, ClusterError};
+use dubbo_codec::instance_metadata::MetadataServiceSource;
 use dubbo_codec::{JavaException, Request};
 use dubbo_registry::ServiceUrl;
 use hessian2::value::{java, Object, Stream, Value};
@@ -490,6 +494,9 @@ async fn registry_call(
     })
 }
 
+/// How long `--list` waits for one service's providers (its instances' metadata included).
+const LIST_TIMEOUT: Duration = Duration::from_secs(15);
+
 /// `--list`: the registry's services, or one service's providers.
 async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
     let registry = dubbo_registry::connect(registry)
@@ -500,7 +507,12 @@ async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
         None => registry.services().await.map_err(|e| e.to_string())?,
     };
     for s in services {
-        let providers = registry.providers(&s).await.map_err(|e| e.to_string())?;
+        // What a client would find: application instances first, else interface level.
+        let mut sub = registry.subscribe_with_instances(&s, Arc::new(MetadataServiceSource));
+        let providers = tokio::time::timeout(LIST_TIMEOUT, sub.next())
+            .await
+            .map_err(|_| format!("no provider list of {s} within {LIST_TIMEOUT:?}"))?
+            .map_err(|e| e.to_string())?;
         let set = |f: fn(&ServiceUrl) -> String| {
             let mut v: Vec<String> = providers.iter().map(f).collect();
             v.sort();
@@ -517,7 +529,7 @@ async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
             continue;
         }
         println!("{s}\tproviders={}", providers.len());
-        for u in &providers {
+        for u in providers.iter() {
             let p = |k: &str| u.param(k).unwrap_or_default().into_owned();
             println!(
                 "  {}://{}:{}\tversion={}\tgroup={}\tapplication={}\trelease={}\tdubbo={}",

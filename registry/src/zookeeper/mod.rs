@@ -358,7 +358,16 @@ impl Registry for ZookeeperRegistry {
                     Err(e) => return Err(op_error(&dir, e)),
                 }
             }
+            // Dubbo 3 providers registered as application instances only are named by their
+            // interface's mapping.
+            let mapping = format!("{root}/mapping");
+            match client.list_children(&mapping).await {
+                Ok(mapped) => out.extend(mapped),
+                Err(zk::Error::NoNode) => {}
+                Err(e) => return Err(op_error(&mapping, e)),
+            }
             out.sort();
+            out.dedup();
             Ok(out)
         })
     }
