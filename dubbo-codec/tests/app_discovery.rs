@@ -25,8 +25,9 @@ use zookeeper_client as zk;
 const SESSION_MS: u64 = 4_000;
 const APP: &str = "hessianrs-interop-provider";
 
-/// Java 3.2 and 3.3 register as instances only (metadata behind their MetadataService), a
-/// second 3.3 as both (`all`) with its metadata in the report (`metadata-type=remote`): the
+/// Java 3.2 and 3.3 register as instances only (metadata behind their MetadataService; the
+/// 3.3 one with Dubbo's default serializations, fastjson2 preferred for its service), a second
+/// 3.3 as both (`all`) with its metadata in the report (`metadata-type=remote`): the
 /// client finds each once, through its instance, calls them all, and `dubbo-call --registry`
 /// calls through them; every socket stays on loopback.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -39,18 +40,18 @@ async fn instance_registered_java_providers_are_found_and_called() {
         return;
     };
     let builders = [
-        ("dubbo3", "instance", "local"),
-        ("dubbo33", "instance", "local"),
-        ("dubbo33", "all", "remote"),
+        ("dubbo3", "instance", "local", "hessian2"),
+        ("dubbo33", "instance", "local", "default"),
+        ("dubbo33", "all", "remote", "hessian2"),
     ]
     .iter()
-    .map(|(f, mode, metadata)| {
+    .map(|(f, mode, metadata, serialization)| {
         Provider::builder(f)
             .log(LOGS, &format!("bootstrap-{f}-{mode}-{metadata}"))
             .jvm_arg("-XX:TieredStopAtLevel=1")
             .jvm_arg(&format!("-Ddubbo.application.metadata-type={metadata}"))
             .registry(&zoo.address())
-            .args(&["--bootstrap", mode])
+            .args(&["--bootstrap", mode, "--serialization", serialization])
     })
     .collect();
     let Some(mut providers) = Provider::start_all(builders) else {
@@ -72,6 +73,9 @@ async fn instance_registered_java_providers_are_found_and_called() {
     let dir = format!("{SERVICES_ROOT}/{APP}");
     let mut instances = BTreeSet::new();
     let mut remote = 0;
+    // Instances whose MetadataService has Dubbo's default serializations (3.3: `prefer.
+    // serialization=hessian2,fastjson2`, nothing pinned).
+    let mut stock_serialization = 0;
     for node in raw.list_children(&dir).await.unwrap() {
         let (json, _) = raw.get_data(&format!("{dir}/{node}")).await.unwrap();
         let i = ServiceInstance::from_curator_json(&json).unwrap();
@@ -81,15 +85,14 @@ async fn instance_registered_java_providers_are_found_and_called() {
             assert!(raw.check_stat(&report).await.unwrap().is_some(), "{report}");
             remote += 1;
         } else {
-            assert!(
-                i.metadata_service_params().contains_key("port"),
-                "{i}: {i:?}"
-            );
+            let params = i.metadata_service_params();
+            assert!(params.contains_key("port"), "{i}: {i:?}");
+            stock_serialization += usize::from(!params.contains_key("serialization"));
         }
         instances.insert(format!("{}:{}", i.address, i.port));
     }
     assert_eq!(instances, addrs);
-    assert_eq!(remote, 1);
+    assert_eq!((remote, stock_serialization), (1, 1));
     let interface_level = raw
         .list_children(&format!("/dubbo/{INTERFACE}/providers"))
         .await
