@@ -156,6 +156,34 @@ async fn instances_from_mapping_and_report_with_interface_fallback() {
     .unwrap();
     assert_eq!(next_ports(&mut sub).await, [30002, 30011]);
 
+    // An instance whose report is not there yet (nothing to watch for it): found when the
+    // read is tried again.
+    put(
+        &raw,
+        &format!("{services}/127.0.0.1:30003"),
+        &instance(30003, "r4"),
+        zk::CreateMode::Ephemeral,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    put(
+        &raw,
+        &format!("/dubbo/metadata/{APP}/r4"),
+        &report("r4", 30003),
+        zk::CreateMode::Persistent,
+    )
+    .await;
+    let t = std::time::Instant::now();
+    assert_eq!(next_ports(&mut sub).await, [30002, 30003, 30011]);
+    eprintln!(
+        "a late report was read {:?} after it was written",
+        t.elapsed()
+    );
+    raw.delete(&format!("{services}/127.0.0.1:30003"), None)
+        .await
+        .unwrap();
+    assert_eq!(next_ports(&mut sub).await, [30002, 30011]);
+
     // Instances go: the list follows; with none left, the interface-level URL is back.
     raw.delete(&format!("{services}/127.0.0.1:30001"), None)
         .await

@@ -12,7 +12,8 @@
 //! metadata of its revision (cached by application and revision: fetched once, from the report
 //! or through the [`MetadataSource`]), and hands out the merged list: the instances' URLs when
 //! there are any, else the interface-level ones (Dubbo's default `APPLICATION_FIRST`
-//! migration). A metadata fetch that fails is tried again a second later.
+//! migration). A metadata fetch that fails is tried again a second later, then less and less
+//! often (up to every 30 s) while it keeps failing.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -32,8 +33,10 @@ pub const SERVICES_ROOT: &str = "/services";
 
 /// How long one metadata fetch may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
-/// How soon a failed fetch or read is tried again.
-const RETRY: Duration = Duration::from_secs(1);
+/// How soon a failed fetch or read is tried again: after 1 s, then twice as long each time
+/// it fails again, up to 30 s.
+const RETRY_MIN: Duration = Duration::from_secs(1);
+const RETRY_MAX: Duration = Duration::from_secs(30);
 
 /// What one instance-level subscription follows.
 pub(super) struct InstanceFollower {
@@ -53,7 +56,7 @@ struct Round {
     urls: Vec<ServiceUrl>,
     /// Watches armed by the read: any firing means something changed.
     watches: JoinSet<zk::WatchedEvent>,
-    /// Something could not be read or fetched: read again after [`RETRY`].
+    /// Something could not be read or fetched: read again after a delay.
     incomplete: bool,
 }
 
@@ -86,28 +89,41 @@ impl InstanceFollower {
         let mut last = None;
         while let Some(client) = session.next_session(last).await {
             last = Some(client.session_id());
-            loop {
+            let mut retry = RETRY_MIN;
+            'session: loop {
                 let mut round = self.read(&client).await;
-                self.publish(&round.urls, &interface_urls);
-                let retry = async {
-                    if round.incomplete {
-                        tokio::time::sleep(RETRY).await;
-                    } else {
-                        std::future::pending::<()>().await;
-                    }
-                };
-                tokio::select! {
-                    Some(Ok(ev)) = round.watches.join_next() => {
-                        if ev.event_type == zk::EventType::Session && is_over(&client) {
+                // Something unreadable: read again after a delay that doubles while it stays so.
+                let again = round.incomplete.then(|| {
+                    let at = tokio::time::Instant::now() + retry;
+                    retry = (retry * 2).min(RETRY_MAX);
+                    at
+                });
+                if !round.incomplete {
+                    retry = RETRY_MIN;
+                }
+                loop {
+                    self.publish(&round.urls, &interface_urls);
+                    let retry_due = async {
+                        match again {
+                            Some(at) => tokio::time::sleep_until(at).await,
+                            None => std::future::pending().await,
+                        }
+                    };
+                    tokio::select! {
+                        Some(Ok(ev)) = round.watches.join_next() => {
+                            if ev.event_type == zk::EventType::Session && is_over(&client) {
+                                break 'session;
+                            }
                             break;
                         }
+                        list = self.interface_level.next() => match list {
+                            // Only the merge changes: no need to read the instances again.
+                            Ok(l) => interface_urls = l,
+                            Err(_) => return,
+                        },
+                        () = retry_due => break,
+                        () = session.replaced(&client) => break 'session,
                     }
-                    list = self.interface_level.next() => match list {
-                        Ok(l) => interface_urls = l,
-                        Err(_) => return,
-                    },
-                    () = retry => {}
-                    () = session.replaced(&client) => break,
                 }
             }
             tracing::debug!(interface = %self.interface, "instance watch ended: waiting for the next session");
