@@ -49,6 +49,8 @@ pub(super) struct InstanceFollower {
     tx: watch::Sender<Option<Providers>>,
     /// Metadata by (application, revision).
     cache: HashMap<(String, String), Arc<MetadataInfo>>,
+    /// The instances' URLs of the last read that reached every node.
+    instance_urls: Vec<ServiceUrl>,
 }
 
 /// What one read of the instances found.
@@ -58,6 +60,9 @@ struct Round {
     watches: JoinSet<zk::WatchedEvent>,
     /// Something could not be read or fetched: read again after a delay.
     incomplete: bool,
+    /// A node could not be read (a lost connection): what the round found is not the whole
+    /// picture, so the last list stays.
+    stale: bool,
 }
 
 impl InstanceFollower {
@@ -77,6 +82,7 @@ impl InstanceFollower {
             interface_level,
             tx,
             cache: HashMap::new(),
+            instance_urls: Vec::new(),
         }
     }
 
@@ -101,8 +107,11 @@ impl InstanceFollower {
                 if !round.incomplete {
                     retry = RETRY_MIN;
                 }
+                if !round.stale {
+                    self.instance_urls = std::mem::take(&mut round.urls);
+                }
                 loop {
-                    self.publish(&round.urls, &interface_urls);
+                    self.publish(&interface_urls);
                     let retry_due = async {
                         match again {
                             Some(at) => tokio::time::sleep_until(at).await,
@@ -130,11 +139,11 @@ impl InstanceFollower {
         }
     }
 
-    fn publish(&self, instance_urls: &[ServiceUrl], interface_urls: &Providers) {
-        let list: Providers = if instance_urls.is_empty() {
+    fn publish(&self, interface_urls: &Providers) {
+        let list: Providers = if self.instance_urls.is_empty() {
             interface_urls.clone()
         } else {
-            instance_urls.into()
+            self.instance_urls.as_slice().into()
         };
         offer(&self.tx, &self.interface, list, self.empty_protection);
     }
@@ -145,6 +154,7 @@ impl InstanceFollower {
             urls: Vec::new(),
             watches: JoinSet::new(),
             incomplete: false,
+            stale: false,
         };
         let mapping = format!("{}/mapping/{}", self.root, self.interface);
         let apps = match watch_data(client, &mapping, &mut round).await {
@@ -191,7 +201,9 @@ impl InstanceFollower {
                     .extend(provider_urls(&instance, &metadata, &self.interface));
             }
         }
-        self.cache.retain(|k, _| seen.contains(k));
+        if !round.stale {
+            self.cache.retain(|k, _| seen.contains(k));
+        }
         round
     }
 
@@ -250,6 +262,7 @@ async fn watch_data(client: &zk::Client, path: &str, round: &mut Round) -> Optio
                     round.watches.spawn(w.changed());
                     // Created in between: read again soon.
                     round.incomplete |= stat.is_some();
+                    round.stale |= stat.is_some();
                 }
                 Err(e) => failed(path, &e, round),
             }
@@ -274,6 +287,7 @@ async fn watch_children(client: &zk::Client, dir: &str, round: &mut Round) -> Ve
                 Ok((stat, w)) => {
                     round.watches.spawn(w.changed());
                     round.incomplete |= stat.is_some();
+                    round.stale |= stat.is_some();
                 }
                 Err(e) => failed(dir, &e, round),
             }
@@ -291,4 +305,5 @@ fn failed(path: &str, e: &zk::Error, round: &mut Round) {
         tracing::debug!(%path, error = %e, "read failed, trying again");
     }
     round.incomplete = true;
+    round.stale = true;
 }
