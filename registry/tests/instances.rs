@@ -199,3 +199,65 @@ async fn instances_from_mapping_and_report_with_interface_fallback() {
     pids.extend(zoo.pid());
     assert_loopback_only(&pids);
 }
+
+/// 500 instances of one application (one revision, metadata in the report): how long until a
+/// subscriber has them all, and until one instance's removal reaches it (each change reads the
+/// instances again).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_hundred_instances() {
+    const N: u16 = 500;
+    let Some(zoo) = ZooKeeper::start(
+        "instances-500",
+        Duration::from_millis(SESSION_MS),
+        LogDir("dubbo-registry-instances"),
+    ) else {
+        return;
+    };
+    let raw = zk::Client::connector()
+        .connect(&zoo.address())
+        .await
+        .unwrap();
+    // The service's port is left to each instance's endpoints.
+    let report = REPORT.replace(&format!("\"port\":{JAVA_PORT},"), "");
+    put(
+        &raw,
+        &format!("/dubbo/metadata/{APP}/{REVISION}"),
+        &report,
+        zk::CreateMode::Persistent,
+    )
+    .await;
+    put(
+        &raw,
+        &format!("/dubbo/mapping/{IFACE}"),
+        APP,
+        zk::CreateMode::Persistent,
+    )
+    .await;
+    let services = format!("{SERVICES_ROOT}/{APP}");
+    for k in 0..N {
+        let port = 40000 + k;
+        put(
+            &raw,
+            &format!("{services}/127.0.0.1:{port}"),
+            &INSTANCE.replace(JAVA_PORT, &port.to_string()),
+            zk::CreateMode::Ephemeral,
+        )
+        .await;
+    }
+    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
+    let reg = ZookeeperRegistry::connect(&address).await.unwrap();
+    let t = std::time::Instant::now();
+    let mut sub = reg.subscribe_with_instances(IFACE, Arc::new(CountingSource::default()));
+    let ports = next_ports(&mut sub).await;
+    let first = t.elapsed();
+    assert_eq!(ports, (40000..40000 + N).collect::<Vec<_>>());
+    let t = std::time::Instant::now();
+    raw.delete(&format!("{services}/127.0.0.1:40000"), None)
+        .await
+        .unwrap();
+    assert_eq!(next_ports(&mut sub).await.len(), usize::from(N) - 1);
+    eprintln!(
+        "{N} instances: first list after {first:?}, a removal seen after {:?}",
+        t.elapsed()
+    );
+}
