@@ -1,8 +1,10 @@
 //! A client of every provider a registry lists for one service (feature `registry`): Dubbo's
 //! consumer side without Java.
 //!
-//! A [`ClusterClient`] subscribes to the providers of an interface
-//! ([`dubbo_registry::Registry::subscribe`]), keeps those of its version and group
+//! A [`ClusterClient`] subscribes to the providers of an interface as a Dubbo 3 consumer does
+//! ([`dubbo_registry::Registry::subscribe_with_instances`]: the application instances that serve
+//! it, their metadata fetched from their MetadataService by
+//! [`MetadataServiceSource`], else the interface-level URLs), keeps those of its version and group
 //! ([`dubbo_registry::select::Selector`]: weights with data-centre factors and warm-up), and
 //! for each call picks one with a load balancer ([`dubbo_registry::balance`]: random,
 //! round-robin, least-active, consistent-hash on the first argument), then applies a cluster
@@ -49,6 +51,7 @@ use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 
 use crate::client::{CallError, Client, ClientConfig};
+use crate::instance_metadata::MetadataServiceSource;
 use crate::request::Request;
 use crate::response::{Outcome, Response, RpcResult};
 
@@ -254,7 +257,9 @@ impl ClusterClientBuilder {
     /// [`ClusterError::Registry`] when the registry does not answer in time or cannot register
     /// the consumer; [`ClusterError::NoProvider`] when `check` is on and no provider is usable.
     pub async fn build(self) -> Result<ClusterClient, ClusterError> {
-        let mut sub = self.registry.subscribe(&self.interface);
+        let mut sub = self
+            .registry
+            .subscribe_with_instances(&self.interface, Arc::new(MetadataServiceSource));
         let first = tokio::time::timeout(self.config.first_list_timeout, sub.next())
             .await
             .map_err(|_| RegistryError::Unreachable {

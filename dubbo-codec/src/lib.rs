@@ -102,7 +102,8 @@
 //! * `tokio`: the [`client`] and [`server`] modules (enables `codec`).
 //! * `registry`: [`server::Server::register`] (a server's services registered in any
 //!   `dubbo_registry::Registry`, unregistered on shutdown) and the [`cluster`] module (a
-//!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes).
+//!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes,
+//!   Dubbo 3 application instances included: [`instance_metadata`] asks their MetadataService).
 //! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry` and the
 //!   ZooKeeper registry; the only user of `serde_json`).
 //! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
@@ -128,6 +129,8 @@ pub mod format;
 pub mod frame;
 mod head;
 pub mod header;
+#[cfg(feature = "registry")]
+pub mod instance_metadata;
 pub mod metadata;
 pub mod peek;
 #[cfg(feature = "registry")]

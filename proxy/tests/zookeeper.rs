@@ -136,6 +136,41 @@ fn proxy_conf(zookeeper: &str, extra_discovery: &str) -> String {
     )
 }
 
+/// A Java 3.2 provider registered as an application instance only (`DubboBootstrap`,
+/// `register-mode=instance`: no `/dubbo/<interface>/providers` node): the proxy's discovery
+/// finds it through `/dubbo/mapping` and `/services` (its metadata from its MetadataService),
+/// calls reach it, and its graceful stop takes it out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instance_registered_java_provider_behind_the_proxy() {
+    let Some(zoo) = zookeeper("instance") else {
+        return;
+    };
+    let zka = zoo.address();
+    let Some(mut p) = provider("dubbo3", "instance", &zka, &["--bootstrap", "instance"]) else {
+        return;
+    };
+    let proxy = Proxy::start("tokio", &proxy_conf(&zka, "empty_protection = false"));
+    let admin = proxy.admin.unwrap();
+    let found = wait_endpoints(admin, "demo", Duration::from_secs(15), |e| {
+        has(e, &p.addr())
+    })
+    .await;
+    eprintln!("instance-registered provider found {found:?} after the proxy started");
+    assert_eq!(endpoints(admin, "demo"), [(p.addr(), 100)]);
+    let mut cl = Client::connect(proxy.addr()).await;
+    assert_eq!(
+        cl.call(1, &hello("instance")).await,
+        (Status::Ok, "Hello, instance".to_owned())
+    );
+    let pids = [zoo.pid().unwrap(), proxy.child.id(), p.pid()];
+    assert_loopback_only(&pids);
+
+    // A graceful stop removes the instance: the cluster empties (empty protection off here,
+    // so the last provider does not stay).
+    p.graceful_stop();
+    wait_endpoints(admin, "demo", Duration::from_secs(15), |e| e.is_empty()).await;
+}
+
 /// Real Java providers registering in a real ZooKeeper, a Java consumer through the proxy.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn java_providers_discovered_in_zookeeper() {

@@ -36,6 +36,12 @@ pub enum RegistryError {
         /// The server's error.
         reason: String,
     },
+    /// An application instance (or its metadata) as the registry holds it is unreadable.
+    #[error("bad service instance: {reason}")]
+    Instance {
+        /// What is wrong with it (with the line and column of the JSON).
+        reason: String,
+    },
     /// The registry was closed.
     #[error("registry closed")]
     Closed,

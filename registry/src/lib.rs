@@ -6,7 +6,12 @@
 //!   [`connect`] opens one from its address (`zookeeper://HOST:PORT`).
 //! - [`zookeeper`] (feature `zookeeper`, on by default): the registry as Java Dubbo 2.7 and 3.x
 //!   use it: `/<root>/<interface>/providers/<URL-encoded URL>` ephemeral nodes, re-registered
-//!   in a new session after an expiry, watched, with empty protection.
+//!   in a new session after an expiry, watched, with empty protection; and Dubbo 3's
+//!   application-level discovery ([`Registry::subscribe_with_instances`]: `/dubbo/mapping`,
+//!   `/services/<app>`).
+//! - [`instance`]: Dubbo 3 service instances and their `MetadataInfo`, turned into provider
+//!   URLs; [`instance::MetadataSource`], the hook that fetches an instance's metadata
+//!   (`dubbo-codec`'s `instance_metadata::MetadataServiceSource` calls its MetadataService).
 //! - [`ServiceUrl`]: Dubbo URLs, written as Java writes them (sorted parameters: `application`,
 //!   `dubbo`, `interface`, `methods`, `pid`, `release`, `serialization`, `side`, `timestamp`,
 //!   `version`, `group`, `weight`...) and read through `registry-urlweight`.
@@ -51,6 +56,7 @@
 
 pub mod balance;
 mod error;
+pub mod instance;
 mod registry;
 pub mod select;
 mod url;

@@ -15,6 +15,7 @@ use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use crate::error::RegistryError;
+use crate::instance::MetadataSource;
 use crate::url::ServiceUrl;
 
 /// What a [`Registry`] method returns: a boxed future, so that the trait is object-safe
@@ -43,10 +44,26 @@ pub trait Registry: Send + Sync + fmt::Debug {
     /// after every change, until it is dropped.
     fn subscribe(&self, interface: &str) -> Subscription;
 
+    /// Follows the providers of `interface` as a Dubbo 3 consumer does by default
+    /// (`register-mode=all`): the URLs of the application instances that serve it (Dubbo 3's
+    /// application-level registration, their metadata fetched through `metadata` unless the
+    /// registry holds it) when there are any, else the interface-level URLs of
+    /// [`subscribe`](Registry::subscribe). A registry without application-level discovery
+    /// (the default) hands out the interface-level URLs only.
+    fn subscribe_with_instances(
+        &self,
+        interface: &str,
+        metadata: Arc<dyn MetadataSource>,
+    ) -> Subscription {
+        let _ = metadata;
+        self.subscribe(interface)
+    }
+
     /// The providers of `interface` now (one read, no watch).
     fn providers<'a>(&'a self, interface: &'a str) -> RegistryFuture<'a, Vec<ServiceUrl>>;
 
-    /// Every interface that has a providers category in the registry, sorted.
+    /// Every interface that has a providers category in the registry, or (Dubbo 3) an
+    /// application mapping, sorted.
     fn services(&self) -> RegistryFuture<'_, Vec<String>>;
 }
 

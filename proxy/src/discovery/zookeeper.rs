@@ -14,6 +14,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use dubbo_codec::instance_metadata::MetadataServiceSource;
 use dubbo_registry::zookeeper::{ZookeeperOptions, ZookeeperRegistry};
 use dubbo_registry::{Registry, ServiceUrl};
 
@@ -143,7 +144,10 @@ pub async fn watch(
             empty_protection: d.empty_protection,
         },
     );
-    let mut providers = registry.subscribe(&d.interface);
+    // As a Dubbo 3 consumer: the application instances serving the interface when there are
+    // any (their metadata from their MetadataService), else the interface-level URLs.
+    let mut providers =
+        registry.subscribe_with_instances(&d.interface, Arc::new(MetadataServiceSource));
     let mut st = State {
         cluster,
         discovery,

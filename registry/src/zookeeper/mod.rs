@@ -20,12 +20,16 @@
 //! nodes; the next session writes every URL still registered again (Dubbo's `recover`). A node
 //! left by an older session of ours (not yet expired on the server) is replaced.
 //!
+//! Dubbo 3's application-level registration (`/services/<app>`, `/<root>/mapping`) is followed
+//! by [`subscribe_with_instances`](Registry::subscribe_with_instances), see `instances.rs`.
+//!
 //! Each [`subscribe`](ZookeeperRegistry::subscribe) is a task that lists and watches
 //! `/<root>/<interface>/providers` in the current session; until a session is back the last
 //! list stays. With `empty_protection` (the default, as Dubbo 3) a list that becomes empty is
 //! not handed out: the last non-empty one stays (a registry that lost its data, or a
 //! provider restart that unregisters before it registers again, does not stop the callers).
 
+mod instances;
 mod session;
 
 use std::collections::BTreeSet;
@@ -39,9 +43,12 @@ use tokio::task::JoinHandle;
 use zookeeper_client as zk;
 
 use crate::error::RegistryError;
+use crate::instance::MetadataSource;
 use crate::registry::{Registry, RegistryFuture, Subscription};
 use crate::url::ServiceUrl;
 
+use instances::InstanceFollower;
+pub use instances::SERVICES_ROOT;
 use session::{supervise, SessionCell};
 
 /// How a [`ZookeeperRegistry`] works.
@@ -300,6 +307,24 @@ impl Registry for ZookeeperRegistry {
         Subscription::new(rx, Some(task.abort_handle()))
     }
 
+    fn subscribe_with_instances(
+        &self,
+        interface: &str,
+        metadata: Arc<dyn MetadataSource>,
+    ) -> Subscription {
+        let (tx, rx) = watch::channel(None);
+        let follower = InstanceFollower::new(
+            &self.shared.options.root,
+            interface,
+            metadata,
+            self.shared.options.empty_protection,
+            self.subscribe(interface),
+            tx,
+        );
+        let task = tokio::spawn(follower.run(self.shared.session.clone()));
+        Subscription::new(rx, Some(task.abort_handle()))
+    }
+
     fn providers<'a>(&'a self, interface: &'a str) -> RegistryFuture<'a, Vec<ServiceUrl>> {
         Box::pin(async move {
             let dir = self.category_dir(interface, "providers");
@@ -333,7 +358,16 @@ impl Registry for ZookeeperRegistry {
                     Err(e) => return Err(op_error(&dir, e)),
                 }
             }
+            // Dubbo 3 providers registered as application instances only are named by their
+            // interface's mapping.
+            let mapping = format!("{root}/mapping");
+            match client.list_children(&mapping).await {
+                Ok(mapped) => out.extend(mapped),
+                Err(zk::Error::NoNode) => {}
+                Err(e) => return Err(op_error(&mapping, e)),
+            }
             out.sort();
+            out.dedup();
             Ok(out)
         })
     }

@@ -30,6 +30,26 @@ impl SessionCell {
         self.rx.borrow().clone()
     }
 
+    /// The first session that is not `last` (a session id), `None` once the registry is gone.
+    pub(super) async fn next_session(&mut self, last: Option<zk::SessionId>) -> Option<zk::Client> {
+        let got = self
+            .rx
+            .wait_for(|c| c.as_ref().is_some_and(|c| Some(c.session_id()) != last))
+            .await
+            .ok()?;
+        got.clone()
+    }
+
+    /// Whether `client`'s session is no longer the current one (or the registry is gone):
+    /// waits for that.
+    pub(super) async fn replaced(&mut self, client: &zk::Client) {
+        let id = client.session_id();
+        let _ = self
+            .rx
+            .wait_for(|c| c.as_ref().map(zk::Client::session_id) != Some(id))
+            .await;
+    }
+
     /// The session, waiting up to `limit` for one.
     pub(super) async fn wait(&self, limit: Duration) -> Option<zk::Client> {
         let mut rx = self.rx.clone();
@@ -175,27 +195,11 @@ pub(super) async fn follow_children(
     tx: watch::Sender<Option<Providers>>,
     empty_protection: bool,
 ) {
-    loop {
-        let Ok(client) = session
-            .rx
-            .wait_for(Option::is_some)
-            .await
-            .map(|c| c.clone())
-        else {
-            return; // the registry is gone
-        };
-        let Some(client) = client else { continue };
+    let mut last = None;
+    while let Some(client) = session.next_session(last).await {
+        last = Some(client.session_id());
         let why = follow_in(&client, &mut session, &dir, &tx, empty_protection).await;
         tracing::debug!(path = %dir, reason = %why, "watch ended: waiting for the next session");
-        // Wait for this session to be replaced.
-        if session
-            .rx
-            .wait_for(|c| c.as_ref().map(zk::Client::session_id) != Some(client.session_id()))
-            .await
-            .is_err()
-        {
-            return;
-        }
     }
 }
 
@@ -207,13 +211,23 @@ fn publish(
     nodes: &[String],
     empty_protection: bool,
 ) {
-    let list = urls_of(nodes);
+    offer(tx, dir, urls_of(nodes), empty_protection);
+}
+
+/// Hands out `list` (for `what`, in logs) unless nothing changed, or it is an empty list that
+/// empty protection holds back.
+pub(super) fn offer(
+    tx: &watch::Sender<Option<Providers>>,
+    what: &str,
+    list: Providers,
+    empty_protection: bool,
+) {
     tx.send_if_modified(|cur| {
         if cur.as_deref() == Some(&*list) {
             return false;
         }
         if list.is_empty() && empty_protection && cur.as_ref().is_some_and(|c| !c.is_empty()) {
-            tracing::warn!(path = %dir, kept = cur.as_ref().map_or(0, |c| c.len()), "no provider left: keeping the last known ones (empty protection)");
+            tracing::warn!(%what, kept = cur.as_ref().map_or(0, |c| c.len()), "no provider left: keeping the last known ones (empty protection)");
             return false;
         }
         *cur = Some(list.clone());
@@ -274,7 +288,7 @@ async fn follow_in(
 }
 
 /// Errors after which this session is of no more use.
-fn is_fatal(e: &zk::Error) -> bool {
+pub(super) fn is_fatal(e: &zk::Error) -> bool {
     matches!(
         e,
         zk::Error::SessionExpired

@@ -1,6 +1,15 @@
-//! `--list`: what a registry offers.
+//! `--list`: what a registry offers. Providers are found as a client finds them: Dubbo 3
+//! application instances (their metadata asked from their MetadataService), else the
+//! interface-level registrations.
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use dubbo_codec::instance_metadata::MetadataServiceSource;
 use dubbo_registry::ServiceUrl;
+
+/// How long `--list` waits for one service's providers (its instances' metadata included).
+const LIST_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// `--list`: the registry's services, or one service's providers.
 pub async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
@@ -12,7 +21,12 @@ pub async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
         None => registry.services().await.map_err(|e| e.to_string())?,
     };
     for s in services {
-        let providers = registry.providers(&s).await.map_err(|e| e.to_string())?;
+        // What a client would find: application instances first, else interface level.
+        let mut sub = registry.subscribe_with_instances(&s, Arc::new(MetadataServiceSource));
+        let providers = tokio::time::timeout(LIST_TIMEOUT, sub.next())
+            .await
+            .map_err(|_| format!("no provider list of {s} within {LIST_TIMEOUT:?}"))?
+            .map_err(|e| e.to_string())?;
         let set = |f: fn(&ServiceUrl) -> String| {
             let mut v: Vec<String> = providers.iter().map(f).collect();
             v.sort();
@@ -29,7 +43,7 @@ pub async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {
             continue;
         }
         println!("{s}\tproviders={}", providers.len());
-        for u in &providers {
+        for u in providers.iter() {
             let p = |k: &str| u.param(k).unwrap_or_default().into_owned();
             println!(
                 "  {}://{}:{}\tversion={}\tgroup={}\tapplication={}\trelease={}\tdubbo={}",

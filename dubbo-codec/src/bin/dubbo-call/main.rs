@@ -15,7 +15,9 @@
 //! answers an error status) is replaced by another, up to two more times (Dubbo's failover).
 //! `--list` prints every service of the registry with its providers' versions and groups;
 //! `--list SERVICE` prints each provider of it: address, version, group, application,
-//! Dubbo release, and its methods.
+//! Dubbo release, and its methods. Providers are found as a client finds them: Dubbo 3
+//! application instances (their metadata asked from their MetadataService), else the
+//! interface-level registrations.
 //!
 //! The JSON arguments are mapped to Hessian by the Java types given with `--types`
 //! (comma-separated, one per argument): `int`/`short`/`byte` (and boxes) → int, `long` → long,

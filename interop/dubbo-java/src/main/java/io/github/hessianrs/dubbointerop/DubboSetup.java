@@ -165,6 +165,46 @@ public final class DubboSetup {
         return sc;
     }
 
+    /**
+     * Starts {@code impl} as a stock Dubbo 3 application does: through {@code DubboBootstrap}, with
+     * {@code registerMode} ({@code instance}: only {@code /services/<app>/<ip:port>} and
+     * {@code /dubbo/mapping/<interface>}; {@code all}: those and the interface-level URL) and the
+     * default {@code metadata-type=local}, so consumers fetch the service metadata from the
+     * MetadataService the bootstrap exports on {@code metadataPort} (127.0.0.1 and the loopback
+     * transporter too, merged from the dubbo protocol config below).
+     */
+    static void bootstrap(DemoService impl, int port, int metadataPort, String registry, String registerMode,
+                          String appName) {
+        ProtocolConfig proto = new ProtocolConfig("dubbo", port);
+        proto.setHost(Loopback.LOOPBACK_IP);
+        proto.setServer(LoopbackTransporter.NAME);
+        if (serialization != null) {
+            proto.setSerialization(serialization);
+            trySet(proto, "setPreferSerialization", serialization);
+        }
+        // Loopback.install defaults this system property to "interface", and Dubbo 3 lets system
+        // properties override the API config.
+        System.setProperty("dubbo.application.register-mode", registerMode);
+        ApplicationConfig app = application(appName);
+        trySet(app, "setRegisterMode", registerMode);
+        trySet(app, "setMetadataServicePort", metadataPort);
+        // 3.2 prepares the application instance (MetadataService, /services node) only then.
+        app.setRegisterConsumer(true);
+        // The registry is also the metadata centre, as by default: /dubbo/mapping/<interface>.
+        RegistryConfig zk = zookeeper(registry);
+        trySet(zk, "setUseAsMetadataCenter", Boolean.TRUE);
+        ServiceConfig<DemoService> sc = new ServiceConfig<>();
+        sc.setInterface(DemoService.class);
+        sc.setRef(impl);
+        sc.setVersion(VERSION);
+        org.apache.dubbo.config.bootstrap.DubboBootstrap.getInstance()
+                .application(app)
+                .registry(zk)
+                .protocol(proto)
+                .service(sc)
+                .start();
+    }
+
     /** The direct URL of the demo service at host:port. */
     static String directUrl(String host, int port, Map<String, String> extra) {
         StringBuilder sb = new StringBuilder();

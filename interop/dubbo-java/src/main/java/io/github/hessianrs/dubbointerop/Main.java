@@ -11,7 +11,7 @@ public final class Main {
 
     static void usage() {
         System.err.println("usage:\n"
-                + "  provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N] [--param KEY=VALUE]... [--group G]\n"
+                + "  provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N] [--param KEY=VALUE]... [--group G] [--bootstrap instance|all]\n"
                 + "  consumer HOST:PORT|zookeeper://127.0.0.1:ZKPORT [--iterations N] [--timeout MS] [--concurrency N] [--group G] [--attach K=V]... [--load CALLS]\n"
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  guardtest connect|bind|socket|lookup\n"

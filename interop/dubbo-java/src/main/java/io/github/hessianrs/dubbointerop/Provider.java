@@ -11,7 +11,7 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
  * {@code provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N]
- * [--param KEY=VALUE]... [--group G]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2 unless --serialization) on
+ * [--param KEY=VALUE]... [--group G] [--bootstrap instance|all]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2 unless --serialization) on
  * 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin reaches EOF (unless
  * --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server gracefully
  * (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).
@@ -20,6 +20,10 @@ import io.github.hessianrs.demo.DemoServiceImpl;
  * loopback) the way Dubbo does: an ephemeral node {@code /dubbo/<interface>/providers/<URL-encoded
  * provider URL>}; {@code READY} is printed once the node is written. The graceful shutdown removes
  * the node first; a killed provider's node goes when its ZooKeeper session expires.
+ * {@code --bootstrap instance|all} (Dubbo 3, with {@code --registry}) starts the application as a
+ * stock Dubbo 3 one does, through {@code DubboBootstrap} with that register mode: the instance under
+ * {@code /services/hessianrs-interop-provider}, the mapping under {@code /dubbo/mapping}, and a
+ * MetadataService on another free loopback port.
  * {@code --group G} exports the service in Dubbo group G (callers must send the attachment
  * {@code group=G}). {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
  */
@@ -40,6 +44,7 @@ final class Provider {
         Integer weight = null;
         Map<String, String> params = new LinkedHashMap<>();
         String group = null;
+        String bootstrapMode = null;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--ignore-stdin")) {
@@ -51,6 +56,11 @@ final class Provider {
                     weight = Integer.parseInt(args[++i]);
                 } catch (NumberFormatException e) {
                     throw new Main.UsageException("bad weight " + args[i]);
+                }
+            } else if (a.equals("--bootstrap") && i + 1 < args.length) {
+                bootstrapMode = args[++i];
+                if (!bootstrapMode.equals("instance") && !bootstrapMode.equals("all")) {
+                    throw new Main.UsageException("--bootstrap takes instance or all, got " + bootstrapMode);
                 }
             } else if (a.equals("--group") && i + 1 < args.length) {
                 group = args[++i];
@@ -65,7 +75,16 @@ final class Provider {
         }
         if (port == 0) port = freeLoopbackPort();
 
-        DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group);
+        if (bootstrapMode != null) {
+            if (registry == null || weight != null || group != null || !params.isEmpty()) {
+                throw new Main.UsageException("--bootstrap needs --registry and takes no --weight, --group, --param");
+            }
+            if (!DubboSetup.isDubbo3()) throw new Main.UsageException("--bootstrap needs Dubbo 3");
+            DubboSetup.bootstrap(new DemoServiceImpl(), port, freeLoopbackPort(), registry, bootstrapMode,
+                    "hessianrs-interop-provider");
+        } else {
+            DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group);
+        }
         System.out.println("READY " + port);
         System.out.flush();
         System.err.println("provider: dubbo " + DubboSetup.dubboVersion() + " on 127.0.0.1:" + port
