@@ -1,0 +1,60 @@
+//! `dubbo-soak provider`: the echo provider the soak kills, stops and restarts. A process of
+//! its own, so that SIGKILL and SIGSTOP hit it and nothing else.
+
+use std::io::Read;
+use std::time::Duration;
+
+use dubbo_codec::server::{Reply, Server, Service};
+use tokio::net::TcpListener;
+
+/// The interface every soak call goes to.
+pub const INTERFACE: &str = "io.github.hessianrs.soak.Echo";
+
+/// The echo service: `echo(String token)` answers the token; `sleep(String token, int ms)`
+/// answers it after `ms`, so that calls are in flight when a fault strikes.
+pub fn echo_service() -> Service {
+    Service::new(INTERFACE)
+        .method("echo", |call| async move {
+            let (token,): (String,) = call.args()?;
+            Reply::typed(&token)
+        })
+        .method("sleep", |call| async move {
+            let (token, ms): (String, i32) = call.args()?;
+            tokio::time::sleep(Duration::from_millis(ms.max(0) as u64)).await;
+            Reply::typed(&token)
+        })
+}
+
+/// Serves on `127.0.0.1:port` (0 = any), prints `READY <port>`, and runs until killed or
+/// until its stdin closes (the soak that started it is gone: never outlive it).
+pub fn main(port: u16) -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        // A restart binds the port its killed predecessor held; the kernel may take a moment.
+        let mut tries = 0;
+        let listener = loop {
+            match TcpListener::bind(("127.0.0.1", port)).await {
+                Ok(l) => break l,
+                Err(e) if tries < 50 => {
+                    tries += 1;
+                    eprintln!("provider: bind 127.0.0.1:{port}: {e}; retrying");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let server = Server::builder().service(echo_service()).serve(listener);
+        println!("READY {}", server.local_addr().port());
+        let (eof_tx, eof_rx) = tokio::sync::oneshot::channel::<()>();
+        std::thread::spawn(move || {
+            let mut sink = [0u8; 64];
+            while matches!(std::io::stdin().read(&mut sink), Ok(n) if n > 0) {}
+            let _ = eof_tx.send(());
+        });
+        let _ = eof_rx.await;
+        drop(server);
+        Ok(())
+    })
+}
