@@ -228,7 +228,10 @@ fn answer(
     let rid = frame.request_id();
     let Some(call) = pending.remove(&rid) else {
         tally.stray += 1;
-        tally.example(shared, format!("caller {caller}: answer to request {rid}, not in flight"));
+        tally.example(
+            shared,
+            format!("caller {caller}: answer to request {rid}, not in flight"),
+        );
         return None;
     };
     match Response::from_frame(&frame) {
@@ -236,15 +239,23 @@ fn answer(
             Outcome::Value(Value::String(s)) if s == call.token => tally.ok += 1,
             Outcome::Value(Value::String(s)) => {
                 tally.misrouted += 1;
-                tally.example(shared, format!(
-                    "caller {caller}: request {rid} ({}) answered with {s:?}", call.token
-                ));
+                tally.example(
+                    shared,
+                    format!(
+                        "caller {caller}: request {rid} ({}) answered with {s:?}",
+                        call.token
+                    ),
+                );
             }
             other => {
                 tally.malformed += 1;
-                tally.example(shared, format!(
-                    "caller {caller}: request {rid} ({}) answered {other:?}", call.token
-                ));
+                tally.example(
+                    shared,
+                    format!(
+                        "caller {caller}: request {rid} ({}) answered {other:?}",
+                        call.token
+                    ),
+                );
             }
         },
         Ok(Response::Error { status, .. }) => {
@@ -252,7 +263,10 @@ fn answer(
         }
         Err(e) => {
             tally.malformed += 1;
-            tally.example(shared, format!("caller {caller}: request {rid}: bad body: {e}"));
+            tally.example(
+                shared,
+                format!("caller {caller}: request {rid}: bad body: {e}"),
+            );
         }
     }
     None
@@ -268,7 +282,10 @@ fn forget(
 ) {
     if !pending.is_empty() {
         tally.never_answered += pending.len() as u64;
-        tally.example(shared, format!("caller {caller}: {} calls lost: {why}", pending.len()));
+        tally.example(
+            shared,
+            format!("caller {caller}: {} calls lost: {why}", pending.len()),
+        );
     }
     pending.clear();
 }

@@ -58,7 +58,10 @@ impl World {
     /// applied it.
     fn reload(&self, ports: &[u16]) -> std::io::Result<()> {
         let before = metric(self.proxy.admin, "dubbo_proxy_config_reloads_total")?;
-        std::fs::write(&self.config_path, proxy_config(&self.engine, ports, self.route_timeout))?;
+        std::fs::write(
+            &self.config_path,
+            proxy_config(&self.engine, ports, self.route_timeout),
+        )?;
         self.proxy.proc.signal(Signal::Hup)?;
         let end = Instant::now() + Duration::from_secs(5);
         while Instant::now() < end {
@@ -67,10 +70,17 @@ impl World {
             }
             std::thread::sleep(Duration::from_millis(20));
         }
-        Err(std::io::Error::other("the proxy did not apply a reload within 5 s"))
+        Err(std::io::Error::other(
+            "the proxy did not apply a reload within 5 s",
+        ))
     }
 
-    fn apply(&mut self, fault: Fault, rng: &mut Rng, counts: &mut FaultCounts) -> std::io::Result<()> {
+    fn apply(
+        &mut self,
+        fault: Fault,
+        rng: &mut Rng,
+        counts: &mut FaultCounts,
+    ) -> std::io::Result<()> {
         let n = self.providers.len();
         match fault {
             Fault::Kill => {

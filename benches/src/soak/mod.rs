@@ -77,7 +77,10 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         ports.push(port);
     }
     let config_path = scratch.0.join("proxy.toml");
-    std::fs::write(&config_path, proxy_config(&opts.engine, &ports, ROUTE_TIMEOUT))?;
+    std::fs::write(
+        &config_path,
+        proxy_config(&opts.engine, &ports, ROUTE_TIMEOUT),
+    )?;
     let proxy = start_proxy(&opts.proxy_bin, &config_path, &opts.engine)?;
     let pid = proxy.proc.pid();
     let runtime = tokio::runtime::Builder::new_multi_thread()

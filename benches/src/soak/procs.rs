@@ -46,7 +46,11 @@ impl Proc {
         if status.success() {
             Ok(())
         } else {
-            Err(std::io::Error::other(format!("kill {} {}: {status}", sig.flag(), self.pid())))
+            Err(std::io::Error::other(format!(
+                "kill {} {}: {status}",
+                sig.flag(),
+                self.pid()
+            )))
         }
     }
 
@@ -74,10 +78,17 @@ fn spawn_ready(mut command: Command) -> std::io::Result<(Proc, String)> {
         .spawn()?;
     let stdin = child.stdin.take();
     let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
-    let proc = Proc { child, _stdin: stdin };
+    let proc = Proc {
+        child,
+        _stdin: stdin,
+    };
     let line = match lines.next() {
         Some(Ok(line)) => line,
-        _ => return Err(std::io::Error::other("the child exited before printing READY")),
+        _ => {
+            return Err(std::io::Error::other(
+                "the child exited before printing READY",
+            ))
+        }
     };
     std::thread::spawn(move || for _ in lines {});
     Ok((proc, line))
@@ -150,12 +161,21 @@ pub fn open_fds(pid: u32) -> usize {
 pub fn metric(admin: SocketAddr, series: &str) -> std::io::Result<f64> {
     let mut s = TcpStream::connect_timeout(&admin, Duration::from_secs(2))?;
     s.set_read_timeout(Some(Duration::from_secs(5)))?;
-    write!(s, "GET /metrics HTTP/1.1\r\nHost: {admin}\r\nConnection: close\r\n\r\n")?;
+    write!(
+        s,
+        "GET /metrics HTTP/1.1\r\nHost: {admin}\r\nConnection: close\r\n\r\n"
+    )?;
     let mut text = String::new();
     s.read_to_string(&mut text)?;
     Ok(text
         .lines()
-        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' ')?.trim().parse().ok())
+        .find_map(|l| {
+            l.strip_prefix(series)?
+                .strip_prefix(' ')?
+                .trim()
+                .parse()
+                .ok()
+        })
         .unwrap_or(0.0))
 }
 

@@ -39,7 +39,10 @@ impl Report {
             (t.never_answered, "calls never answered"),
             (t.misrouted, "calls answered with another call's token"),
             (t.stray, "answers to no call in flight"),
-            (t.malformed, "answers that are not the echoed token or a status"),
+            (
+                t.malformed,
+                "answers that are not the echoed token or a status",
+            ),
             (t.connect_errors, "failed connects to the proxy"),
         ] {
             if n > 0 {
