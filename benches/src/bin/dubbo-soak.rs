@@ -3,7 +3,7 @@
 //! ```text
 //! dubbo-soak provider [--port P]        the echo provider (started by `run`, one process each)
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
-//!                [--seed S] [--rate CALLS_PER_S] [--short]
+//!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -13,6 +13,9 @@
 //! seed. It prints a Markdown table row and a `SOAK key=value ...` line, and exits 1 when a
 //! call was never answered or answered with another call's token, a fault kind was not
 //! applied, or the proxy's fds did not come back (2 on a usage error).
+//! `--zookeeper`: the providers register in a real ZooKeeper (Debian's `zookeeper` package)
+//! that the proxy's cluster discovers them from, a reload takes a provider out by its data
+//! centre's weight, and the schedule also SIGKILLs and restarts ZooKeeper.
 //! `--short` is the run of the test suite: at least 2,000 calls at 500/s, one fault cycle.
 
 use std::path::PathBuf;
@@ -23,7 +26,7 @@ fn usage(msg: &str) -> ! {
     eprintln!("dubbo-soak: {msg}");
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
-         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short]"
+         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]"
     );
     std::process::exit(2)
 }
@@ -41,13 +44,17 @@ fn main() {
     match args.next().as_deref() {
         Some("provider") => {
             let mut port = 0u16;
+            let (mut registry, mut idc) = (None, String::new());
             while let Some(a) = args.next() {
                 match a.as_str() {
                     "--port" => port = value(&mut args, &a),
+                    "--zookeeper" => registry = Some(value(&mut args, &a)),
+                    "--idc" => idc = value(&mut args, &a),
                     _ => usage(&format!("unknown option {a}")),
                 }
             }
-            if let Err(e) = provider::main(port) {
+            let registered = registry.map(|registry| provider::Registered { registry, idc });
+            if let Err(e) = provider::main(port, registered) {
                 eprintln!("dubbo-soak provider: {e}");
                 std::process::exit(1);
             }
@@ -62,6 +69,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut engine = "tokio".to_owned();
     let mut seed = 1u64;
     let mut short = false;
+    let mut zookeeper = false;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -72,6 +80,7 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--seed" => seed = value(&mut args, &a),
             "--rate" => rate = Some(value(&mut args, &a)),
             "--short" => short = true,
+            "--zookeeper" => zookeeper = true,
             _ => usage(&format!("unknown option {a}")),
         }
     }
@@ -89,6 +98,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     opts.calls = calls.unwrap_or(opts.calls);
     opts.callers = callers.unwrap_or(opts.callers);
     opts.rate = rate.unwrap_or(opts.rate);
+    opts.zookeeper = zookeeper;
     if opts.callers == 0 || opts.rate <= 0.0 {
         usage("--callers and --rate must be positive");
     }

@@ -1,7 +1,8 @@
 //! The seeded fault schedule and the processes it acts on: providers SIGKILLed and restarted
 //! on their port, a provider SIGSTOPped past the route timeout, the proxy reloaded (SIGHUP)
 //! without one provider and then with it again, callers dropping their connection with calls
-//! in flight. One cycle applies each kind once, in a seeded order with seeded gaps.
+//! in flight, and (discovery mode) ZooKeeper SIGKILLed and restarted. One cycle applies each
+//! kind once, in a seeded order with seeded gaps.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use super::config::proxy_config;
+use dubbo_test_support::zookeeper::ZooKeeper;
+
+use super::config::{proxy_config, registered, Backends};
 use super::procs::{metric, start_provider, Proc, ProxyProc, Signal};
 use super::rng::Rng;
 
@@ -22,6 +25,8 @@ const TAIL: Duration = Duration::from_secs(1);
 pub struct FaultCounts {
     pub kills: u64,
     pub stops: u64,
+    /// ZooKeeper restarts (discovery mode only).
+    pub zookeeper_restarts: u64,
     /// Reloads the proxy confirmed (`dubbo_proxy_config_reloads_total` went up).
     pub reloads: u64,
     /// Caller disconnects requested (the callers' tally counts those done).
@@ -35,6 +40,7 @@ enum Fault {
     Stop,
     Reload,
     Disconnect,
+    ZooKeeperRestart,
 }
 
 /// Everything the schedule acts on.
@@ -47,6 +53,8 @@ pub struct World {
     pub route_timeout: Duration,
     pub callers: Vec<Arc<Notify>>,
     pub started: Instant,
+    /// Discovery mode: the ZooKeeper the providers register in and the proxy watches.
+    pub zookeeper: Option<ZooKeeper>,
 }
 
 impl World {
@@ -54,14 +62,22 @@ impl World {
         eprintln!("t={:.3}s {what}", self.started.elapsed().as_secs_f64());
     }
 
-    /// Writes the config with these providers and sends SIGHUP; waits until the proxy has
-    /// applied it.
-    fn reload(&self, ports: &[u16]) -> std::io::Result<()> {
+    fn zookeeper_address(&self) -> Option<String> {
+        self.zookeeper.as_ref().map(ZooKeeper::address)
+    }
+
+    /// Writes the config without provider `without` and sends SIGHUP; waits until the proxy
+    /// has applied it.
+    fn reload(&self, without: Option<usize>) -> std::io::Result<()> {
         let before = metric(self.proxy.admin, "dubbo_proxy_config_reloads_total")?;
-        std::fs::write(
-            &self.config_path,
-            proxy_config(&self.engine, ports, self.route_timeout),
-        )?;
+        let zookeeper = self.zookeeper_address();
+        let backends = Backends {
+            ports: &self.ports,
+            zookeeper: zookeeper.as_deref(),
+            without,
+        };
+        let config = proxy_config(&self.engine, backends, self.route_timeout);
+        std::fs::write(&self.config_path, config)?;
         self.proxy.proc.signal(Signal::Hup)?;
         let end = Instant::now() + Duration::from_secs(5);
         while Instant::now() < end {
@@ -89,7 +105,8 @@ impl World {
                 self.providers[i].kill();
                 counts.kills += 1;
                 std::thread::sleep(Duration::from_secs(1));
-                let (proc, _) = start_provider(self.ports[i])?;
+                let how = registered(self.zookeeper_address().as_deref(), i);
+                let (proc, _) = start_provider(self.ports[i], how.as_ref())?;
                 self.providers[i] = proc;
                 self.log(&format!("provider {i} restarted on port {}", self.ports[i]));
             }
@@ -105,14 +122,20 @@ impl World {
             }
             Fault::Reload => {
                 let i = rng.below(n as u64) as usize;
-                let without: Vec<u16> = (0..n).filter(|&j| j != i).map(|j| self.ports[j]).collect();
                 self.log(&format!("SIGHUP: config without provider {i}"));
-                self.reload(&without)?;
+                self.reload(Some(i))?;
                 counts.reloads += 1;
                 std::thread::sleep(rng.millis(300, 1500));
                 self.log(&format!("SIGHUP: config with provider {i} again"));
-                self.reload(&self.ports.clone())?;
+                self.reload(None)?;
                 counts.reloads += 1;
+            }
+            Fault::ZooKeeperRestart => {
+                if let Some(zk) = self.zookeeper.as_mut() {
+                    zk.restart();
+                    counts.zookeeper_restarts += 1;
+                    self.log("ZooKeeper SIGKILLed and restarted (same port, same data)");
+                }
             }
             Fault::Disconnect => {
                 let k = (1 + rng.below(8) as usize).min(self.callers.len());
@@ -143,7 +166,10 @@ pub fn run_schedule(
     let mut rng = Rng::new(seed);
     let mut counts = FaultCounts::default();
     loop {
-        let mut cycle = [Fault::Kill, Fault::Stop, Fault::Reload, Fault::Disconnect];
+        let mut cycle = vec![Fault::Kill, Fault::Stop, Fault::Reload, Fault::Disconnect];
+        if world.zookeeper.is_some() {
+            cycle.push(Fault::ZooKeeperRestart);
+        }
         for i in (1..cycle.len()).rev() {
             cycle.swap(i, rng.below(i as u64 + 1) as usize);
         }

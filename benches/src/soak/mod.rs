@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 
 use caller::{caller, Shared, Tally};
-use config::{proxy_config, WORKERS};
+use config::{proxy_config, registered, Backends, WORKERS};
+use dubbo_test_support::zookeeper::ZooKeeper;
+use dubbo_test_support::LogDir;
 use faults::{run_schedule, FaultCounts, World};
 use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
 pub use report::Report;
@@ -48,6 +50,9 @@ pub struct Options {
     pub rate: f64,
     /// Gaps between faults (ms, drawn from the seed).
     pub gaps_ms: (u64, u64),
+    /// Discovery mode: the providers register in a ZooKeeper the proxy watches, and the
+    /// schedule restarts it.
+    pub zookeeper: bool,
 }
 
 impl Options {
@@ -62,6 +67,7 @@ impl Options {
             seed,
             rate: 500.0,
             gaps_ms: (200, 600),
+            zookeeper: false,
         }
     }
 }
@@ -69,18 +75,29 @@ impl Options {
 /// Runs one soak: providers, proxy, warm-up, load under faults, drain, measures.
 pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let scratch = ScratchDir::new()?;
+    let zookeeper = if opts.zookeeper {
+        let zk = ZooKeeper::start("soak", Duration::from_secs(10), LogDir("dubbo-soak"));
+        Some(zk.ok_or("ZooKeeper is not installed")?)
+    } else {
+        None
+    };
+    let zookeeper_address = zookeeper.as_ref().map(ZooKeeper::address);
     let mut providers = Vec::new();
     let mut ports = Vec::new();
-    for _ in 0..PROVIDERS {
-        let (proc, port) = start_provider(0)?;
+    for i in 0..PROVIDERS {
+        let how = registered(zookeeper_address.as_deref(), i);
+        let (proc, port) = start_provider(0, how.as_ref())?;
         providers.push(proc);
         ports.push(port);
     }
     let config_path = scratch.0.join("proxy.toml");
-    std::fs::write(
-        &config_path,
-        proxy_config(&opts.engine, &ports, ROUTE_TIMEOUT),
-    )?;
+    let backends = Backends {
+        ports: &ports,
+        zookeeper: zookeeper_address.as_deref(),
+        without: None,
+    };
+    let config = proxy_config(&opts.engine, backends, ROUTE_TIMEOUT);
+    std::fs::write(&config_path, config)?;
     let proxy = start_proxy(&opts.proxy_bin, &config_path, &opts.engine)?;
     let pid = proxy.proc.pid();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -121,6 +138,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         route_timeout: ROUTE_TIMEOUT,
         callers: notifies.clone(),
         started,
+        zookeeper,
     };
     let enough = Arc::new(AtomicBool::new(false));
     let schedule = {
@@ -146,6 +164,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     drop(world);
     Ok(Report {
         engine: opts.engine.clone(),
+        discovery: opts.zookeeper,
         seed: opts.seed,
         load_secs,
         tally,

@@ -4,6 +4,7 @@
 use std::io::Read;
 use std::time::Duration;
 
+use dubbo_codec::registration::Registration;
 use dubbo_codec::server::{Reply, Server, Service};
 use tokio::net::TcpListener;
 
@@ -25,9 +26,19 @@ pub fn echo_service() -> Service {
         })
 }
 
-/// Serves on `127.0.0.1:port` (0 = any), prints `READY <port>`, and runs until killed or
-/// until its stdin closes (the soak that started it is gone: never outlive it).
-pub fn main(port: u16) -> std::io::Result<()> {
+/// Where a provider registers itself, in discovery mode.
+#[derive(Debug, Clone)]
+pub struct Registered {
+    /// `zookeeper://127.0.0.1:PORT?session=MS`
+    pub registry: String,
+    /// Its `idc` URL parameter: the proxy's `idc_weights` take one provider out by it.
+    pub idc: String,
+}
+
+/// Serves on `127.0.0.1:port` (0 = any), registers in ZooKeeper when `registered` says so,
+/// prints `READY <port>`, and runs until killed or until its stdin closes (the soak that
+/// started it is gone: never outlive it).
+pub fn main(port: u16, registered: Option<Registered>) -> std::io::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -46,6 +57,16 @@ pub fn main(port: u16) -> std::io::Result<()> {
             }
         };
         let server = Server::builder().service(echo_service()).serve(listener);
+        if let Some(r) = registered {
+            let registry = dubbo_registry::connect(&r.registry)
+                .await
+                .map_err(std::io::Error::other)?;
+            let how = Registration::new("dubbo-soak").param("idc", &r.idc);
+            server
+                .register(registry, &how)
+                .await
+                .map_err(std::io::Error::other)?;
+        }
         println!("READY {}", server.local_addr().port());
         let (eof_tx, eof_rx) = tokio::sync::oneshot::channel::<()>();
         std::thread::spawn(move || {

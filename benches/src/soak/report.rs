@@ -12,6 +12,8 @@ use super::faults::FaultCounts;
 #[derive(Debug, Clone)]
 pub struct Report {
     pub engine: String,
+    /// Providers from ZooKeeper (restarted by the schedule) instead of a static list.
+    pub discovery: bool,
     pub seed: u64,
     pub load_secs: f64,
     pub tally: Tally,
@@ -27,7 +29,7 @@ pub struct Report {
 }
 
 /// The table's header (the columns of [`Report::row`]).
-pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy fds before / after | faults: kill, stop, reload, disconnect (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- |";
+pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy fds before / after | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- |";
 
 impl Report {
     /// Why the run failed; empty when it passed.
@@ -60,8 +62,9 @@ impl Report {
             (f.stops, "SIGSTOP"),
             (f.reloads, "reload"),
             (t.disconnects, "caller disconnect"),
+            (f.zookeeper_restarts, "ZooKeeper restart"),
         ] {
-            if n == 0 {
+            if n == 0 && (self.discovery || what != "ZooKeeper restart") {
                 out.push(format!("no {what} applied"));
             }
         }
@@ -83,14 +86,23 @@ impl Report {
         }
     }
 
+    /// The engine, and where the providers come from when not from the static list.
+    fn label(&self) -> String {
+        if self.discovery {
+            format!("{}, ZooKeeper discovery", self.engine)
+        } else {
+            self.engine.clone()
+        }
+    }
+
     /// One row of [`HEADER`].
     pub fn row(&self) -> String {
         let t = &self.tally;
         let f = &self.faults;
         let mib = |kib: u64| kib as f64 / 1024.0;
         format!(
-            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} / {} | {}, {}, {}, {} ({}) |",
-            self.engine,
+            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} / {} | {}, {}, {}, {}, {} ({}) |",
+            self.label(),
             self.seed,
             self.load_secs,
             t.sent,
@@ -110,6 +122,7 @@ impl Report {
             f.stops,
             f.reloads,
             t.disconnects,
+            f.zookeeper_restarts,
             f.cycles,
         )
     }
@@ -119,10 +132,10 @@ impl Report {
         let t = &self.tally;
         let f = &self.faults;
         let mut s = format!(
-            "SOAK engine={} seed={} sent={} ok={} never_answered={} misrouted={} stray={} malformed={} abandoned={} connect_errors={} kills={} stops={} reloads={} disconnects={} cycles={} fds_before={} fds_after={} fd_slack={} rss_before_kib={} rss_after_kib={} hwm_kib={}",
-            self.engine, self.seed, t.sent, t.ok, t.never_answered, t.misrouted, t.stray,
+            "SOAK engine={} discovery={} seed={} sent={} ok={} never_answered={} misrouted={} stray={} malformed={} abandoned={} connect_errors={} kills={} stops={} reloads={} disconnects={} zookeeper_restarts={} cycles={} fds_before={} fds_after={} fd_slack={} rss_before_kib={} rss_after_kib={} hwm_kib={}",
+            self.engine, self.discovery, self.seed, t.sent, t.ok, t.never_answered, t.misrouted, t.stray,
             t.malformed, t.abandoned, t.connect_errors, f.kills, f.stops, f.reloads,
-            t.disconnects, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
+            t.disconnects, f.zookeeper_restarts, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
             self.rss_before_kib, self.rss_after_kib, self.hwm_kib,
         );
         for (code, n) in &t.statuses {
