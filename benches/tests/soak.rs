@@ -1,11 +1,15 @@
 //! The short, seeded chaos soak (issue 17) on both proxy engines: every fault kind applied
 //! while 64 callers send about 3,000 calls; no call may go unanswered or be answered with
-//! another call's token, and the proxy's fds come back. The long run is `benches/soak/run`.
+//! another call's token, and the proxy's fds come back; once more with the providers found in
+//! a real ZooKeeper that the schedule restarts. The long run is `benches/soak/run`.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
+
+use dubbo_test_support::missing;
+use dubbo_test_support::zookeeper::ZooKeeper;
 
 /// The fixed seed of the test runs (`SOAK_SEED` overrides it to replay another schedule).
 fn seed() -> String {
@@ -44,8 +48,8 @@ fn proxy_bin() -> &'static PathBuf {
     })
 }
 
-/// Runs `dubbo-soak run --short` and returns its `SOAK` line's fields.
-fn short_soak(engine: &str) -> HashMap<String, u64> {
+/// Runs `dubbo-soak run --short` with `extra` arguments and returns its `SOAK` line's fields.
+fn short_soak(engine: &str, extra: &[&str]) -> HashMap<String, u64> {
     let out = Command::new(env!("CARGO_BIN_EXE_dubbo-soak"))
         .args([
             "run",
@@ -57,6 +61,7 @@ fn short_soak(engine: &str) -> HashMap<String, u64> {
             "--proxy-bin",
         ])
         .arg(proxy_bin())
+        .args(extra)
         .output()
         .expect("run dubbo-soak");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -76,8 +81,8 @@ fn short_soak(engine: &str) -> HashMap<String, u64> {
         .collect()
 }
 
-fn check(engine: &str) {
-    let r = short_soak(engine);
+fn check(engine: &str, extra: &[&str]) -> HashMap<String, u64> {
+    let r = short_soak(engine, extra);
     let get = |k: &str| r.get(k).copied().unwrap_or(0);
     println!("{r:?}");
     for zero in [
@@ -112,14 +117,30 @@ fn check(engine: &str) {
         get("fds_after") <= get("fds_before") + get("fd_slack"),
         "{r:?}"
     );
+    r
 }
 
 #[test]
 fn short_soak_tokio_engine() {
-    check("tokio");
+    check("tokio", &[]);
 }
 
 #[test]
 fn short_soak_epoll_engine() {
-    check("epoll");
+    check("epoll", &[]);
+}
+
+/// Providers registered in a real ZooKeeper, discovered by the proxy; the schedule also
+/// SIGKILLs and restarts ZooKeeper.
+#[test]
+fn short_soak_zookeeper_discovery() {
+    if ZooKeeper::classpath().is_none() {
+        let _: Option<()> = missing("ZooKeeper (Debian package `zookeeper`)");
+        return;
+    }
+    let r = check("epoll", &["--zookeeper"]);
+    assert!(
+        r.get("zookeeper_restarts").copied().unwrap_or(0) >= 1,
+        "{r:?}"
+    );
 }
