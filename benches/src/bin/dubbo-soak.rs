@@ -4,6 +4,7 @@
 //! dubbo-soak provider [--port P]        the echo provider (started by `run`, one process each)
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
 //!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
+//!                [--misanswer-every N]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -16,6 +17,8 @@
 //! `--zookeeper`: the providers register in a real ZooKeeper (Debian's `zookeeper` package)
 //! that the proxy's cluster discovers them from, a reload takes a provider out by its data
 //! centre's weight, and the schedule also SIGKILLs and restarts ZooKeeper.
+//! `--misanswer-every N`: the providers answer every N-th echo with the previous call's token,
+//! as a proxy that mixed answers up would; the run must fail (the test of the checker).
 //! `--short` is the run of the test suite: at least 2,000 calls at 500/s, one fault cycle.
 
 use std::path::PathBuf;
@@ -26,7 +29,7 @@ fn usage(msg: &str) -> ! {
     eprintln!("dubbo-soak: {msg}");
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
-         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]"
+         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]"
     );
     std::process::exit(2)
 }
@@ -45,16 +48,21 @@ fn main() {
         Some("provider") => {
             let mut port = 0u16;
             let (mut registry, mut idc) = (None, String::new());
+            let mut misanswer_every = 0;
             while let Some(a) = args.next() {
                 match a.as_str() {
                     "--port" => port = value(&mut args, &a),
                     "--zookeeper" => registry = Some(value(&mut args, &a)),
                     "--idc" => idc = value(&mut args, &a),
+                    "--misanswer-every" => misanswer_every = value(&mut args, &a),
                     _ => usage(&format!("unknown option {a}")),
                 }
             }
-            let registered = registry.map(|registry| provider::Registered { registry, idc });
-            if let Err(e) = provider::main(port, registered) {
+            let options = provider::ProviderOptions {
+                registered: registry.map(|registry| provider::Registered { registry, idc }),
+                misanswer_every,
+            };
+            if let Err(e) = provider::main(port, options) {
                 eprintln!("dubbo-soak provider: {e}");
                 std::process::exit(1);
             }
@@ -70,6 +78,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut seed = 1u64;
     let mut short = false;
     let mut zookeeper = false;
+    let mut misanswer_every = 0;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -81,6 +90,7 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--rate" => rate = Some(value(&mut args, &a)),
             "--short" => short = true,
             "--zookeeper" => zookeeper = true,
+            "--misanswer-every" => misanswer_every = value(&mut args, &a),
             _ => usage(&format!("unknown option {a}")),
         }
     }
@@ -99,6 +109,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     opts.callers = callers.unwrap_or(opts.callers);
     opts.rate = rate.unwrap_or(opts.rate);
     opts.zookeeper = zookeeper;
+    opts.misanswer_every = misanswer_every;
     if opts.callers == 0 || opts.rate <= 0.0 {
         usage("--callers and --rate must be positive");
     }

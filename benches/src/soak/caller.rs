@@ -20,8 +20,9 @@ use tokio::sync::Notify;
 use super::provider::INTERFACE;
 use super::rng::Rng;
 
-/// How many examples of each kind of failure a run keeps for its report.
+/// How many examples of failures one caller keeps, and a whole run.
 const EXAMPLES: usize = 5;
+const RUN_EXAMPLES: usize = 20;
 
 /// What the callers share with the soak's driver.
 pub struct Shared {
@@ -75,6 +76,7 @@ impl Tally {
         self.disconnects += other.disconnects;
         self.connect_errors += other.connect_errors;
         self.examples.extend(other.examples);
+        self.examples.truncate(RUN_EXAMPLES);
     }
 
     fn example(&mut self, shared: &Shared, what: String) {

@@ -13,8 +13,9 @@ use tokio::sync::Notify;
 
 use dubbo_test_support::zookeeper::ZooKeeper;
 
-use super::config::{proxy_config, registered, Backends};
+use super::config::{proxy_config, Backends};
 use super::procs::{metric, start_provider, Proc, ProxyProc, Signal};
+use super::provider::ProviderOptions;
 use super::rng::Rng;
 
 /// How long the load goes on after the last fault.
@@ -47,6 +48,8 @@ enum Fault {
 pub struct World {
     pub providers: Vec<Proc>,
     pub ports: Vec<u16>,
+    /// How provider `i` is (re)started.
+    pub provider_options: Vec<ProviderOptions>,
     pub proxy: ProxyProc,
     pub config_path: PathBuf,
     pub engine: String,
@@ -105,8 +108,7 @@ impl World {
                 self.providers[i].kill();
                 counts.kills += 1;
                 std::thread::sleep(Duration::from_secs(1));
-                let how = registered(self.zookeeper_address().as_deref(), i);
-                let (proc, _) = start_provider(self.ports[i], how.as_ref())?;
+                let (proc, _) = start_provider(self.ports[i], &self.provider_options[i])?;
                 self.providers[i] = proc;
                 self.log(&format!("provider {i} restarted on port {}", self.ports[i]));
             }

@@ -23,6 +23,7 @@ use dubbo_test_support::zookeeper::ZooKeeper;
 use dubbo_test_support::LogDir;
 use faults::{run_schedule, FaultCounts, World};
 use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
+use provider::ProviderOptions;
 pub use report::Report;
 
 /// Providers behind the proxy.
@@ -53,6 +54,9 @@ pub struct Options {
     /// Discovery mode: the providers register in a ZooKeeper the proxy watches, and the
     /// schedule restarts it.
     pub zookeeper: bool,
+    /// Providers answer every n-th echo with another call's token (0 = never): a check that
+    /// the soak catches misrouted answers (the run must then fail).
+    pub misanswer_every: u64,
 }
 
 impl Options {
@@ -68,6 +72,7 @@ impl Options {
             rate: 500.0,
             gaps_ms: (200, 600),
             zookeeper: false,
+            misanswer_every: 0,
         }
     }
 }
@@ -82,11 +87,16 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         None
     };
     let zookeeper_address = zookeeper.as_ref().map(ZooKeeper::address);
+    let provider_options: Vec<ProviderOptions> = (0..PROVIDERS)
+        .map(|i| ProviderOptions {
+            registered: registered(zookeeper_address.as_deref(), i),
+            misanswer_every: opts.misanswer_every,
+        })
+        .collect();
     let mut providers = Vec::new();
     let mut ports = Vec::new();
-    for i in 0..PROVIDERS {
-        let how = registered(zookeeper_address.as_deref(), i);
-        let (proc, port) = start_provider(0, how.as_ref())?;
+    for options in &provider_options {
+        let (proc, port) = start_provider(0, options)?;
         providers.push(proc);
         ports.push(port);
     }
@@ -132,6 +142,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let world = World {
         providers,
         ports,
+        provider_options,
         proxy,
         config_path,
         engine: opts.engine.clone(),

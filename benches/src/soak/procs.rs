@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
-use super::provider::Registered;
+use super::provider::ProviderOptions;
 
 /// A signal the soak sends with `kill(1)` (the bench crate forbids nothing, but a command
 /// keeps `unsafe` and a libc binding out of it).
@@ -96,14 +96,12 @@ fn spawn_ready(mut command: Command) -> std::io::Result<(Proc, String)> {
     Ok((proc, line))
 }
 
-/// Starts `dubbo-soak provider --port PORT [--zookeeper URL --idc IDC]` (this very binary);
-/// returns it and its port.
-pub fn start_provider(port: u16, registered: Option<&Registered>) -> std::io::Result<(Proc, u16)> {
+/// Starts `dubbo-soak provider --port PORT ...options` (this very binary); returns it and its
+/// port.
+pub fn start_provider(port: u16, options: &ProviderOptions) -> std::io::Result<(Proc, u16)> {
     let mut command = Command::new(std::env::current_exe()?);
     command.args(["provider", "--port", &port.to_string()]);
-    if let Some(r) = registered {
-        command.args(["--zookeeper", &r.registry, "--idc", &r.idc]);
-    }
+    command.args(options.args());
     let (proc, line) = spawn_ready(command)?;
     let port = line
         .strip_prefix("READY ")
