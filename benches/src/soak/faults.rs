@@ -14,7 +14,7 @@ use tokio::sync::Notify;
 use dubbo_test_support::zookeeper::ZooKeeper;
 
 use super::config::{proxy_config, Backends};
-use super::procs::{metric, start_provider, Proc, ProxyProc, Signal};
+use super::procs::{memory_kib, metric, start_provider, Proc, ProxyProc, Signal};
 use super::provider::ProviderOptions;
 use super::rng::Rng;
 
@@ -22,7 +22,7 @@ use super::rng::Rng;
 const TAIL: Duration = Duration::from_secs(1);
 
 /// How many of each fault a run applied.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 pub struct FaultCounts {
     pub kills: u64,
     pub stops: u64,
@@ -33,6 +33,9 @@ pub struct FaultCounts {
     /// Caller disconnects requested (the callers' tally counts those done).
     pub disconnects: u64,
     pub cycles: u64,
+    /// The proxy's resident set (KiB) at the end of each cycle: a leak grows with the cycles,
+    /// memory the allocator keeps for reuse levels off.
+    pub rss_kib_by_cycle: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -182,6 +185,8 @@ pub fn run_schedule(
             }
         }
         counts.cycles += 1;
+        let (_, rss) = memory_kib(world.proxy.proc.pid());
+        counts.rss_kib_by_cycle.push(rss);
         if enough.load(Ordering::Acquire) {
             // The callers act on the last fault, and calls after it are checked too.
             std::thread::sleep(TAIL);

@@ -141,6 +141,8 @@ impl Report {
         for (code, n) in &t.statuses {
             let _ = write!(s, " status_{code}={n}");
         }
+        let by_cycle: Vec<String> = f.rss_kib_by_cycle.iter().map(u64::to_string).collect();
+        let _ = write!(s, " rss_kib_by_cycle={}", by_cycle.join(","));
         s
     }
 }
