@@ -133,6 +133,10 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let mut tally = runtime.block_on(load(opts.callers, &warmup, &[], || {
         started.elapsed() >= WARMUP
     }));
+    eprintln!(
+        "warm-up: {} calls, {} OK, other statuses {:?}",
+        tally.sent, tally.ok, tally.statuses
+    );
     let fds_before = settled_fds(pid, None);
     let (_, rss_before) = memory_kib(pid);
 
