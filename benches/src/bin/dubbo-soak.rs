@@ -4,7 +4,7 @@
 //! dubbo-soak provider [--port P]        the echo provider (started by `run`, one process each)
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
 //!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
-//!                [--misanswer-every N]
+//!                [--misanswer-every N] [--faults kill,stop,reload,disconnect,zookeeper]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -17,19 +17,22 @@
 //! `--zookeeper`: the providers register in a real ZooKeeper (Debian's `zookeeper` package)
 //! that the proxy's cluster discovers them from, a reload takes a provider out by its data
 //! centre's weight, and the schedule also SIGKILLs and restarts ZooKeeper.
+//! `--faults`: the kinds each cycle applies (default: all; `zookeeper` with `--zookeeper` only),
+//! to tell which fault a change of memory or fds follows.
 //! `--misanswer-every N`: the providers answer every N-th echo with the previous call's token,
 //! as a proxy that mixed answers up would; the run must fail (the test of the checker).
 //! `--short` is the run of the test suite: at least 2,000 calls at 500/s, one fault cycle.
 
 use std::path::PathBuf;
 
-use benches::soak::{self, provider, report::HEADER, Options};
+use benches::soak::{self, provider, report::HEADER, Fault, Options};
 
 fn usage(msg: &str) -> ! {
     eprintln!("dubbo-soak: {msg}");
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
-         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]"
+         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]\n       \
+         [--faults kill,stop,reload,disconnect,zookeeper]"
     );
     std::process::exit(2)
 }
@@ -79,6 +82,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut short = false;
     let mut zookeeper = false;
     let mut misanswer_every = 0;
+    let mut faults = None;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -91,6 +95,13 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--short" => short = true,
             "--zookeeper" => zookeeper = true,
             "--misanswer-every" => misanswer_every = value(&mut args, &a),
+            "--faults" => {
+                let names: String = value(&mut args, &a);
+                let kinds = names.split(',').map(|n| {
+                    Fault::from_name(n).unwrap_or_else(|| usage(&format!("unknown fault {n:?}")))
+                });
+                faults = Some(kinds.collect());
+            }
             _ => usage(&format!("unknown option {a}")),
         }
     }
@@ -110,6 +121,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     opts.rate = rate.unwrap_or(opts.rate);
     opts.zookeeper = zookeeper;
     opts.misanswer_every = misanswer_every;
+    opts.faults = faults;
     if opts.callers == 0 || opts.rate <= 0.0 {
         usage("--callers and --rate must be positive");
     }

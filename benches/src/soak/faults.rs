@@ -38,13 +38,46 @@ pub struct FaultCounts {
     pub rss_kib_by_cycle: Vec<u64>,
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Fault {
+/// A kind of fault (`--faults` names them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// SIGKILL a provider, restart it on its port 1 s later.
     Kill,
+    /// SIGSTOP a provider past the route timeout, then SIGCONT.
     Stop,
+    /// Reload without a provider, then with it again.
     Reload,
+    /// Callers drop their connection right after sending a call.
     Disconnect,
+    /// SIGKILL ZooKeeper and restart it (discovery mode only).
     ZooKeeperRestart,
+}
+
+impl Fault {
+    /// Every kind, in the order of `--faults`.
+    pub const ALL: [Fault; 5] = [
+        Fault::Kill,
+        Fault::Stop,
+        Fault::Reload,
+        Fault::Disconnect,
+        Fault::ZooKeeperRestart,
+    ];
+
+    /// Its name in `--faults`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Kill => "kill",
+            Fault::Stop => "stop",
+            Fault::Reload => "reload",
+            Fault::Disconnect => "disconnect",
+            Fault::ZooKeeperRestart => "zookeeper",
+        }
+    }
+
+    /// The kind named `name`.
+    pub fn from_name(name: &str) -> Option<Fault> {
+        Fault::ALL.into_iter().find(|f| f.name() == name)
+    }
 }
 
 /// Everything the schedule acts on.
@@ -159,11 +192,12 @@ impl World {
     }
 }
 
-/// Runs cycles until `enough` is set (checked between cycles, so the last cycle completes and
-/// every kind is applied at least once); returns the world (every provider running, the full
-/// config loaded) and the counts.
+/// Runs cycles of the `kinds` until `enough` is set (checked between cycles, so the last cycle
+/// completes and every kind is applied at least once); returns the world (every provider
+/// running, the full config loaded) and the counts.
 pub fn run_schedule(
     mut world: World,
+    kinds: &[Fault],
     seed: u64,
     gaps: (u64, u64),
     enough: Arc<AtomicBool>,
@@ -171,10 +205,7 @@ pub fn run_schedule(
     let mut rng = Rng::new(seed);
     let mut counts = FaultCounts::default();
     loop {
-        let mut cycle = vec![Fault::Kill, Fault::Stop, Fault::Reload, Fault::Disconnect];
-        if world.zookeeper.is_some() {
-            cycle.push(Fault::ZooKeeperRestart);
-        }
+        let mut cycle = kinds.to_vec();
         for i in (1..cycle.len()).rev() {
             cycle.swap(i, rng.below(i as u64 + 1) as usize);
         }

@@ -21,6 +21,7 @@ use caller::{caller, Shared, Tally};
 use config::{proxy_config, registered, Backends, WORKERS};
 use dubbo_test_support::zookeeper::ZooKeeper;
 use dubbo_test_support::LogDir;
+pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
 use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
 use provider::ProviderOptions;
@@ -57,6 +58,9 @@ pub struct Options {
     /// Providers answer every n-th echo with another call's token (0 = never): a check that
     /// the soak catches misrouted answers (the run must then fail).
     pub misanswer_every: u64,
+    /// The kinds of fault each cycle applies (`None`: every kind that applies: ZooKeeper
+    /// restarts in discovery mode only).
+    pub faults: Option<Vec<Fault>>,
 }
 
 impl Options {
@@ -73,12 +77,26 @@ impl Options {
             gaps_ms: (200, 600),
             zookeeper: false,
             misanswer_every: 0,
+            faults: None,
         }
     }
 }
 
 /// Runs one soak: providers, proxy, warm-up, load under faults, drain, measures.
 pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
+    let kinds: Vec<Fault> = match &opts.faults {
+        Some(kinds) => kinds.clone(),
+        None => Fault::ALL
+            .into_iter()
+            .filter(|&f| opts.zookeeper || f != Fault::ZooKeeperRestart)
+            .collect(),
+    };
+    if kinds.contains(&Fault::ZooKeeperRestart) && !opts.zookeeper {
+        return Err("ZooKeeper restarts need --zookeeper".into());
+    }
+    if kinds.is_empty() {
+        return Err("no fault kind to apply".into());
+    }
     let scratch = ScratchDir::new()?;
     let zookeeper = if opts.zookeeper {
         let zk = ZooKeeper::start("soak", Duration::from_secs(10), LogDir("dubbo-soak"));
@@ -157,8 +175,8 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     };
     let enough = Arc::new(AtomicBool::new(false));
     let schedule = {
-        let (seed, gaps, enough) = (opts.seed, opts.gaps_ms, enough.clone());
-        std::thread::spawn(move || run_schedule(world, seed, gaps, enough))
+        let (seed, gaps, enough, kinds) = (opts.seed, opts.gaps_ms, enough.clone(), kinds.clone());
+        std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, enough))
     };
     let load_started = Instant::now();
     let main_tally = runtime.block_on(load(opts.callers, &main, &notifies, || {
@@ -180,6 +198,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     Ok(Report {
         engine: opts.engine.clone(),
         discovery: opts.zookeeper,
+        kinds,
         seed: opts.seed,
         load_secs,
         tally,

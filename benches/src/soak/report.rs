@@ -6,7 +6,7 @@ use std::fmt::Write;
 use dubbo_codec::Status;
 
 use super::caller::Tally;
-use super::faults::FaultCounts;
+use super::faults::{Fault, FaultCounts};
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -14,6 +14,8 @@ pub struct Report {
     pub engine: String,
     /// Providers from ZooKeeper (restarted by the schedule) instead of a static list.
     pub discovery: bool,
+    /// The kinds of fault the schedule was to apply: each must have been.
+    pub kinds: Vec<Fault>,
     pub seed: u64,
     pub load_secs: f64,
     pub tally: Tally,
@@ -57,15 +59,16 @@ impl Report {
                 self.fds_after, self.fds_before, self.fd_slack
             ));
         }
-        for (n, what) in [
-            (f.kills, "SIGKILL"),
-            (f.stops, "SIGSTOP"),
-            (f.reloads, "reload"),
-            (t.disconnects, "caller disconnect"),
-            (f.zookeeper_restarts, "ZooKeeper restart"),
-        ] {
-            if n == 0 && (self.discovery || what != "ZooKeeper restart") {
-                out.push(format!("no {what} applied"));
+        for &kind in &self.kinds {
+            let applied = match kind {
+                Fault::Kill => f.kills,
+                Fault::Stop => f.stops,
+                Fault::Reload => f.reloads,
+                Fault::Disconnect => t.disconnects,
+                Fault::ZooKeeperRestart => f.zookeeper_restarts,
+            };
+            if applied == 0 {
+                out.push(format!("no {} fault applied", kind.name()));
             }
         }
         out
