@@ -5,6 +5,7 @@
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
 //!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
 //!                [--misanswer-every N] [--faults kill,stop,reload,disconnect,zookeeper]
+//!                [--warmup-secs S]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -17,6 +18,8 @@
 //! `--zookeeper`: the providers register in a real ZooKeeper (Debian's `zookeeper` package)
 //! that the proxy's cluster discovers them from, a reload takes a provider out by its data
 //! centre's weight, and the schedule also SIGKILLs and restarts ZooKeeper.
+//! `--warmup-secs` (1 with `--short`, else 20): load without faults before the baseline of
+//! the proxy's fds and RSS is taken.
 //! `--faults`: the kinds each cycle applies (default: all; `zookeeper` with `--zookeeper` only),
 //! to tell which fault a change of memory or fds follows.
 //! `--misanswer-every N`: the providers answer every N-th echo with the previous call's token,
@@ -32,7 +35,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
          [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]\n       \
-         [--faults kill,stop,reload,disconnect,zookeeper]"
+         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S]"
     );
     std::process::exit(2)
 }
@@ -83,6 +86,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut zookeeper = false;
     let mut misanswer_every = 0;
     let mut faults = None;
+    let mut warmup_secs: Option<f64> = None;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -95,6 +99,7 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--short" => short = true,
             "--zookeeper" => zookeeper = true,
             "--misanswer-every" => misanswer_every = value(&mut args, &a),
+            "--warmup-secs" => warmup_secs = Some(value(&mut args, &a)),
             "--faults" => {
                 let names: String = value(&mut args, &a);
                 let kinds = names.split(',').map(|n| {
@@ -111,10 +116,11 @@ fn run(mut args: impl Iterator<Item = String>) {
     }
     let mut opts = Options::short(proxy_bin, &engine, seed);
     if !short {
-        // The long run: 200,000 calls at 2,000/s, a fault every 1-4 s.
+        // The long run: 200,000 calls at 2,000/s, a fault every 1-4 s, after a 20 s warm-up.
         opts.calls = 200_000;
         opts.rate = 2000.0;
         opts.gaps_ms = (1000, 4000);
+        opts.warmup = std::time::Duration::from_secs(20);
     }
     opts.calls = calls.unwrap_or(opts.calls);
     opts.callers = callers.unwrap_or(opts.callers);
@@ -122,6 +128,9 @@ fn run(mut args: impl Iterator<Item = String>) {
     opts.zookeeper = zookeeper;
     opts.misanswer_every = misanswer_every;
     opts.faults = faults;
+    if let Some(s) = warmup_secs {
+        opts.warmup = std::time::Duration::from_secs_f64(s.max(0.1));
+    }
     if opts.callers == 0 || opts.rate <= 0.0 {
         usage("--callers and --rate must be positive");
     }

@@ -35,8 +35,6 @@ const ROUTE_TIMEOUT: Duration = Duration::from_millis(1000);
 const CLIENT_TIMEOUT: Duration = Duration::from_millis(5000);
 /// Calls one caller keeps in flight at most.
 const WINDOW: usize = 8;
-/// Warm-up before the fd baseline: every worker opens its provider connections.
-const WARMUP: Duration = Duration::from_secs(1);
 
 /// `dubbo-soak run` options.
 #[derive(Debug, Clone)]
@@ -61,6 +59,9 @@ pub struct Options {
     /// The kinds of fault each cycle applies (`None`: every kind that applies: ZooKeeper
     /// restarts in discovery mode only).
     pub faults: Option<Vec<Fault>>,
+    /// Load without faults before the baseline of fds and RSS is taken (the proxy's memory
+    /// grows for its first seconds of load, whatever the faults, then levels off).
+    pub warmup: Duration,
 }
 
 impl Options {
@@ -78,6 +79,7 @@ impl Options {
             zookeeper: false,
             misanswer_every: 0,
             faults: None,
+            warmup: Duration::from_secs(1),
         }
     }
 }
@@ -149,7 +151,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     // Warm-up without faults, then the baseline with no caller connected.
     let warmup = shared(!opts.seed);
     let mut tally = runtime.block_on(load(opts.callers, &warmup, &[], || {
-        started.elapsed() >= WARMUP
+        started.elapsed() >= opts.warmup
     }));
     eprintln!(
         "warm-up: {} calls, {} OK, other statuses {:?}",
