@@ -1,7 +1,8 @@
 //! The short, seeded chaos soak (issue 17) on both proxy engines: every fault kind applied
-//! while 64 callers send about 3,000 calls; no call may go unanswered or be answered with
+//! while 64 callers send 3,000-4,500 calls; no call may go unanswered or be answered with
 //! another call's token, and the proxy's fds come back; once more with the providers found in
-//! a real ZooKeeper that the schedule restarts. The long run is `benches/soak/run`.
+//! a real ZooKeeper that the schedule restarts; and once with providers that mix answers up,
+//! which must fail. The long run is `benches/soak/run` (see `benches/soak/README.md`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
