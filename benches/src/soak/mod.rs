@@ -1,0 +1,262 @@
+//! The chaos soak of `dubbo-proxy` (`dubbo-soak`, issue 17): a seeded fault schedule while 64
+//! callers send calls whose every answer is checked against its own call. See
+//! `benches/soak/README.md` for how to run it and the latest table.
+
+mod caller;
+mod config;
+mod faults;
+mod procs;
+pub mod provider;
+pub mod report;
+mod rng;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use caller::{caller, Shared, Tally};
+use config::{proxy_config, registered, Backends, WORKERS};
+use dubbo_test_support::zookeeper::ZooKeeper;
+use dubbo_test_support::LogDir;
+pub use faults::Fault;
+use faults::{run_schedule, FaultCounts, World};
+use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
+use provider::ProviderOptions;
+pub use report::Report;
+
+/// Providers behind the proxy.
+const PROVIDERS: usize = 3;
+/// The route's timeout: a stopped provider is held longer than this.
+const ROUTE_TIMEOUT: Duration = Duration::from_millis(1000);
+/// The callers' own timeout, well above the route's: only a call the proxy forgot reaches it.
+const CLIENT_TIMEOUT: Duration = Duration::from_millis(5000);
+/// Calls one caller keeps in flight at most.
+const WINDOW: usize = 8;
+
+/// `dubbo-soak run` options.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub proxy_bin: PathBuf,
+    pub engine: String,
+    /// At least this many calls: the load ends at the end of the fault cycle in which it
+    /// reached them.
+    pub calls: u64,
+    pub callers: u32,
+    pub seed: u64,
+    /// Calls per second over all callers.
+    pub rate: f64,
+    /// Gaps between faults (ms, drawn from the seed).
+    pub gaps_ms: (u64, u64),
+    /// Discovery mode: the providers register in a ZooKeeper the proxy watches, and the
+    /// schedule restarts it.
+    pub zookeeper: bool,
+    /// Providers answer every n-th echo with another call's token (0 = never): a check that
+    /// the soak catches misrouted answers (the run must then fail).
+    pub misanswer_every: u64,
+    /// The kinds of fault each cycle applies (`None`: every kind that applies: ZooKeeper
+    /// restarts in discovery mode only).
+    pub faults: Option<Vec<Fault>>,
+    /// Load without faults before the baseline of fds and RSS is taken (the proxy's memory
+    /// grows for its first seconds of load, whatever the faults, then levels off).
+    pub warmup: Duration,
+}
+
+impl Options {
+    /// The short, seeded run of the default test suite: every fault kind once, a few
+    /// thousand calls, about 10 s.
+    pub fn short(proxy_bin: PathBuf, engine: &str, seed: u64) -> Options {
+        Options {
+            proxy_bin,
+            engine: engine.to_owned(),
+            calls: 2000,
+            callers: 64,
+            seed,
+            rate: 500.0,
+            gaps_ms: (200, 600),
+            zookeeper: false,
+            misanswer_every: 0,
+            faults: None,
+            warmup: Duration::from_secs(1),
+        }
+    }
+}
+
+/// Runs one soak: providers, proxy, warm-up, load under faults, drain, measures.
+pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
+    let kinds: Vec<Fault> = match &opts.faults {
+        Some(kinds) => kinds.clone(),
+        None => Fault::ALL
+            .into_iter()
+            .filter(|&f| opts.zookeeper || f != Fault::ZooKeeperRestart)
+            .collect(),
+    };
+    if kinds.contains(&Fault::ZooKeeperRestart) && !opts.zookeeper {
+        return Err("ZooKeeper restarts need --zookeeper".into());
+    }
+    if kinds.is_empty() {
+        return Err("no fault kind to apply".into());
+    }
+    let scratch = ScratchDir::new()?;
+    let zookeeper = if opts.zookeeper {
+        let zk = ZooKeeper::start("soak", Duration::from_secs(10), LogDir("dubbo-soak"));
+        Some(zk.ok_or("ZooKeeper is not installed")?)
+    } else {
+        None
+    };
+    let zookeeper_address = zookeeper.as_ref().map(ZooKeeper::address);
+    let provider_options: Vec<ProviderOptions> = (0..PROVIDERS)
+        .map(|i| ProviderOptions {
+            registered: registered(zookeeper_address.as_deref(), i),
+            misanswer_every: opts.misanswer_every,
+        })
+        .collect();
+    let mut providers = Vec::new();
+    let mut ports = Vec::new();
+    for options in &provider_options {
+        let (proc, port) = start_provider(0, options)?;
+        providers.push(proc);
+        ports.push(port);
+    }
+    let config_path = scratch.0.join("proxy.toml");
+    let backends = Backends {
+        ports: &ports,
+        zookeeper: zookeeper_address.as_deref(),
+        without: None,
+    };
+    let config = proxy_config(&opts.engine, backends, ROUTE_TIMEOUT);
+    std::fs::write(&config_path, config)?;
+    let proxy = start_proxy(&opts.proxy_bin, &config_path, &opts.engine)?;
+    let pid = proxy.proc.pid();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let started = Instant::now();
+    let shared = |seed: u64| {
+        Arc::new(Shared {
+            proxy: proxy.listen,
+            started,
+            period: Duration::from_secs_f64(f64::from(opts.callers) / opts.rate),
+            window: WINDOW,
+            client_timeout: CLIENT_TIMEOUT,
+            seed,
+            sent: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+        })
+    };
+
+    // Warm-up without faults, then the baseline with no caller connected.
+    let warmup = shared(!opts.seed);
+    let mut tally = runtime.block_on(load(opts.callers, &warmup, &[], || {
+        started.elapsed() >= opts.warmup
+    }));
+    eprintln!(
+        "warm-up: {} calls, {} OK, other statuses {:?}",
+        tally.sent, tally.ok, tally.statuses
+    );
+    let fds_before = settled_fds(pid, None);
+    let (_, rss_before) = memory_kib(pid);
+
+    // The load under the fault schedule.
+    let main = shared(opts.seed);
+    let notifies: Vec<Arc<Notify>> = (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
+    let world = World {
+        providers,
+        ports,
+        provider_options,
+        proxy,
+        config_path,
+        engine: opts.engine.clone(),
+        route_timeout: ROUTE_TIMEOUT,
+        callers: notifies.clone(),
+        started,
+        zookeeper,
+    };
+    let enough = Arc::new(AtomicBool::new(false));
+    let schedule = {
+        let (seed, gaps, enough, kinds) = (opts.seed, opts.gaps_ms, enough.clone(), kinds.clone());
+        std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, enough))
+    };
+    let load_started = Instant::now();
+    let main_tally = runtime.block_on(load(opts.callers, &main, &notifies, || {
+        if main.sent.load(Ordering::Relaxed) >= opts.calls {
+            enough.store(true, Ordering::Release);
+        }
+        schedule.is_finished()
+    }));
+    let load_secs = load_started.elapsed().as_secs_f64();
+    let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
+    let counts: FaultCounts = counts?;
+    tally.merge(main_tally);
+
+    // Every caller has closed; the proxy should be back to its baseline.
+    let slack = WORKERS * PROVIDERS;
+    let fds_after = settled_fds(pid, Some(fds_before + slack));
+    let (hwm, rss_after) = memory_kib(pid);
+    drop(world);
+    Ok(Report {
+        engine: opts.engine.clone(),
+        discovery: opts.zookeeper,
+        kinds,
+        seed: opts.seed,
+        load_secs,
+        tally,
+        faults: counts,
+        fds_before,
+        fds_after,
+        fd_slack: slack,
+        rss_before_kib: rss_before,
+        rss_after_kib: rss_after,
+        hwm_kib: hwm,
+    })
+}
+
+/// Runs `callers` callers on `shared` until `done()` holds (checked every 100 ms), then stops
+/// them, waits for what they have in flight and merges their tallies.
+async fn load(
+    callers: u32,
+    shared: &Arc<Shared>,
+    notifies: &[Arc<Notify>],
+    mut done: impl FnMut() -> bool,
+) -> Tally {
+    let tasks: Vec<_> = (0..callers)
+        .map(|id| {
+            let notify = notifies
+                .get(id as usize)
+                .cloned()
+                .unwrap_or_else(|| Arc::new(Notify::new()));
+            tokio::spawn(caller(id, shared.clone(), notify))
+        })
+        .collect();
+    while !done() {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    shared.stop.store(true, Ordering::Release);
+    let mut tally = Tally::default();
+    for t in tasks {
+        tally.merge(t.await.expect("a caller panicked"));
+    }
+    tally
+}
+
+/// The proxy's open fds once they stop changing (the proxy closes the connections of callers
+/// that left on its own time): the same count three reads in a row, or at most `target`,
+/// within 5 s.
+fn settled_fds(pid: u32, target: Option<usize>) -> usize {
+    let end = Instant::now() + Duration::from_secs(5);
+    let mut last = open_fds(pid);
+    let mut same = 0;
+    while Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = open_fds(pid);
+        same = if now == last { same + 1 } else { 0 };
+        last = now;
+        if same >= 3 && target.is_none_or(|t| now <= t) {
+            break;
+        }
+    }
+    last
+}
