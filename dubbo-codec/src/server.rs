@@ -27,7 +27,8 @@
 //!
 //! [`Server::shutdown`] is graceful: it stops accepting, sends the read-only event to every
 //! client (Java's `HeaderExchangeServer` does the same, so Java consumers stop sending new
-//! calls), waits for the calls in flight, then closes the connections.
+//! calls), waits for the calls in flight and until none has arrived for 200 ms (calls sent
+//! before a consumer saw the event are still served), then closes the connections.
 //!
 //! ```no_run
 //! use dubbo_codec::server::{Reply, Server, Service};
@@ -78,6 +79,10 @@ use crate::response::{
 };
 use crate::serialization::Serialization;
 use crate::status::Status;
+
+/// How long the graceful shutdown waits, with nothing in flight, for calls still on their way
+/// (sent before the consumer saw the read-only event) before it closes the connections.
+const DRAIN_QUIET: Duration = Duration::from_millis(200);
 
 /// The future a handler returns.
 pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, HandlerError>> + Send>>;
@@ -426,6 +431,7 @@ impl ServerBuilder {
             conns: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
             inflight: AtomicUsize::new(0),
+            dispatched: AtomicU64::new(0),
             idle: Notify::new(),
             closing: closing_rx,
             port: local_addr.port(),
@@ -457,6 +463,8 @@ struct State {
     conns: Mutex<HashMap<u64, ConnHandle>>,
     next_conn: AtomicU64,
     inflight: AtomicUsize,
+    /// Calls dispatched so far: the drain waits until none came for a while.
+    dispatched: AtomicU64,
     idle: Notify,
     closing: watch::Receiver<bool>,
     port: u16,
@@ -532,13 +540,23 @@ impl Server {
             let format = BodyFormat::of(Serialization::from_id(*id)).unwrap_or_default();
             let _ = tx.send(Frame::read_only_event_in(i as u64, format)).await;
         }
+        // Drained: nothing in flight, and no call arrived for DRAIN_QUIET. A consumer may
+        // have sent calls before the read-only event reached it; they are served, not cut
+        // off by a close at the first moment nothing happened to be in flight.
         let drained = async {
             loop {
                 let notified = self.state.idle.notified();
-                if self.state.inflight.load(Ordering::Acquire) == 0 {
+                if self.state.inflight.load(Ordering::Acquire) != 0 {
+                    notified.await;
+                    continue;
+                }
+                let seen = self.state.dispatched.load(Ordering::Acquire);
+                tokio::time::sleep(DRAIN_QUIET).await;
+                if self.state.inflight.load(Ordering::Acquire) == 0
+                    && self.state.dispatched.load(Ordering::Acquire) == seen
+                {
                     return;
                 }
-                notified.await;
             }
         };
         let _ = tokio::time::timeout(grace, drained).await;
@@ -698,6 +716,7 @@ async fn on_frame(frame: Frame, peer: SocketAddr, state: &Arc<State>, tx: &mpsc:
             match route(frame, format, peer, state) {
                 Ok((handler, call)) => {
                     state.inflight.fetch_add(1, Ordering::AcqRel);
+                    state.dispatched.fetch_add(1, Ordering::AcqRel);
                     let tx = tx.clone();
                     let state = state.clone();
                     tokio::spawn(async move {
