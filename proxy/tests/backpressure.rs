@@ -435,12 +435,25 @@ consecutive_failures = 0
     for i in 0..20u64 {
         cl.send_call(100_000 + i, &call("sayHello")).await;
     }
+    // Routed around: were the backed-up connection still taking its round-robin share, about
+    // half of these would time out on it. The kernel may take some of its backlog between the
+    // metric read above and a call, releasing it for that call (seen once in CI): a call or
+    // two may then time out there, each answered to its own id.
+    let mut routed_around = 0;
     for i in 0..20u64 {
-        assert_eq!(
-            outcome(&cl.response(100_000 + i).await),
-            (Status::Ok, "good:sayHello".into())
-        );
+        match outcome(&cl.response(100_000 + i).await) {
+            (Status::Ok, got) => {
+                assert_eq!(got, "good:sayHello");
+                routed_around += 1;
+            }
+            (Status::ServerTimeout, _) => {}
+            other => panic!("call {}: {other:?}", 100_000 + i),
+        }
     }
+    assert!(
+        routed_around >= 18,
+        "only {routed_around} of 20 routed around"
+    );
     // Every call sent before is answered to its own id: by the good provider, or with a
     // timeout for those stuck on the stalled one.
     let mut timeouts = 0;
