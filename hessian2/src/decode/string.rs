@@ -627,6 +627,10 @@ mod tests {
             0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0,
             0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xf7, 0xf8, 0xfe, 0xff,
         ];
+        // Miri runs ~1000x slower: it walks the sequences of a subset that still holds a
+        // lead byte of every width and the bytes where continuation rules change.
+        const MIRI_EDGES: [u8; 9] = [0x41, 0x80, 0xbf, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xff];
+        let edges: &[u8] = if cfg!(miri) { &MIRI_EDGES } else { &EDGES };
         fn expected(bytes: &[u8], units: usize) -> (usize, usize) {
             let valid = match std::str::from_utf8(bytes) {
                 Ok(s) => s,
@@ -651,19 +655,19 @@ mod tests {
                 );
             }
         };
-        for &a in &EDGES {
+        for &a in edges {
             seq.clear();
             seq.push(a);
             check(&seq);
-            for &b in &EDGES {
+            for &b in edges {
                 seq.truncate(1);
                 seq.push(b);
                 check(&seq);
-                for &c in &EDGES {
+                for &c in edges {
                     seq.truncate(2);
                     seq.push(c);
                     check(&seq);
-                    for &d in &EDGES {
+                    for &d in edges {
                         seq.truncate(3);
                         seq.push(d);
                         check(&seq);
