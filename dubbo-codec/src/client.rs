@@ -414,7 +414,7 @@ impl Client {
             let closed = closed.clone();
             let max = cfg.max_payload;
             tokio::spawn(async move {
-                let result = write_loop(w, rx, max).await;
+                let result = write_loop(w, rx, max, None).await;
                 let why = match result {
                     Ok(()) => "writer stopped".to_owned(),
                     Err(e) => format!("write failed: {e}"),

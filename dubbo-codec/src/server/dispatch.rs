@@ -2,7 +2,7 @@
 //! run in a task of their own, bad requests answered with their request id.
 
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use hessian2::value::Value;
@@ -22,12 +22,18 @@ use crate::response::{error_frame_in, provider_attachments, Outcome, RpcResult};
 use crate::serialization::Serialization;
 use crate::status::Status;
 
-pub(super) async fn on_frame(
-    frame: Frame,
-    peer: SocketAddr,
-    state: &Arc<State>,
-    tx: &mpsc::Sender<Frame>,
-) {
+/// What a frame's handling needs of its connection.
+pub(super) struct Connection {
+    pub(super) peer: SocketAddr,
+    /// To the connection's writer.
+    pub(super) tx: mpsc::Sender<Frame>,
+    /// Calls of this connection running now (bounded by `max_inflight`).
+    pub(super) inflight: Arc<AtomicUsize>,
+}
+
+pub(super) async fn on_frame(frame: Frame, state: &Arc<State>, conn: &Connection) {
+    let Connection { peer, tx, .. } = conn;
+    let peer = *peer;
     let id = frame.request_id();
     let two_way = frame.header().is_two_way();
     let serialization = frame.header().serialization();
@@ -58,10 +64,28 @@ pub(super) async fn on_frame(
                 }
                 return;
             };
+            let running = conn.inflight.load(Ordering::Acquire);
+            if running >= state.limits.max_inflight {
+                state.counters.rejected.fetch_add(1, Ordering::Relaxed);
+                if two_way {
+                    // Java's answer when its thread pool rejects a call.
+                    let msg = format!(
+                        "Server side({},{}) thread pool is exhausted, detail msg: {running} calls of this connection are running (max_inflight {})",
+                        state.local_ip, state.port, state.limits.max_inflight
+                    );
+                    let status = Status::ServerThreadpoolExhaustedError;
+                    let _ = tx
+                        .send(error_frame_in(id, format, status, Some(&msg)))
+                        .await;
+                }
+                return;
+            }
             match route(frame, format, peer, state) {
                 Ok((handler, call)) => {
                     state.inflight.fetch_add(1, Ordering::AcqRel);
                     state.dispatched.fetch_add(1, Ordering::AcqRel);
+                    conn.inflight.fetch_add(1, Ordering::AcqRel);
+                    let conn_inflight = conn.inflight.clone();
                     let tx = tx.clone();
                     let state = state.clone();
                     tokio::spawn(async move {
@@ -75,6 +99,7 @@ pub(super) async fn on_frame(
                                 answer(id, format, &dubbo_version, result, state.max_payload);
                             let _ = tx.send(frame).await;
                         }
+                        conn_inflight.fetch_sub(1, Ordering::AcqRel);
                         if state.inflight.fetch_sub(1, Ordering::AcqRel) == 1 {
                             state.idle.notify_waiters();
                         }

@@ -48,19 +48,25 @@
 
 mod connection;
 mod dispatch;
+mod limits;
 mod service;
 mod shutdown;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::{mpsc, watch, Notify};
-use tokio::task::JoinHandle;
+use tokio::task::{AbortHandle, JoinHandle};
 
+use self::limits::{Counters, Limits};
+pub use self::limits::{
+    ServerStats, DEFAULT_FIRST_FRAME_TIMEOUT, DEFAULT_FRAME_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT, DEFAULT_WRITE_TIMEOUT,
+};
 pub use self::service::{Call, HandlerError, HandlerFuture, Reply, Service};
 use crate::codec::DEFAULT_MAX_PAYLOAD;
 use crate::frame::Frame;
@@ -71,7 +77,7 @@ use crate::metadata::MetadataCache;
 pub struct ServerBuilder {
     services: Vec<Service>,
     max_payload: u32,
-    idle_timeout: Duration,
+    limits: Limits,
 }
 
 impl Default for ServerBuilder {
@@ -79,7 +85,7 @@ impl Default for ServerBuilder {
         ServerBuilder {
             services: Vec::new(),
             max_payload: DEFAULT_MAX_PAYLOAD,
-            idle_timeout: Duration::from_secs(180),
+            limits: Limits::default(),
         }
     }
 }
@@ -97,10 +103,54 @@ impl ServerBuilder {
         self
     }
 
-    /// Closes a connection from which nothing was read for this long (default 180 s, three
-    /// of Java's 60 s heartbeats).
+    /// Closes a connection from which no frame was read for this long (default 180 s, three
+    /// of Java's 60 s heartbeats; zero: never). Counted in [`ServerStats::closed_idle`].
     pub fn idle_timeout(mut self, idle: Duration) -> Self {
-        self.idle_timeout = idle;
+        self.limits.idle_timeout = idle;
+        self
+    }
+
+    /// Open connections at most (default 10,000): one more is accepted and closed at once,
+    /// while the open ones go on being served. Counted in
+    /// [`ServerStats::connections_refused`]. Zero is taken as one.
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.limits.max_connections = max.max(1);
+        self
+    }
+
+    /// Calls running at once on one connection (default 4,096): a call past it is answered
+    /// at once with `SERVER_THREADPOOL_EXHAUSTED_ERROR` and its request id, as Java answers
+    /// when its thread pool is full (a one-way call is dropped). Counted in
+    /// [`ServerStats::calls_rejected`]. Zero is taken as one.
+    pub fn max_inflight(mut self, max: usize) -> Self {
+        self.limits.max_inflight = max.max(1);
+        self
+    }
+
+    /// Closes a connection whose answers could not be written for this long: the caller
+    /// stopped reading them (default 30 s; zero: never). The answers waiting for it are
+    /// dropped; other connections are not affected. Counted in
+    /// [`ServerStats::closed_write_timeout`].
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.write_timeout = timeout;
+        self
+    }
+
+    /// Closes a connection that sent no frame at all within this long of connecting
+    /// (default 90 s: above Dubbo's 60 s heartbeat, so a consumer that connects and waits is
+    /// not cut off, and under the idle timeout; zero: never). Counted in
+    /// [`ServerStats::closed_no_frame`].
+    pub fn first_frame_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.first_frame_timeout = timeout;
+        self
+    }
+
+    /// Closes a connection on which a frame began (a part of its header or body, or the
+    /// body of a frame over the payload limit being skipped) and did not finish within this
+    /// long (default 10 s; zero: never): a caller cannot hold a connection by trickling
+    /// bytes. Counted in [`ServerStats::closed_partial_frame`].
+    pub fn frame_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.frame_timeout = timeout;
         self
     }
 
@@ -121,18 +171,21 @@ impl ServerBuilder {
             metadata.register(&s.interface, &s.version, &s.interface, s.group.as_deref());
             services.insert(s.key(), Arc::new(s));
         }
-        let (closing_tx, closing_rx) = watch::channel(false);
+        let (closing_tx, closing_rx) = watch::channel(Phase::Serving);
         let state = Arc::new(State {
             services,
             metadata,
             max_payload: self.max_payload,
-            idle_timeout: self.idle_timeout,
+            limits: self.limits,
+            counters: Counters::default(),
+            open: AtomicUsize::new(0),
             conns: Mutex::new(HashMap::new()),
             next_conn: AtomicU64::new(0),
             inflight: AtomicUsize::new(0),
             dispatched: AtomicU64::new(0),
             idle: Notify::new(),
             closing: closing_rx,
+            local_ip: local_addr.ip(),
             port: local_addr.port(),
         });
         let accept = tokio::spawn(connection::accept_loop(listener, state.clone()));
@@ -152,20 +205,38 @@ struct ConnHandle {
     /// The serialization id of the last call on the connection (what the read-only event
     /// is written in, as Java writes it in the channel's serialization).
     serialization: Arc<AtomicU8>,
+    /// The connection's writer: aborting it closes the connection and frees what waits in
+    /// its channel, whatever the caller does.
+    writer: AbortHandle,
+}
+
+/// Where the server is in its life; the connections watch it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Serving,
+    /// Shutting down: stop reading, let the writers flush.
+    Closing,
+    /// The grace period is over: connections still open are cut.
+    Aborted,
 }
 
 struct State {
     services: HashMap<String, Arc<Service>>,
     metadata: MetadataCache,
     max_payload: u32,
-    idle_timeout: Duration,
+    limits: Limits,
+    counters: Counters,
+    /// Connections accepted and not yet closed (their writer included): what
+    /// `max_connections` bounds.
+    open: AtomicUsize,
     conns: Mutex<HashMap<u64, ConnHandle>>,
     next_conn: AtomicU64,
     inflight: AtomicUsize,
     /// Calls dispatched so far: the drain waits until none came for a while.
     dispatched: AtomicU64,
     idle: Notify,
-    closing: watch::Receiver<bool>,
+    closing: watch::Receiver<Phase>,
+    local_ip: IpAddr,
     port: u16,
 }
 
@@ -174,7 +245,7 @@ struct State {
 pub struct Server {
     local_addr: SocketAddr,
     state: Arc<State>,
-    closing: watch::Sender<bool>,
+    closing: watch::Sender<Phase>,
     accept: JoinHandle<()>,
     #[cfg(feature = "registry")]
     registered: Mutex<
@@ -211,7 +282,12 @@ impl Server {
 
     /// Open connections.
     pub fn connection_count(&self) -> usize {
-        lock(&self.state.conns).len()
+        self.state.open.load(Ordering::Acquire)
+    }
+
+    /// What the limits did so far (connections refused or closed, calls rejected).
+    pub fn stats(&self) -> ServerStats {
+        self.state.counters.snapshot()
     }
 
     /// Calls being handled.
