@@ -126,7 +126,9 @@ impl CallError {
 /// Client settings.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
-    /// Timeout of a call whose request has no `timeout` attachment (default 3 s).
+    /// Timeout of a call whose request has no `timeout` attachment (default 3 s). It covers
+    /// the whole call: connecting (when the call has to), queueing the request and waiting
+    /// for the answer.
     pub timeout: Duration,
     /// Heartbeat period (default 60 s, Java's `heartbeat`); three periods without a byte
     /// from the provider close the connection.

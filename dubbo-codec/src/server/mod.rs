@@ -25,10 +25,20 @@
 //! With the `registry` feature, [`Server::register`] writes each service's provider URL in a
 //! registry; [`Server::shutdown`] removes them first.
 //!
+//! Limits, each a [`ServerBuilder`] setting and counted in [`Server::stats`] (names and
+//! defaults as `dubbo-proxy`'s listeners): [`max_connections`](ServerBuilder::max_connections)
+//! (10,000; one more is closed at once), [`max_inflight`](ServerBuilder::max_inflight) (4,096
+//! calls per connection; one more is answered `SERVER_THREADPOOL_EXHAUSTED_ERROR`),
+//! [`write_timeout`](ServerBuilder::write_timeout) (30 s without writing a byte to a caller
+//! that does not read closes it), [`first_frame_timeout`](ServerBuilder::first_frame_timeout)
+//! (90 s), [`frame_timeout`](ServerBuilder::frame_timeout) (10 s to finish a frame begun) and
+//! [`idle_timeout`](ServerBuilder::idle_timeout) (180 s).
+//!
 //! [`Server::shutdown`] is graceful: it stops accepting, sends the read-only event to every
 //! client (Java's `HeaderExchangeServer` does the same, so Java consumers stop sending new
 //! calls), waits for the calls in flight and until none has arrived for 200 ms (calls sent
-//! before a consumer saw the event are still served), then closes the connections.
+//! before a consumer saw the event are still served), then closes the connections; all
+//! within its grace period, whatever the callers do.
 //!
 //! ```no_run
 //! use dubbo_codec::server::{Reply, Server, Service};
