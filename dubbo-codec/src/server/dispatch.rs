@@ -241,41 +241,29 @@ fn route(
         method = m;
         generic = true;
         args = Args::Values(values);
-    } else if method == ECHO_METHOD && head.arg_count == 1 && !svc.methods.contains_key(ECHO_METHOD)
-    {
-        let echo: Handler = Arc::new(|call: Call| {
+    }
+    let echo = !generic
+        && method == ECHO_METHOD
+        && head.arg_count == 1
+        && !svc.methods.contains_key(ECHO_METHOD);
+    let handler: Handler = if echo {
+        Arc::new(|call: Call| {
             Box::pin(async move {
                 let mut v = call.values()?;
                 Ok(Reply::Value(v.pop().unwrap_or(Value::Null)))
             })
-        });
-        return Ok((
-            echo,
-            Call {
-                request_id,
-                two_way,
-                dubbo_version: head.dubbo_version.to_string(),
-                service,
-                version,
-                group,
-                method,
-                descriptor,
-                attachments,
-                generic,
-                peer,
-                format,
-                args,
-            },
-        ));
-    }
-    let Some(handler) = svc.methods.get(&method) else {
-        return Err((
-            Status::ServiceNotFound,
-            format!("Not found method {method}({descriptor}) in exported service {key}"),
-        ));
+        })
+    } else {
+        let Some(handler) = svc.methods.get(&method) else {
+            return Err((
+                Status::ServiceNotFound,
+                format!("Not found method {method}({descriptor}) in exported service {key}"),
+            ));
+        };
+        handler.clone()
     };
     Ok((
-        handler.clone(),
+        handler,
         Call {
             request_id,
             two_way,
