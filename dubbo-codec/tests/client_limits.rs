@@ -190,14 +190,15 @@ async fn the_call_timeout_covers_queueing_to_a_provider_that_does_not_read() {
     // 3,000 calls of 16 KiB (47 MiB): the socket buffers fill, then the writer's queue
     // (1,024 frames), then calls wait to queue theirs. Every one ends at its timeout.
     let arg = "y".repeat(16 * 1024);
+    let request = req("sayHello")
+        .arg("java.lang.String", &arg)
+        .build()
+        .unwrap();
     let start = Instant::now();
     let calls: Vec<_> = (0..3_000)
         .map(|_| {
             let client = client.clone();
-            let req = req("sayHello")
-                .arg("java.lang.String", &arg)
-                .build()
-                .unwrap();
+            let req = request.clone();
             tokio::spawn(async move { client.call::<String>(&req).await })
         })
         .collect();
