@@ -288,6 +288,29 @@ async fn first_frame_timeout_closes_a_connection_that_sends_nothing() {
     server.shutdown(Duration::from_secs(1)).await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_timeout_counts_from_the_last_frame() {
+    let idle = Duration::from_millis(400);
+    let server = start(Server::builder().idle_timeout(idle)).await;
+    let mut s = connect(&server).await;
+    // Frames more often than the idle timeout keep the connection.
+    for id in 0..4 {
+        assert!(heartbeat(&mut s, id).await);
+        tokio::time::sleep(idle / 2).await;
+    }
+    assert!(heartbeat(&mut s, 9).await);
+    let took = closed_within(&mut s, Duration::from_secs(5))
+        .await
+        .expect("closed");
+    eprintln!(
+        "an idle connection was closed {took:?} after its last frame (idle_timeout {idle:?})"
+    );
+    assert!(took >= idle - Duration::from_millis(20), "{took:?}");
+    let stats = server.stats();
+    assert_eq!((stats.closed_idle, stats.closed_no_frame), (1, 0));
+    server.shutdown(Duration::from_secs(1)).await;
+}
+
 /// The first 5 bytes of a heartbeat's header.
 fn partial_header() -> Vec<u8> {
     wire(&Frame::heartbeat_request(1))[..5].to_vec()
