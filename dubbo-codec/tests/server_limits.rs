@@ -177,6 +177,14 @@ async fn max_inflight_answers_threadpool_exhausted_with_the_request_id() {
     }
     assert_eq!(server.inflight(), 4);
     assert_eq!(server.stats().calls_rejected, 2);
+    // A one-way call past the limit is dropped (nothing to answer), and counted.
+    let oneway = Request::builder("Gate", "wait")
+        .build()
+        .unwrap()
+        .to_frame(8, false);
+    s.write_all(&wire(&oneway)).await.unwrap();
+    assert!(eventually(|| server.stats().calls_rejected == 3).await);
+    assert_eq!(server.inflight(), 4);
     // Another connection has its own four.
     assert_serves(&server).await;
     // Released, the four are answered and the connection takes calls again.
@@ -195,7 +203,7 @@ async fn max_inflight_answers_threadpool_exhausted_with_the_request_id() {
         .unwrap();
     let f = read_frame(&mut s, &mut buf).await.expect("an answer");
     assert_eq!((f.request_id(), f.header().status()), (7, Status::Ok));
-    assert_eq!(server.stats().calls_rejected, 2);
+    assert_eq!(server.stats().calls_rejected, 3);
     server.shutdown(Duration::from_secs(1)).await;
 }
 
