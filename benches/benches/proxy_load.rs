@@ -144,7 +144,13 @@ fn main() {
     .map(|s| Target::parse(s))
     .collect();
     let max_conns = conns.iter().copied().max().unwrap_or(1) as u64;
-    raise_fd_limit(max_conns * 2 + 128);
+    let need = max_conns * 2 + 128;
+    let limit = dubbo_test_support::net::raise_fd_limit(need);
+    if limit < need {
+        eprintln!(
+            "proxy_load: open files limited to {limit} (need {need}): the largest connection counts may fail"
+        );
+    }
 
     read_path();
 
@@ -286,36 +292,6 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "?".into())
-}
-
-/// Raises the soft limit on open files to the hard limit if it is below `need` (with the
-/// `prlimit` tool on this very process: no `unsafe` in a bench).
-fn raise_fd_limit(need: u64) {
-    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
-    let Some(line) = limits.lines().find(|l| l.starts_with("Max open files")) else {
-        return;
-    };
-    let nums: Vec<u64> = line
-        .split_whitespace()
-        .filter_map(|w| w.parse().ok())
-        .collect();
-    let (Some(&soft), Some(&hard)) = (nums.first(), nums.get(1)) else {
-        return;
-    };
-    if soft >= need {
-        return;
-    }
-    let ok = std::process::Command::new("prlimit")
-        .arg(format!("--pid={}", std::process::id()))
-        .arg(format!("--nofile={hard}:{hard}"))
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok || hard < need {
-        eprintln!(
-            "proxy_load: open files limited to {} (need {need}): the largest connection counts may fail",
-            if ok { hard } else { soft }
-        );
-    }
 }
 
 /// The threads of this process.

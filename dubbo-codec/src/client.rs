@@ -7,14 +7,18 @@
 //! provider answers.
 //!
 //! * **Timeouts** are per call: the `timeout` attachment of the request when it has one,
-//!   else [`ClientConfig::timeout`]. A call that times out forgets its id, so a late answer
-//!   is dropped, never delivered to another caller.
+//!   else [`ClientConfig::timeout`]. It covers the whole call: (re)connecting, queueing the
+//!   request for the writer, and waiting for the answer. A call that times out forgets its
+//!   id, so a late answer is dropped, never delivered to another caller. Connecting has its
+//!   own bound too, [`ClientConfig::connect_timeout`].
 //! * **Heartbeats**: when nothing has been read for [`ClientConfig::heartbeat`], the client
 //!   sends a heartbeat (answered by the provider); when nothing has been read for three
 //!   heartbeat periods the connection is considered dead and closed, as Java's
 //!   `ReconnectTimerTask` does.
 //! * **Reconnect**: a call made while the connection is closed (or after the provider sent
-//!   the read-only event of a graceful shutdown) opens a new one.
+//!   the read-only event of a graceful shutdown) opens a new one. One connect at a time, in
+//!   a task of its own: the calls made meanwhile wait for it, each within its own timeout,
+//!   and no lock is held while it connects.
 //! * Calls: [`Client::call`] (typed, through serde), [`Client::call_value`] (dynamic),
 //!   [`Client::generic_call`] (`$invoke`), [`Client::oneway`], [`Client::invoke`] (the raw
 //!   [`Response`]).
@@ -41,7 +45,7 @@ use std::time::{Duration, Instant};
 use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::attachments::TIMEOUT_KEY;
@@ -71,7 +75,8 @@ pub enum CallError {
         /// The error message (Java's `Response.getErrorMessage()`).
         message: Option<String>,
     },
-    /// No answer within the call's timeout.
+    /// No answer within the call's timeout (which covers connecting, queueing the request
+    /// and waiting for its answer).
     #[error("no response to request {request_id} within {timeout:?}")]
     Timeout {
         /// The request id, whose late answer will be dropped.
@@ -87,6 +92,15 @@ pub enum CallError {
         /// The I/O error.
         #[source]
         source: std::io::Error,
+    },
+    /// Connecting took longer than [`ClientConfig::connect_timeout`] (a provider that does
+    /// not accept: down, overloaded, or a black-holed address).
+    #[error("connecting to {addr}: not connected within {timeout:?}")]
+    ConnectTimeout {
+        /// The address.
+        addr: String,
+        /// The connect timeout in force.
+        timeout: Duration,
     },
     /// The connection closed (or failed) before the answer came.
     #[error("connection closed: {0}")]
@@ -112,7 +126,9 @@ impl CallError {
 /// Client settings.
 #[derive(Debug, Clone)]
 pub struct ClientConfig {
-    /// Timeout of a call whose request has no `timeout` attachment (default 3 s).
+    /// Timeout of a call whose request has no `timeout` attachment (default 3 s). It covers
+    /// the whole call: connecting (when the call has to), queueing the request and waiting
+    /// for the answer.
     pub timeout: Duration,
     /// Heartbeat period (default 60 s, Java's `heartbeat`); three periods without a byte
     /// from the provider close the connection.
@@ -144,6 +160,40 @@ impl Default for ClientConfig {
 
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Frame, CallError>>>>>;
 
+/// The outcome of one connect, shared by every call that waited for it.
+type Connected = Result<Arc<Conn>, ConnectFailed>;
+
+/// Why a connect failed, in a form every waiting call can have a copy of.
+#[derive(Debug, Clone)]
+enum ConnectFailed {
+    Io(std::io::ErrorKind, String),
+    TimedOut(Duration),
+}
+
+impl ConnectFailed {
+    fn to_error(&self, addr: &str) -> CallError {
+        let addr = addr.to_owned();
+        match self {
+            ConnectFailed::Io(kind, message) => CallError::Connect {
+                addr,
+                source: std::io::Error::new(*kind, message.clone()),
+            },
+            ConnectFailed::TimedOut(timeout) => CallError::ConnectTimeout {
+                addr,
+                timeout: *timeout,
+            },
+        }
+    }
+}
+
+/// The client's connection.
+enum Slot {
+    Empty,
+    /// A connect is under way; its outcome comes on the channel.
+    Connecting(watch::Receiver<Option<Connected>>),
+    Ready(Arc<Conn>),
+}
+
 /// One live connection.
 struct Conn {
     tx: mpsc::Sender<Frame>,
@@ -170,7 +220,8 @@ impl Drop for Conn {
 struct Inner {
     addr: String,
     config: ClientConfig,
-    conn: tokio::sync::Mutex<Option<Arc<Conn>>>,
+    /// Never held across an await: a connect runs in its own task.
+    conn: Mutex<Slot>,
     next_id: AtomicU64,
     connects: AtomicU64,
 }
@@ -212,7 +263,7 @@ impl Client {
             inner: Arc::new(Inner {
                 addr: addr.into(),
                 config,
-                conn: tokio::sync::Mutex::new(None),
+                conn: Mutex::new(Slot::Empty),
                 next_id: AtomicU64::new(1),
                 connects: AtomicU64::new(0),
             }),
@@ -291,15 +342,26 @@ impl Client {
         Ok(Response::from_frame(&frame)?)
     }
 
-    /// Sends a one-way call: no response is expected, none comes.
+    /// Sends a one-way call: no response is expected, none comes. Connecting and queueing
+    /// it take the call's timeout at most.
     pub async fn oneway(&self, req: &Request) -> Result<(), CallError> {
         let frame = req.to_frame(self.next_id(), false);
         self.check_payload(&frame)?;
-        let conn = self.connection().await?;
-        conn.tx
-            .send(frame)
+        let id = frame.request_id();
+        let timeout = timeout_of(req, &self.inner.config);
+        let queued = async {
+            let conn = self.connection().await?;
+            conn.tx
+                .send(frame)
+                .await
+                .map_err(|_| CallError::Closed("writer stopped".into()))
+        };
+        tokio::time::timeout(timeout, queued)
             .await
-            .map_err(|_| CallError::Closed("writer stopped".into()))
+            .unwrap_or(Err(CallError::Timeout {
+                request_id: id,
+                timeout,
+            }))
     }
 
     /// Sends a heartbeat and waits for its answer; returns the round-trip time.
@@ -325,8 +387,12 @@ impl Client {
     /// Closes the connection (calls in flight fail with [`CallError::Closed`]); the next call
     /// reconnects.
     pub async fn close(&self) {
-        if let Some(conn) = self.inner.conn.lock().await.take() {
-            shut(&conn.pending, &conn.closed, "closed by the client");
+        let slot = std::mem::replace(&mut *lock(&self.inner.conn), Slot::Empty);
+        match slot {
+            Slot::Ready(conn) => shut(&conn.pending, &conn.closed, "closed by the client"),
+            // A connect under way goes on; its connection replaces the empty slot.
+            Slot::Connecting(rx) => *lock(&self.inner.conn) = Slot::Connecting(rx),
+            Slot::Empty => {}
         }
     }
 
@@ -345,60 +411,93 @@ impl Client {
         Ok(())
     }
 
+    /// Sends a two-way frame and waits for its answer; `timeout` covers it all, connecting
+    /// included.
     async fn send(&self, frame: Frame, timeout: Duration) -> Result<Frame, CallError> {
         self.check_payload(&frame)?;
         let id = frame.request_id();
-        let conn = self.connection().await?;
-        let (tx, rx) = oneshot::channel();
-        lock(&conn.pending).insert(id, tx);
-        if conn.closed.load(Ordering::Acquire) {
-            lock(&conn.pending).remove(&id);
-            return Err(CallError::Closed("connection closed".into()));
-        }
-        if conn.tx.send(frame).await.is_err() {
-            lock(&conn.pending).remove(&id);
-            return Err(CallError::Closed("writer stopped".into()));
-        }
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(CallError::Closed("connection closed".into())),
-            Err(_) => {
-                // Forget the id: a late answer finds no one and is dropped.
+        // The connection the call's id was registered on, to forget it on a timeout.
+        let mut registered = None;
+        let call = async {
+            let conn = self.connection().await?;
+            let (tx, rx) = oneshot::channel();
+            lock(&conn.pending).insert(id, tx);
+            registered = Some(conn.clone());
+            if conn.closed.load(Ordering::Acquire) {
                 lock(&conn.pending).remove(&id);
-                Err(CallError::Timeout {
-                    request_id: id,
-                    timeout,
-                })
+                return Err(CallError::Closed("connection closed".into()));
             }
-        }
+            if conn.tx.send(frame).await.is_err() {
+                lock(&conn.pending).remove(&id);
+                return Err(CallError::Closed("writer stopped".into()));
+            }
+            rx.await
+                .unwrap_or_else(|_| Err(CallError::Closed("connection closed".into())))
+        };
+        let outcome = tokio::time::timeout(timeout, call).await;
+        outcome.unwrap_or_else(|_| {
+            // Forget the id: a late answer finds no one and is dropped.
+            if let Some(conn) = registered {
+                lock(&conn.pending).remove(&id);
+            }
+            Err(CallError::Timeout {
+                request_id: id,
+                timeout,
+            })
+        })
     }
 
+    /// The connection, opened if there is none (or it closed, or its provider is shutting
+    /// down). One connect at a time runs, in a task of its own, so that a call giving up
+    /// (its timeout) abandons none of the others waiting for it.
     async fn connection(&self) -> Result<Arc<Conn>, CallError> {
-        let mut slot = self.inner.conn.lock().await;
-        if let Some(c) = slot.as_ref() {
-            if c.usable() || !self.inner.config.reconnect {
-                return Ok(c.clone());
+        let mut outcome = {
+            let mut slot = lock(&self.inner.conn);
+            match &*slot {
+                Slot::Ready(c) if c.usable() || !self.inner.config.reconnect => {
+                    return Ok(c.clone())
+                }
+                Slot::Connecting(rx) => rx.clone(),
+                Slot::Ready(_) | Slot::Empty => {
+                    let (tx, rx) = watch::channel(None);
+                    *slot = Slot::Connecting(rx.clone());
+                    let client = self.clone();
+                    tokio::spawn(async move {
+                        let connected = client.open().await.map(Arc::new);
+                        let mut slot = lock(&client.inner.conn);
+                        // `close` may have emptied the slot meanwhile: the new connection is
+                        // the client's all the same.
+                        *slot = match &connected {
+                            Ok(conn) => Slot::Ready(conn.clone()),
+                            Err(_) => Slot::Empty,
+                        };
+                        drop(slot);
+                        let _ = tx.send(Some(connected));
+                    });
+                    rx
+                }
             }
+        };
+        let connected = outcome
+            .wait_for(Option::is_some)
+            .await
+            .map_err(|_| CallError::Closed("the connect was abandoned".into()))?
+            .clone();
+        match connected {
+            Some(Ok(conn)) => Ok(conn),
+            Some(Err(failed)) => Err(failed.to_error(&self.inner.addr)),
+            None => Err(CallError::Closed("the connect was abandoned".into())),
         }
-        let conn = Arc::new(self.open().await?);
-        *slot = Some(conn.clone());
-        Ok(conn)
     }
 
-    async fn open(&self) -> Result<Conn, CallError> {
+    async fn open(&self) -> Result<Conn, ConnectFailed> {
         let cfg = &self.inner.config;
-        let addr = self.inner.addr.clone();
-        let stream = match tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(&addr))
-            .await
+        let addr = &self.inner.addr;
+        let stream = match tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(addr)).await
         {
             Ok(Ok(s)) => s,
-            Ok(Err(source)) => return Err(CallError::Connect { addr, source }),
-            Err(_) => {
-                return Err(CallError::Connect {
-                    addr,
-                    source: std::io::Error::new(std::io::ErrorKind::TimedOut, "connect timed out"),
-                })
-            }
+            Ok(Err(e)) => return Err(ConnectFailed::Io(e.kind(), e.to_string())),
+            Err(_) => return Err(ConnectFailed::TimedOut(cfg.connect_timeout)),
         };
         let _ = stream.set_nodelay(true);
         self.inner.connects.fetch_add(1, Ordering::Relaxed);
@@ -414,7 +513,7 @@ impl Client {
             let closed = closed.clone();
             let max = cfg.max_payload;
             tokio::spawn(async move {
-                let result = write_loop(w, rx, max).await;
+                let result = write_loop(w, rx, max, None).await;
                 let why = match result {
                     Ok(()) => "writer stopped".to_owned(),
                     Err(e) => format!("write failed: {e}"),

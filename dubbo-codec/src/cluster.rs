@@ -465,6 +465,14 @@ impl Inner {
     }
 }
 
+/// Whether the provider could not be connected to (it is taken out until a probe answers).
+fn unreachable(e: &CallError) -> bool {
+    matches!(
+        e,
+        CallError::Connect { .. } | CallError::ConnectTimeout { .. }
+    )
+}
+
 /// Whether another provider may answer where this one failed (Java retries every
 /// `RpcException` but the provider's own exceptions; a request too large or unreadable fails
 /// everywhere).
@@ -472,6 +480,7 @@ fn retryable(e: &CallError) -> bool {
     matches!(
         e,
         CallError::Connect { .. }
+            | CallError::ConnectTimeout { .. }
             | CallError::Closed(_)
             | CallError::Timeout { .. }
             | CallError::Status { .. }
@@ -647,7 +656,7 @@ impl ClusterClient {
             match r {
                 Ok(v) => return Ok(v),
                 Err(e) => {
-                    if matches!(e, CallError::Connect { .. }) {
+                    if unreachable(&e) {
                         self.inner.mark_down(addr, &e);
                     }
                     let again = retryable(&e);
@@ -700,7 +709,7 @@ impl ClusterClient {
             match r {
                 Ok(v) => return Ok(v),
                 Err(e) => {
-                    if matches!(e, CallError::Connect { .. }) {
+                    if unreachable(&e) {
                         self.inner.mark_down(addr, &e);
                     }
                     last = Some(ClusterError::Call {

@@ -3,6 +3,7 @@
 //! reported and skipped instead of ending the stream, as a `FramedRead` would).
 
 use std::io;
+use std::time::Duration;
 
 use bytes::BytesMut;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -16,12 +17,15 @@ use crate::frame::Frame;
 const WRITE_BATCH: usize = 64;
 
 /// Writes every frame received on `rx` until the channel closes or a write fails. Frames
-/// waiting together are written with one `write_all`.
+/// waiting together are written with one write. With `stall`, a write that makes no progress
+/// for that long (the peer is not reading) ends the loop with [`WriteError::Stalled`]; what
+/// waits in the channel is freed when the loop returns (the receiver is dropped).
 pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
     mut w: W,
     mut rx: mpsc::Receiver<Frame>,
     max_payload: u32,
-) -> io::Result<()> {
+    stall: Option<Duration>,
+) -> Result<(), WriteError> {
     let codec = FrameCodec::with_max_payload(max_payload);
     let mut buf = BytesMut::with_capacity(8 * 1024);
     while let Some(frame) = rx.recv().await {
@@ -36,11 +40,55 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
                 Err(_) => break,
             }
         }
-        w.write_all(&buf).await?;
+        match stall {
+            None => w.write_all(&buf).await?,
+            Some(stall) => write_all_unless_stalled(&mut w, &buf, stall).await?,
+        }
         buf.clear();
     }
     let _ = w.shutdown().await;
     Ok(())
+}
+
+/// `write_all`, failing when one write makes no progress for `stall`.
+async fn write_all_unless_stalled<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    mut buf: &[u8],
+    stall: Duration,
+) -> Result<(), WriteError> {
+    while !buf.is_empty() {
+        let n = tokio::time::timeout(stall, w.write(buf))
+            .await
+            .map_err(|_| WriteError::Stalled(stall))??;
+        if n == 0 {
+            return Err(io::Error::from(io::ErrorKind::WriteZero).into());
+        }
+        buf = &buf[n..];
+    }
+    Ok(())
+}
+
+/// Why a connection's writer stopped.
+#[derive(Debug)]
+pub(crate) enum WriteError {
+    Io(io::Error),
+    /// No byte could be written for this long.
+    Stalled(Duration),
+}
+
+impl From<io::Error> for WriteError {
+    fn from(e: io::Error) -> Self {
+        WriteError::Io(e)
+    }
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::Io(e) => e.fmt(f),
+            WriteError::Stalled(d) => write!(f, "no byte could be written for {d:?}"),
+        }
+    }
 }
 
 fn encode_or_skip(codec: &FrameCodec, frame: &Frame, buf: &mut BytesMut) {
@@ -79,28 +127,51 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
     /// ends the stream.
     pub(crate) async fn next(&mut self) -> Result<Read, ReadError> {
         loop {
-            match self.codec.decode_frame(&mut self.buf) {
-                Ok(Some(frame)) => return Ok(Read::Frame(frame)),
-                Ok(None) => {}
-                Err(e @ DecodeError::PayloadTooLarge { .. }) => return Ok(Read::TooLarge(e)),
-                Err(e) => return Err(ReadError::Decode(e)),
+            if let Some(read) = self.buffered()? {
+                return Ok(read);
             }
-            if self.buf.capacity() - self.buf.len() < 4096 {
-                self.buf.reserve(8 * 1024);
-            }
-            let n = self
-                .r
-                .read_buf(&mut self.buf)
-                .await
-                .map_err(ReadError::Io)?;
-            if n == 0 {
-                return match self.codec.decode_frame_eof(&mut self.buf) {
-                    Ok(Some(frame)) => Ok(Read::Frame(frame)),
-                    Ok(None) => Ok(Read::Eof),
-                    Err(e) => Err(ReadError::Decode(e)),
-                };
+            if let Some(read) = self.fill().await? {
+                return Ok(read);
             }
         }
+    }
+
+    /// The next frame if it is whole in the buffer (or a frame over the limit, from its
+    /// header).
+    pub(crate) fn buffered(&mut self) -> Result<Option<Read>, ReadError> {
+        match self.codec.decode_frame(&mut self.buf) {
+            Ok(Some(frame)) => Ok(Some(Read::Frame(frame))),
+            Ok(None) => Ok(None),
+            Err(e @ DecodeError::PayloadTooLarge { .. }) => Ok(Some(Read::TooLarge(e))),
+            Err(e) => Err(ReadError::Decode(e)),
+        }
+    }
+
+    /// Reads once from the stream: `None` when bytes arrived (see [`FrameReader::buffered`]),
+    /// else how the stream ended. Cancel-safe: bytes read are never lost.
+    pub(crate) async fn fill(&mut self) -> Result<Option<Read>, ReadError> {
+        if self.buf.capacity() - self.buf.len() < 4096 {
+            self.buf.reserve(8 * 1024);
+        }
+        let n = self
+            .r
+            .read_buf(&mut self.buf)
+            .await
+            .map_err(ReadError::Io)?;
+        if n > 0 {
+            return Ok(None);
+        }
+        match self.codec.decode_frame_eof(&mut self.buf) {
+            Ok(Some(frame)) => Ok(Some(Read::Frame(frame))),
+            Ok(None) => Ok(Some(Read::Eof)),
+            Err(e) => Err(ReadError::Decode(e)),
+        }
+    }
+
+    /// True when a frame has begun and not ended: part of it is buffered, or the body of a
+    /// frame over the limit is being skipped.
+    pub(crate) fn mid_frame(&self) -> bool {
+        !self.buf.is_empty() || self.codec.is_discarding()
     }
 }
 

@@ -10,7 +10,7 @@ use dubbo_codec::client::{CallError, Client, ClientConfig};
 use dubbo_codec::header::Header;
 use dubbo_codec::response::Response;
 use dubbo_codec::server::{HandlerError, Reply, Server, Service};
-use dubbo_codec::{Event, Frame, FrameCodec, FrameKind, Request, Serialization, Status};
+use dubbo_codec::{Event, Frame, FrameKind, Request, Serialization, Status};
 use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -197,42 +197,8 @@ async fn client_against_our_server() {
     server.shutdown(Duration::from_secs(1)).await;
 }
 
-/// Reads one frame from a raw socket (`None` when the server closed the connection).
-async fn read_frame(s: &mut TcpStream, buf: &mut BytesMut) -> Option<Frame> {
-    let mut codec = FrameCodec::new();
-    loop {
-        if let Some(f) = codec.decode_frame(buf).unwrap() {
-            return Some(f);
-        }
-        let n = tokio::time::timeout(Duration::from_secs(5), s.read_buf(buf))
-            .await
-            .expect("the server answers or closes within 5 s")
-            .unwrap_or(0);
-        if n == 0 {
-            return None;
-        }
-    }
-}
-
 async fn raw(server: &Server) -> TcpStream {
     TcpStream::connect(server.local_addr()).await.unwrap()
-}
-
-fn wire(frame: &Frame) -> Vec<u8> {
-    let mut v = Vec::new();
-    frame.encode(&mut v).unwrap();
-    v
-}
-
-async fn assert_serves(server: &Server) {
-    let client = Client::connect(server.local_addr().to_string())
-        .await
-        .unwrap();
-    let r: i32 = client
-        .call(&req("add").arg("int", &1).arg("int", &2).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(r, 3);
 }
 
 fn status_of(f: &Frame) -> (Status, String) {

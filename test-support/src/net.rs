@@ -43,6 +43,31 @@ pub fn ask(addr: SocketAddr, request: &[u8]) -> Option<String> {
     Some(out)
 }
 
+/// Raises this process's soft limit on open files to its hard limit when it is below `need`
+/// (with the `prlimit` tool: no `unsafe` in the tests); returns the soft limit in force after,
+/// which a test with many connections scales its count to.
+pub fn raise_fd_limit(need: u64) -> u64 {
+    let soft_hard = || {
+        let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+        let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+        let mut nums = line
+            .split_whitespace()
+            .filter_map(|w| w.parse::<u64>().ok());
+        Some((nums.next()?, nums.next()?))
+    };
+    let Some((soft, hard)) = soft_hard() else {
+        return need; // not Linux: assume the test can run
+    };
+    if soft >= need {
+        return soft;
+    }
+    let _ = Command::new("prlimit")
+        .arg(format!("--pid={}", std::process::id()))
+        .arg(format!("--nofile={hard}:{hard}"))
+        .status();
+    soft_hard().map_or(soft, |(soft, _)| soft)
+}
+
 /// Whether a socket address as `ss` prints it (`127.0.0.1:80`, `[::1]:80`,
 /// `[::ffff:127.0.0.1]:80`) is on loopback.
 pub fn is_loopback(addr: &str) -> bool {

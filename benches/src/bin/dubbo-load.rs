@@ -136,7 +136,9 @@ fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Outcome2 
         Ok(f) => f,
         Err(CallError::Timeout { .. }) => return Outcome2::Err("timeout".into()),
         Err(CallError::Closed(_)) => return Outcome2::Err("closed".into()),
-        Err(CallError::Connect { .. }) => return Outcome2::Err("connect".into()),
+        Err(CallError::Connect { .. } | CallError::ConnectTimeout { .. }) => {
+            return Outcome2::Err("connect".into())
+        }
         Err(CallError::PayloadTooLarge(_)) => return Outcome2::Err("too_large".into()),
         Err(e) => return Outcome2::Err(format!("client_{}", short(&e.to_string()))),
     };

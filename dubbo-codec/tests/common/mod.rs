@@ -8,8 +8,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use bytes::BytesMut;
 use dubbo_codec::client::{Client, ClientConfig};
-use dubbo_codec::server::{HandlerError, Reply, Service};
+use dubbo_codec::server::{HandlerError, Reply, Server, Service};
+use dubbo_codec::{Frame, FrameCodec};
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
 // Each test binary uses some of these.
 #[allow(unused_imports)]
 pub use dubbo_test_support::java::{
@@ -107,6 +111,54 @@ pub async fn client_with_timeout(addr: String, timeout: Duration) -> Client {
     )
     .await
     .unwrap()
+}
+
+/// Reads one frame from a raw socket (`None` when the server closed the connection).
+pub async fn read_frame(s: &mut TcpStream, buf: &mut BytesMut) -> Option<Frame> {
+    let mut codec = FrameCodec::new();
+    loop {
+        if let Some(f) = codec.decode_frame(buf).unwrap() {
+            return Some(f);
+        }
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read_buf(buf))
+            .await
+            .expect("the server answers or closes within 5 s")
+            .unwrap_or(0);
+        if n == 0 {
+            return None;
+        }
+    }
+}
+
+/// The bytes of `frame` on the wire.
+pub fn wire(frame: &Frame) -> Vec<u8> {
+    let mut v = Vec::new();
+    frame.encode(&mut v).unwrap();
+    v
+}
+
+/// Asserts that `server` answers a new client's call (`add(1, 2)`).
+pub async fn assert_serves(server: &Server) {
+    let client = Client::connect(server.local_addr().to_string())
+        .await
+        .unwrap();
+    let r: i32 = client
+        .call(&req("add").arg("int", &1).arg("int", &2).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(r, 3);
+}
+
+/// Waits up to 10 s for `done` to hold, checking every 10 ms.
+pub async fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while std::time::Instant::now() < until {
+        if done() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    done()
 }
 
 /// The DemoService of the interop project, in Rust.

@@ -1,0 +1,126 @@
+//! How much one caller may hold of a server (connections, calls in flight, time to send a
+//! frame, time to take its answers), and the counters of what the limits turned away.
+//!
+//! The names and defaults are those of `dubbo-proxy`'s listener settings
+//! (`max_connections`, `max_inflight`, `frame_timeout_ms`, `first_frame_timeout_ms`,
+//! `idle_timeout_ms`), so a server behind the proxy and the proxy itself bound callers alike.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The limits a [`ServerBuilder`](super::ServerBuilder) sets. A zero timeout means never.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Limits {
+    pub(super) max_connections: usize,
+    pub(super) max_inflight: usize,
+    pub(super) write_timeout: Duration,
+    pub(super) first_frame_timeout: Duration,
+    pub(super) frame_timeout: Duration,
+    pub(super) idle_timeout: Duration,
+}
+
+/// Default of [`ServerBuilder::max_connections`](super::ServerBuilder::max_connections).
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10_000;
+/// Default of [`ServerBuilder::max_inflight`](super::ServerBuilder::max_inflight).
+pub const DEFAULT_MAX_INFLIGHT: usize = 4_096;
+/// Default of [`ServerBuilder::write_timeout`](super::ServerBuilder::write_timeout).
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// Default of [`ServerBuilder::first_frame_timeout`](super::ServerBuilder::first_frame_timeout):
+/// above Dubbo's 60 s heartbeat (a consumer that connects and waits sends its first heartbeat
+/// after 60 s), under the idle timeout.
+pub const DEFAULT_FIRST_FRAME_TIMEOUT: Duration = Duration::from_secs(90);
+/// Default of [`ServerBuilder::frame_timeout`](super::ServerBuilder::frame_timeout).
+pub const DEFAULT_FRAME_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`ServerBuilder::idle_timeout`](super::ServerBuilder::idle_timeout): three of
+/// Java's 60 s heartbeats.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(180);
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_inflight: DEFAULT_MAX_INFLIGHT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
+            first_frame_timeout: DEFAULT_FIRST_FRAME_TIMEOUT,
+            frame_timeout: DEFAULT_FRAME_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+}
+
+/// Zero means never.
+pub(super) fn enabled(timeout: Duration) -> Option<Duration> {
+    Some(timeout).filter(|t| !t.is_zero())
+}
+
+/// Why the server closed a caller's connection on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Closed {
+    /// No frame at all within the first-frame timeout.
+    NoFrame,
+    /// A frame began and did not finish within the frame timeout.
+    PartialFrame,
+    /// No frame for the idle timeout.
+    Idle,
+    /// Its answers could not be written for the write timeout.
+    WriteTimeout,
+}
+
+/// What the limits did, counted since the server started ([`Server::stats`](super::Server::stats)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerStats {
+    /// Connections accepted and served.
+    pub connections_accepted: u64,
+    /// Connections closed at once because `max_connections` were open.
+    pub connections_refused: u64,
+    /// Calls turned away because `max_inflight` calls of their connection were running:
+    /// answered `SERVER_THREADPOOL_EXHAUSTED_ERROR` (a one-way call is dropped).
+    pub calls_rejected: u64,
+    /// Connections closed because no frame came within `first_frame_timeout`.
+    pub closed_no_frame: u64,
+    /// Connections closed because a frame was not finished within `frame_timeout`.
+    pub closed_partial_frame: u64,
+    /// Connections closed because no frame came for `idle_timeout`.
+    pub closed_idle: u64,
+    /// Connections closed because their answers could not be written for `write_timeout`
+    /// (the caller was not reading); the answers waiting for them were dropped.
+    pub closed_write_timeout: u64,
+}
+
+/// The live counters behind [`ServerStats`].
+#[derive(Debug, Default)]
+pub(super) struct Counters {
+    pub(super) accepted: AtomicU64,
+    pub(super) refused: AtomicU64,
+    pub(super) rejected: AtomicU64,
+    no_frame: AtomicU64,
+    partial_frame: AtomicU64,
+    idle: AtomicU64,
+    write_timeout: AtomicU64,
+}
+
+impl Counters {
+    pub(super) fn closed(&self, why: Closed) {
+        let counter = match why {
+            Closed::NoFrame => &self.no_frame,
+            Closed::PartialFrame => &self.partial_frame,
+            Closed::Idle => &self.idle,
+            Closed::WriteTimeout => &self.write_timeout,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(super) fn snapshot(&self) -> ServerStats {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        ServerStats {
+            connections_accepted: get(&self.accepted),
+            connections_refused: get(&self.refused),
+            calls_rejected: get(&self.rejected),
+            closed_no_frame: get(&self.no_frame),
+            closed_partial_frame: get(&self.partial_frame),
+            closed_idle: get(&self.idle),
+            closed_write_timeout: get(&self.write_timeout),
+        }
+    }
+}

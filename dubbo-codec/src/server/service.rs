@@ -1,0 +1,304 @@
+//! What a server serves: [`Service`]s of method handlers, the [`Call`] a handler gets and the
+//! [`Reply`] or [`HandlerError`] it answers.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use bytes::{Bytes, BytesMut};
+use hessian2::encode::Encoder;
+use hessian2::value::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::attachments::Attachments;
+use crate::error::BodyError;
+use crate::exception::JavaException;
+use crate::format::{read_args, with_format, BodyFormat, Format};
+use crate::response::{encode_typed_result_in, provider_attachments};
+use crate::status::Status;
+
+/// The future a handler returns.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, HandlerError>> + Send>>;
+pub(super) type Handler = Arc<dyn Fn(Call) -> HandlerFuture + Send + Sync>;
+
+/// What a handler answers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A dynamic value (`Value::Null` is answered as a null result).
+    Value(Value),
+    /// `null` / `void`.
+    Null,
+    /// One value already serialized as a Hessian2 stream of its own (see [`Reply::typed`]).
+    /// A caller in another serialization gets it through a `Value`.
+    Encoded(Bytes),
+    /// The whole body of an OK response, in the call's serialization (see
+    /// [`Call::typed_reply`]).
+    Body(Bytes),
+}
+
+impl Reply {
+    /// A Rust value, serialized through serde (a value that serializes to `null`, such as
+    /// `None` or `()`, is a null result, as Java answers a `null` return), never through a
+    /// `Value`: the bytes are what the response body carries after its flag (an int, which
+    /// touches none of the stream's tables), so the server copies them once into the body.
+    pub fn typed<T: Serialize + ?Sized>(value: &T) -> Result<Reply, HandlerError> {
+        hessian2::to_vec(value)
+            .map(|v| Reply::Encoded(Bytes::from(v)))
+            .map_err(|e| {
+                HandlerError::Exception(JavaException::runtime(format!(
+                    "serializing the result: {e}"
+                )))
+            })
+    }
+
+    /// A dynamic value.
+    pub fn value(value: impl Into<Value>) -> Result<Reply, HandlerError> {
+        Ok(Reply::Value(value.into()))
+    }
+
+    /// A null result (the answer of a `void` method).
+    pub fn null() -> Result<Reply, HandlerError> {
+        Ok(Reply::Null)
+    }
+}
+
+/// Why a handler did not produce a value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HandlerError {
+    /// The method "threw": answered as a Java exception (status OK, exception flag).
+    #[error("{0}")]
+    Exception(JavaException),
+    /// Answered with a non-OK status and a message (the arguments could not be read:
+    /// `BAD_REQUEST`, ...).
+    #[error("{status:?}: {message}")]
+    Status {
+        /// The status.
+        status: Status,
+        /// The error message.
+        message: String,
+    },
+}
+
+impl HandlerError {
+    /// A `java.lang.RuntimeException` with `message`.
+    pub fn runtime(message: impl Into<String>) -> Self {
+        HandlerError::Exception(JavaException::runtime(message))
+    }
+
+    /// An exception of Java class `class` (e.g. `java.lang.IllegalStateException`).
+    pub fn exception(class: &str, message: impl Into<String>) -> Self {
+        HandlerError::Exception(JavaException::new(class, Some(message.into())))
+    }
+}
+
+impl From<JavaException> for HandlerError {
+    fn from(e: JavaException) -> Self {
+        HandlerError::Exception(e)
+    }
+}
+
+impl From<BodyError> for HandlerError {
+    /// Arguments that cannot be read are a bad request, as in Java (where the codec fails).
+    fn from(e: BodyError) -> Self {
+        HandlerError::Status {
+            status: Status::BadRequest,
+            message: format!("Fail to decode request due to: {e}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum Args {
+    /// The request body, its serialization and where its arguments start.
+    Raw {
+        body: Bytes,
+        format: BodyFormat,
+        offset: usize,
+        count: usize,
+    },
+    /// Arguments taken out of a generic call.
+    Values(Vec<Value>),
+}
+
+/// One call, as a handler sees it.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// The request id.
+    pub request_id: u64,
+    /// False for a one-way call (its reply is discarded).
+    pub two_way: bool,
+    /// The caller's Dubbo protocol version.
+    pub dubbo_version: String,
+    /// The service (interface) name.
+    pub service: String,
+    /// The service version.
+    pub version: String,
+    /// The group, if any.
+    pub group: Option<String>,
+    /// The method name (for a generic call, the method it names).
+    pub method: String,
+    /// The parameter descriptor (for a generic call, built from the types it names).
+    pub descriptor: String,
+    /// The request's attachments.
+    pub attachments: Attachments,
+    /// True when the call came as a generic call (`$invoke`).
+    pub generic: bool,
+    /// The caller's address.
+    pub peer: SocketAddr,
+    /// The serialization of the call, which the answer is written in.
+    pub format: BodyFormat,
+    pub(super) args: Args,
+}
+
+impl Call {
+    /// The number of arguments.
+    pub fn arg_count(&self) -> usize {
+        match &self.args {
+            Args::Raw { count, .. } => *count,
+            Args::Values(v) => v.len(),
+        }
+    }
+
+    /// The arguments as a Rust tuple, through serde: `let (name, n): (String, i32) =
+    /// call.args()?;`. An error converts to a `BAD_REQUEST` answer with `?`.
+    pub fn args<T: DeserializeOwned>(&self) -> Result<T, BodyError> {
+        match &self.args {
+            Args::Raw {
+                body,
+                format,
+                offset,
+                count,
+            } => with_format!(*format, f => f.decode_args(body, *offset, *count)),
+            Args::Values(values) => {
+                // Write the values as one Hessian2 stream and read them back typed.
+                let mut enc = Encoder::new(BytesMut::new());
+                for v in values {
+                    v.encode(&mut enc);
+                }
+                let f = crate::format::hessian2::Hessian2 {
+                    lite: enc.version(),
+                };
+                f.decode_args(&enc.into_inner().freeze(), 0, values.len())
+            }
+        }
+    }
+
+    /// A Rust value as the answer to this call, serialized through serde in the call's
+    /// serialization, never through a `Value` (for a Hessian2 call, [`Reply::typed`]).
+    pub fn typed_reply<T: Serialize + ?Sized>(&self, value: &T) -> Result<Reply, HandlerError> {
+        if let BodyFormat::Hessian2(_) = self.format {
+            return Reply::typed(value);
+        }
+        let attachments = provider_attachments(&self.dubbo_version);
+        encode_typed_result_in(self.format, value, attachments)
+            .map(Reply::Body)
+            .map_err(|e| {
+                HandlerError::Exception(JavaException::runtime(format!(
+                    "serializing the result: {e}"
+                )))
+            })
+    }
+
+    /// The arguments as dynamic values (references count from the first argument).
+    pub fn values(&self) -> Result<Vec<Value>, BodyError> {
+        match &self.args {
+            Args::Raw {
+                body,
+                format,
+                offset,
+                count,
+            } => {
+                let rest = body.get(*offset..).unwrap_or_default();
+                with_format!(*format, f => read_args(&mut f.reader(rest, *offset), *count))
+            }
+            Args::Values(v) => Ok(v.clone()),
+        }
+    }
+}
+
+/// A service: interface, version, group and its methods' handlers.
+#[derive(Clone)]
+pub struct Service {
+    pub(super) interface: String,
+    pub(super) version: String,
+    pub(super) group: Option<String>,
+    pub(super) methods: HashMap<String, Handler>,
+}
+
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("interface", &self.interface)
+            .field("version", &self.version)
+            .field("group", &self.group)
+            .field("methods", &self.methods.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+fn norm_version(v: &str) -> &str {
+    if v == "0.0.0" {
+        ""
+    } else {
+        v
+    }
+}
+
+impl Service {
+    /// A service with no version, no group and no methods.
+    pub fn new(interface: impl Into<String>) -> Self {
+        Service {
+            interface: interface.into(),
+            version: String::new(),
+            group: None,
+            methods: HashMap::new(),
+        }
+    }
+
+    /// The version (`""` and `"0.0.0"` both mean none).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// The group.
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.group = Some(group.into()).filter(|g: &String| !g.is_empty());
+        self
+    }
+
+    /// The handler of method `name` (every overload of it: see [`Call::descriptor`]).
+    pub fn method<F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(Call) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Reply, HandlerError>> + Send + 'static,
+    {
+        let h: Handler = Arc::new(move |call| Box::pin(handler(call)));
+        self.methods.insert(name.into(), h);
+        self
+    }
+
+    pub(super) fn key(&self) -> String {
+        service_key(&self.interface, &self.version, self.group.as_deref())
+    }
+}
+
+/// Java's service key form: `group/interface:version`.
+pub(super) fn service_key(interface: &str, version: &str, group: Option<&str>) -> String {
+    let mut k = String::new();
+    if let Some(g) = group.filter(|g| !g.is_empty()) {
+        k.push_str(g);
+        k.push('/');
+    }
+    k.push_str(interface);
+    let v = norm_version(version);
+    if !v.is_empty() {
+        k.push(':');
+        k.push_str(v);
+    }
+    k
+}
