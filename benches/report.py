@@ -271,33 +271,14 @@ def main():
         w("")
         peer_list = [p for p in PEER_NAMES
                      if p not in FASTJSON2_PEERS and any(p in v for v in peer_by.values())]
-        head = "| dataset/op | hessian2 | ns/op | min | allocs |"
-        sep = "| --- | --- | ---: | ---: | ---: |"
-        for p in peer_list:
-            head += f" {PEER_NAMES[p]} ns/op (min) | ratio mean (min) |"
-            sep += " ---: | ---: |"
-        w(head)
-        w(sep)
-        for (dataset, op), ours_rows in CROSS.items():
-            for label, g, f in ours_rows:
-                row = crit.get((g, f, ""))
-                if row is None:
-                    continue
-                a = allocs.get((g, f), (None, None))[0]
-                line = f"| {dataset}/{op} | {label} | {ns(row['mean'])} | {ns(row['min'])} | {'—' if a is None else a} |"
-                for p in peer_list:
-                    pr = peer_by.get((dataset, op), {}).get(p)
-                    if pr is None:
-                        line += " — | — |"
-                        continue
-                    rm, rn = ratio(pr["mean"], row["mean"]), ratio(pr["min"], row["min"])
-                    line += f" {ns(pr['mean'])} ({ns(pr['min'])}) | {fx(rm)} ({fx(rn)}) |"
-                    comparisons.append((f"{dataset}/{op}: {PEER_NAMES[p]} vs {label.split(' (')[0]}", rm, rn, p))
-                    for gp, factor in GOALS:
-                        if gp == p and dataset == "mix" and p in LIKE_FOR_LIKE.get(f, (p,)):
-                            what = f"Mix {op}" + (" (both reuse their decoder)" if f in LIKE_FOR_LIKE else "")
-                            goal_rows.append((what, label, p, factor, rm, rn))
-                w(line)
+
+        def goals(dataset, op, label, f, p, rm, rn):
+            for gp, factor in GOALS:
+                if gp == p and dataset == "mix" and p in LIKE_FOR_LIKE.get(f, (p,)):
+                    what = f"Mix {op}" + (" (both reuse their decoder)" if f in LIKE_FOR_LIKE else "")
+                    goal_rows.append((what, label, p, factor, rm, rn))
+
+        cross_rows(w, crit, allocs, peer_by, comparisons, CROSS, peer_list, "hessian2", goals)
         w("")
         floors = [(g, crit.get((g, "owned-floor", "")), allocs.get((g, "owned-floor"), (None, None))[0])
                   for g in ("mix/decode", "user/decode")]
@@ -465,7 +446,7 @@ def main():
 
 
 def cross_table(w, crit, allocs, peer_by, comparisons, cross, peers, ours, title, intro):
-    """A table of our rows (`cross`) against `peers`' rows of the same dataset/op."""
+    """A section: `title`, `intro`, then our rows (`cross`) against `peers`' rows."""
     peer_list = [p for p in peers if any(p in v for v in peer_by.values())]
     if not peer_list and not any((g, f, "") in crit for v in cross.values() for _, g, f in v):
         return
@@ -473,6 +454,14 @@ def cross_table(w, crit, allocs, peer_by, comparisons, cross, peers, ours, title
     w("")
     w(intro)
     w("")
+    cross_rows(w, crit, allocs, peer_by, comparisons, cross, peer_list, ours)
+    w("")
+
+
+def cross_rows(w, crit, allocs, peer_by, comparisons, cross, peer_list, ours, on_ratio=None):
+    """The table of our rows (`cross`: dataset/op -> [(label, group, function)]) against each
+    peer of `peer_list`; `on_ratio(dataset, op, label, function, peer, ratio_mean, ratio_min)`
+    sees every comparison."""
     head, sep = f"| dataset/op | {ours} | ns/op | min | allocs |", "| --- | --- | ---: | ---: | ---: |"
     for p in peer_list:
         head += f" {PEER_NAMES[p]} ns/op (min) | ratio mean (min) |"
@@ -494,8 +483,9 @@ def cross_table(w, crit, allocs, peer_by, comparisons, cross, peers, ours, title
                 rm, rn = ratio(pr["mean"], row["mean"]), ratio(pr["min"], row["min"])
                 line += f" {ns(pr['mean'])} ({ns(pr['min'])}) | {fx(rm)} ({fx(rn)}) |"
                 comparisons.append((f"{dataset}/{op}: {PEER_NAMES[p]} vs {label.split(' (')[0]}", rm, rn, p))
+                if on_ratio:
+                    on_ratio(dataset, op, label, f, p, rm, rn)
             w(line)
-    w("")
 
 
 def summary_table(crit, allocs):
