@@ -77,16 +77,18 @@ def table(scenario):
         calls = sum(f(r["calls"]) for r in m)
         p50 = med([f(r["p50_us"]) for r in m])
         p99 = med([f(r["p99_us"]) for r in m])
+        # The Java consumer reports no percentiles.
+        timed = any(r["p50_us"] for r in m)
         is_direct = t == "direct"
         total, kinds = syscall_cells(scenario, t)
         out.append((
             t,
             f"{med([f(r['rps']) for r in m]):.0f}",
             f"{med(ratios):.2f}",
-            f"{p50:.0f}",
-            f"{p99:.0f}",
-            "-" if is_direct else f"{p50 - d_p50:+.0f}",
-            "-" if is_direct else f"{p99 - d_p99:+.0f}",
+            f"{p50:.0f}" if timed else "-",
+            f"{p99:.0f}" if timed else "-",
+            "-" if is_direct or not timed else f"{p50 - d_p50:+.0f}",
+            "-" if is_direct or not timed else f"{p99 - d_p99:+.0f}",
             "-" if is_direct else per_call(sum(f(r["cpu_ticks"]) for r in m), calls),
             per_call(sum(f(r["provider_ticks"]) for r in m), calls),
             total,
