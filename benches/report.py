@@ -19,7 +19,8 @@ import sys
 
 # The function that is "ours" in a group: every other function of the group is a peer, and its
 # ratio is peer ns / ours ns (above 1: ours is faster).
-OURS = ["hessian2", "registry-urlweight", "dubbo-codec", "proxy", "ours"]
+# (`fastjson2` first: its groups also time hessian2 on the same objects, as a reference.)
+OURS = ["fastjson2", "hessian2", "registry-urlweight", "dubbo-codec", "proxy", "ours"]
 
 # Rows of the Rust benches that stand for the peers' datasets (benches/peers/README.md).
 # peer dataset/op -> [(label, rust group, rust function)]
@@ -40,6 +41,27 @@ CROSS = {
         ("hessian2 typed `User`, reused `Deserializer` (112 B)", "user/decode", "hessian2-reused"),
     ],
 }
+# The same for the fastjson2 bench (JSONB) against Java fastjson2's peer: Java measures the
+# self-referencing Mix (`D["m"]` a `$ref` to the Mix itself); a Rust struct cannot hold itself,
+# so the typed rows encode a nested Mix and the `Value` rows Java's exact bytes.
+CROSS_FASTJSON2 = {
+    ("mix", "encode"): [
+        ("fastjson2 typed `Mix` (D.m a nested Mix)", "fastjson2_mix/encode", "fastjson2"),
+        ("fastjson2 typed `Mix`, reused buffer", "fastjson2_mix/encode", "fastjson2-reused"),
+        ("fastjson2 `Value` of Java's bytes (self-ref)", "fastjson2_mix_self_ref/encode", "fastjson2-value"),
+    ],
+    ("mix", "decode"): [
+        ("fastjson2 typed `Mix` (D.m a nested Mix)", "fastjson2_mix/decode", "fastjson2"),
+        ("fastjson2 `Value` of Java's bytes (self-ref)", "fastjson2_mix_self_ref/decode", "fastjson2-value"),
+    ],
+    ("user", "encode"): [
+        ("fastjson2 typed `User`", "fastjson2_user/encode", "fastjson2"),
+        ("fastjson2 typed `User`, reused buffer", "fastjson2_user/encode", "fastjson2-reused"),
+    ],
+    ("user", "decode"): [("fastjson2 typed `User`", "fastjson2_user/decode", "fastjson2")],
+}
+# Peers of the fastjson2 bench (the others are Hessian peers).
+FASTJSON2_PEERS = ("java-fastjson2",)
 # Rows compared like-for-like only with some peers: a reused decoder with Java's reused
 # Hessian2Input (Go's peer makes a new decoder per message, as `from_slice` does). The goals
 # table lists such a row only against those peers.
@@ -54,6 +76,7 @@ PEER_NAMES = {
     "go-hessian2": "dubbo-go-hessian2",
     "java-hessian-lite3": "Java hessian-lite 3.2.13",
     "java-hessian-lite4": "Java hessian-lite 4.0.4",
+    "java-fastjson2": "Java fastjson2 2.0.52 (JSONB)",
 }
 # Issue 3's goals: (peer, factor).
 GOALS = [("go-hessian2", 10.0), ("java-hessian-lite3", 5.0)]
@@ -229,7 +252,8 @@ def main():
     for r in peers:
         peer_by.setdefault((r["dataset"], r["op"]), {})[r["peer"]] = r
     goal_rows = []
-    if peers or any((g, f, "") in crit for v in CROSS.values() for _, g, f in v):
+    hessian_peers = [r for r in peers if r["peer"] not in FASTJSON2_PEERS]
+    if hessian_peers or any((g, f, "") in crit for v in CROSS.values() for _, g, f in v):
         w("## Cross-language: the same Mix and User in dubbo-go-hessian2 and Java hessian-lite")
         w("")
         w("The peers (`benches/peers/run`) encode and decode the seed article's `Mix` with "
@@ -245,34 +269,16 @@ def main():
           "as the `from_slice` rows do (a new `Deserializer` per message, its tables from a "
           "per-thread pool).")
         w("")
-        peer_list = [p for p in PEER_NAMES if any(p in v for v in peer_by.values())]
-        head = "| dataset/op | hessian2 | ns/op | min | allocs |"
-        sep = "| --- | --- | ---: | ---: | ---: |"
-        for p in peer_list:
-            head += f" {PEER_NAMES[p]} ns/op (min) | ratio mean (min) |"
-            sep += " ---: | ---: |"
-        w(head)
-        w(sep)
-        for (dataset, op), ours_rows in CROSS.items():
-            for label, g, f in ours_rows:
-                row = crit.get((g, f, ""))
-                if row is None:
-                    continue
-                a = allocs.get((g, f), (None, None))[0]
-                line = f"| {dataset}/{op} | {label} | {ns(row['mean'])} | {ns(row['min'])} | {'—' if a is None else a} |"
-                for p in peer_list:
-                    pr = peer_by.get((dataset, op), {}).get(p)
-                    if pr is None:
-                        line += " — | — |"
-                        continue
-                    rm, rn = ratio(pr["mean"], row["mean"]), ratio(pr["min"], row["min"])
-                    line += f" {ns(pr['mean'])} ({ns(pr['min'])}) | {fx(rm)} ({fx(rn)}) |"
-                    comparisons.append((f"{dataset}/{op}: {PEER_NAMES[p]} vs {label.split(' (')[0]}", rm, rn, p))
-                    for gp, factor in GOALS:
-                        if gp == p and dataset == "mix" and p in LIKE_FOR_LIKE.get(f, (p,)):
-                            what = f"Mix {op}" + (" (both reuse their decoder)" if f in LIKE_FOR_LIKE else "")
-                            goal_rows.append((what, label, p, factor, rm, rn))
-                w(line)
+        peer_list = [p for p in PEER_NAMES
+                     if p not in FASTJSON2_PEERS and any(p in v for v in peer_by.values())]
+
+        def goals(dataset, op, label, f, p, rm, rn):
+            for gp, factor in GOALS:
+                if gp == p and dataset == "mix" and p in LIKE_FOR_LIKE.get(f, (p,)):
+                    what = f"Mix {op}" + (" (both reuse their decoder)" if f in LIKE_FOR_LIKE else "")
+                    goal_rows.append((what, label, p, factor, rm, rn))
+
+        cross_rows(w, crit, allocs, peer_by, comparisons, CROSS, peer_list, "hessian2", goals)
         w("")
         floors = [(g, crit.get((g, "owned-floor", "")), allocs.get((g, "owned-floor"), (None, None))[0])
                   for g in ("mix/decode", "user/decode")]
@@ -293,6 +299,15 @@ def main():
             for r in peers:
                 w(f"| {PEER_NAMES.get(r['peer'], r['peer'])} | {r['dataset']}/{r['op']} | {r['allocs']} | {r['bytes']} |")
             w("")
+
+    # ---- fastjson2 against Java fastjson2
+    cross_table(w, crit, allocs, peer_by, comparisons, CROSS_FASTJSON2, FASTJSON2_PEERS, "fastjson2",
+                "## Cross-language: fastjson2 (JSONB) against Java fastjson2",
+                "The Java peer (`benches/peers/java`, `Fastjson2Bench`, JMH) encodes and decodes the "
+                "same `User` and the self-referencing `Mix` with fastjson2 2.0.52's JSONB and Dubbo's "
+                "writer and reader features (serialization id 23); its setup checks its bytes against "
+                "`fastjson2/tests/vectors`. Java's `Mix` refers to itself (`$ref`): the typed Rust rows "
+                "encode a nested Mix instead (more work), the `Value` rows Java's exact bytes.")
 
     # ---- goals
     json_goal = []
@@ -366,7 +381,8 @@ def main():
             if base is not None and f != ours and ours == "hessian2" and not f.startswith("hessian2"):
                 comparisons.append((f"{name}: {f} vs {base_name}", ratio(row["mean"], base["mean"]),
                                     ratio(row["min"], base["min"]), f.split("-borrowed")[0]))
-            elif base is not None and f != ours and ours != "hessian2" and f not in OURS:
+            elif (base is not None and f != ours and ours != "hessian2" and f not in OURS
+                  and not f.startswith(f"{ours}-")):
                 comparisons.append((f"{name}: {f} vs {ours}", ratio(row["mean"], base["mean"]),
                                     ratio(row["min"], base["min"]), "other"))
     w("")
@@ -379,6 +395,8 @@ def main():
         name = os.path.basename(log)[6:-4]
         for line in open(log, errors="replace"):
             line = line.strip()
+            if line.startswith(("Compiling ", "Finished ", "Running ")):
+                continue  # cargo's own lines (a crate named *alloc*)
             if (("alloc" in line.lower() and not line.startswith("allocations ")) or
                     "zero-copy" in line or "slice of the input" in line or
                     re.match(r"payload_\w+: \d+ users", line)):
@@ -405,15 +423,76 @@ def main():
         w("```")
         w("")
 
+    # benches/proxy-compare's tables, when its output was put in the run directory.
+    pc = os.path.join(run, "proxy-compare.txt")
+    if os.path.exists(pc):
+        w("## proxy-compare: dubbo-proxy against HAProxy and direct calls (its own report)")
+        w("")
+        w("`benches/proxy-compare/run` (see its README): a Java Dubbo provider called directly and "
+          "through each proxy in the same run; its peer is HAProxy in TCP mode.")
+        w("")
+        for line in open(pc).read().rstrip().split("\n"):
+            # Its header lines ("# date, load") are text here, its tables' titles subsections.
+            if line.startswith("# "):
+                line = line[2:] + "  "
+            elif line.startswith("## "):
+                line = "#" + line
+            w(line)
+        w("")
+
     open(os.path.join(benches, "RESULTS.md"), "w").write("\n".join(lines) + "\n")
     update_readme(os.path.join(benches, "README.md"), lines, meta)
     write_svg(os.path.join(benches, "results.svg"), comparisons, meta)
 
 
+def cross_table(w, crit, allocs, peer_by, comparisons, cross, peers, ours, title, intro):
+    """A section: `title`, `intro`, then our rows (`cross`) against `peers`' rows."""
+    peer_list = [p for p in peers if any(p in v for v in peer_by.values())]
+    if not peer_list and not any((g, f, "") in crit for v in cross.values() for _, g, f in v):
+        return
+    w(title)
+    w("")
+    w(intro)
+    w("")
+    cross_rows(w, crit, allocs, peer_by, comparisons, cross, peer_list, ours)
+    w("")
+
+
+def cross_rows(w, crit, allocs, peer_by, comparisons, cross, peer_list, ours, on_ratio=None):
+    """The table of our rows (`cross`: dataset/op -> [(label, group, function)]) against each
+    peer of `peer_list`; `on_ratio(dataset, op, label, function, peer, ratio_mean, ratio_min)`
+    sees every comparison."""
+    head, sep = f"| dataset/op | {ours} | ns/op | min | allocs |", "| --- | --- | ---: | ---: | ---: |"
+    for p in peer_list:
+        head += f" {PEER_NAMES[p]} ns/op (min) | ratio mean (min) |"
+        sep += " ---: | ---: |"
+    w(head)
+    w(sep)
+    for (dataset, op), ours_rows in cross.items():
+        for label, g, f in ours_rows:
+            row = crit.get((g, f, ""))
+            if row is None:
+                continue
+            a = allocs.get((g, f), (None, None))[0]
+            line = f"| {dataset}/{op} | {label} | {ns(row['mean'])} | {ns(row['min'])} | {'—' if a is None else a} |"
+            for p in peer_list:
+                pr = peer_by.get((dataset, op), {}).get(p)
+                if pr is None:
+                    line += " — | — |"
+                    continue
+                rm, rn = ratio(pr["mean"], row["mean"]), ratio(pr["min"], row["min"])
+                line += f" {ns(pr['mean'])} ({ns(pr['min'])}) | {fx(rm)} ({fx(rn)}) |"
+                comparisons.append((f"{dataset}/{op}: {PEER_NAMES[p]} vs {label.split(' (')[0]}", rm, rn, p))
+                if on_ratio:
+                    on_ratio(dataset, op, label, f, p, rm, rn)
+            w(line)
+
+
 def summary_table(crit, allocs):
     """One row per hessian2 group: hessian2, serde_json and rmp-serde, mean (min)."""
     out = []
-    groups = sorted({g for (g, f, p) in crit if f == "hessian2" and not p})
+    # (The fastjson2 bench times hessian2 in its groups too: a reference there, not a dataset.)
+    groups = sorted({g for (g, f, p) in crit if f == "hessian2" and not p and not g.startswith("fastjson2_")})
     if not groups:
         return out
     out.append("| dataset/op | hessian2 ns/op (min) | allocs | serde_json (min) | ratio | rmp-serde (min) | ratio |")
@@ -463,6 +542,7 @@ COLORS = {
     "go-hessian2": "#00add8",
     "java-hessian-lite3": "#e76f00",
     "java-hessian-lite4": "#b07219",
+    "java-fastjson2": "#c0392b",
     "serde_json": "#6a5acd",
     "rmp-serde": "#2e8b57",
     "other": "#888888",

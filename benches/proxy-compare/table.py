@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
-"""Prints the proxy-compare table from results.tsv (see ./run): medians over the rounds."""
+"""Prints the proxy-compare tables from results.tsv and syscalls.tsv (see ./run): one table per
+scenario, medians over the rounds.
+
+Usage: table.py RESULTS.tsv CLK_TCK [SYSCALLS.tsv]
+"""
 import csv
 import statistics
 import sys
 
-path, clk_tck, conns = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, clk_tck = sys.argv[1], int(sys.argv[2])
+sys_path = sys.argv[3] if len(sys.argv) > 3 else None
 rows = list(csv.DictReader(open(path), delimiter="\t"))
-order = []
-for r in rows:
-    if r["target"] not in order:
-        order.append(r["target"])
+sys_rows = list(csv.DictReader(open(sys_path), delimiter="\t")) if sys_path else []
+
+
+def ordered(key, rs):
+    seen = []
+    for r in rs:
+        if r[key] not in seen:
+            seen.append(r[key])
+    return seen
 
 
 def f(x):
@@ -23,31 +33,84 @@ def med(xs):
     return statistics.median(xs) if xs else 0.0
 
 
-by = {}
-for r in rows:
-    by.setdefault((r["scenario"], r["target"]), []).append(r)
-direct = {(r["scenario"], r["round"]): f(r["rps"]) for r in rows if r["target"] == "direct"}
+def per_call(ticks, calls):
+    return f"{ticks / clk_tck / calls * 1e6:.1f}" if calls else "-"
 
-hdr = ("target", f"load rps ({conns}x1)", "ratio", "p50 us", "p99 us", "1x1 p50 us", "added p50 us",
-       "1x1 p99 us", "CPU us/call", "RSS MiB", "errors")
-out = [hdr]
-d_single = med([f(r["p50_us"]) for r in by.get(("single", "direct"), [])])
-for t in order:
-    load = by.get(("load", t), [])
-    single = by.get(("single", t), [])
-    ratios = [f(r["rps"]) / direct[("load", r["round"])] for r in load if direct.get(("load", r["round"]))]
-    calls = sum(f(r["calls"]) for r in load + single)
-    ticks = sum(f(r["cpu_ticks"]) for r in load + single)
-    cpu = "-" if t == "direct" or calls == 0 else f"{ticks / clk_tck / calls * 1e6:.1f}"
-    rss = "-" if t == "direct" else f"{max(f(r['rss_kib']) for r in load) / 1024:.1f}"
-    p50s = med([f(r["p50_us"]) for r in single])
-    out.append((t, f"{med([f(r['rps']) for r in load]):.0f}", f"{med(ratios):.2f}",
-                f"{med([f(r['p50_us']) for r in load]):.0f}", f"{med([f(r['p99_us']) for r in load]):.0f}",
-                f"{p50s:.0f}", "-" if t == "direct" else f"{p50s - d_single:+.0f}",
-                f"{med([f(r['p99_us']) for r in single]):.0f}", cpu, rss,
-                f"{sum(f(r['errors']) for r in load + single):.0f}"))
-w = [max(len(str(r[i])) for r in out) for i in range(len(hdr))]
-for i, r in enumerate(out):
-    print("| " + " | ".join(str(c).ljust(w[j]) for j, c in enumerate(r)) + " |")
-    if i == 0:
-        print("|" + "|".join("-" * (x + 2) for x in w) + "|")
+
+# System calls per call: (scenario, target) -> {kind: per call}, "total" included.
+syscalls = {}
+for r in sys_rows:
+    calls = f(r["calls"])
+    if calls:
+        syscalls.setdefault((r["scenario"], r["target"]), {})[r["syscall"]] = f(r["count"]) / calls
+
+
+def syscall_cells(scenario, target):
+    by_kind = syscalls.get((scenario, target))
+    if not by_kind:
+        return "-", "-"
+    total = by_kind.get("total", 0.0)
+    kinds = sorted(((v, k) for k, v in by_kind.items() if k != "total" and v >= 0.005), reverse=True)
+    named = sum(v for v, _ in kinds)
+    parts = [f"{k} {v:.2f}" for v, k in kinds]
+    if total - named >= 0.005:
+        parts.append(f"other {total - named:.2f}")
+    return f"{total:.2f}", ", ".join(parts)
+
+
+HDR = ("target", "calls/s", "ratio", "p50 us", "p99 us", "added p50 us", "added p99 us", "CPU us/call",
+       "provider CPU us/call", "syscalls/call", "syscalls/call by kind", "RSS MiB", "errors")
+
+
+def table(scenario):
+    rs = [r for r in rows if r["scenario"] == scenario]
+    by = {}
+    for r in rs:
+        by.setdefault(r["target"], []).append(r)
+    direct_rps = {r["round"]: f(r["rps"]) for r in by.get("direct", [])}
+    d_p50 = med([f(r["p50_us"]) for r in by.get("direct", [])])
+    d_p99 = med([f(r["p99_us"]) for r in by.get("direct", [])])
+    out = [HDR]
+    for t in ordered("target", rs):
+        m = by[t]
+        ratios = [f(r["rps"]) / direct_rps[r["round"]] for r in m if direct_rps.get(r["round"])]
+        calls = sum(f(r["calls"]) for r in m)
+        p50 = med([f(r["p50_us"]) for r in m])
+        p99 = med([f(r["p99_us"]) for r in m])
+        # The Java consumer reports no percentiles.
+        timed = any(r["p50_us"] for r in m)
+        is_direct = t == "direct"
+        total, kinds = syscall_cells(scenario, t)
+        out.append((
+            t,
+            f"{med([f(r['rps']) for r in m]):.0f}",
+            f"{med(ratios):.2f}",
+            f"{p50:.0f}" if timed else "-",
+            f"{p99:.0f}" if timed else "-",
+            "-" if is_direct or not timed else f"{p50 - d_p50:+.0f}",
+            "-" if is_direct or not timed else f"{p99 - d_p99:+.0f}",
+            "-" if is_direct else per_call(sum(f(r["cpu_ticks"]) for r in m), calls),
+            per_call(sum(f(r["provider_ticks"]) for r in m), calls),
+            total,
+            kinds,
+            "-" if is_direct else f"{max(f(r['rss_kib']) for r in m) / 1024:.1f}",
+            f"{sum(f(r['errors']) for r in m):.0f}",
+        ))
+    loads = [f(r["loadavg"]) for r in rs]
+    rounds = len(ordered("round", rs))
+    print(f"\n## {scenario} (callers x calls in flight / payload bytes): {rounds} rounds, "
+          f"load average {min(loads):.2f}-{max(loads):.2f} during them")
+    print()
+    w = [max(len(str(r[i])) for r in out) for i in range(len(HDR))]
+    for i, r in enumerate(out):
+        print("| " + " | ".join(str(c).ljust(w[j]) for j, c in enumerate(r)) + " |")
+        if i == 0:
+            print("|" + "|".join("-" * (x + 2) for x in w) + "|")
+
+
+for s in ordered("scenario", rows):
+    table(s)
+print("\nratio: median of the per-round ratios of calls/s to direct's in the same round; added p50/p99: "
+      "the target's median minus direct's; CPU us/call: the process's utime+stime over all rounds / calls; "
+      "provider CPU: the Java provider's, the same way; syscalls/call: perf stat over one separate "
+      "measurement (syscalls:sys_enter_*), / its calls.")

@@ -461,8 +461,8 @@ impl Loop {
                     // `WouldBlock` is skipped (one system call per arrival). Not once the
                     // peer closed (or the socket failed): that edge came already, and the
                     // end of stream must be read.
-                    // Opt-in, and Linux only (epoll(7)'s promise; elsewhere mio's rule
-                    // holds): see `EpollOptions::short_read`.
+                    // Linux only (epoll(7)'s promise; elsewhere mio's rule holds), and
+                    // can be turned off: see `EpollOptions::short_read`.
                     let drained =
                         self.options.short_read && cfg!(target_os = "linux") && n < room && !c.hup;
                     let buf = c.rbuf.bytes().expect("a block is held");

@@ -13,8 +13,8 @@
 //! * **Reading.** Edge-triggered: on a readable event the connection is read until it is
 //!   drained, into a block lent by the loop's [`BlockPool`](crate::buffer::BlockPool) (see
 //!   [`crate::buffer`] for why a block and not a chain), and each read is handed to the core
-//!   at once. Drained means `WouldBlock`, as mio asks; with `[epoll] short_read` (opt-in,
-//!   Linux only) also a read that did not fill its room: on Linux every arrival on a TCP
+//!   at once. Drained means `WouldBlock`, as mio asks, or (`[epoll] short_read`, on by
+//!   default, Linux only) a read that did not fill its room: on Linux every arrival on a TCP
 //!   socket raises a new edge, so a short read has emptied the receive queue and the `read`
 //!   that would only say `WouldBlock` can be skipped (one system call less per arrival:
 //!   `strace -c` counted one `EAGAIN` read per call on each side without it); once an event

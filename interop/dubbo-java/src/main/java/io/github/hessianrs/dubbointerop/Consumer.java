@@ -24,11 +24,12 @@ import io.github.hessianrs.demo.User;
 
 /**
  * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--load CALLS]}: calls every method of DemoService through a direct URL (or,
+ * [--attach K=V]... [--load CALLS] [--connections N]}: calls every method of DemoService through a direct URL (or,
  * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
  * attachments on every call; {@code --load}: instead of the checks, CALLS sayHello calls over
- * {@code --concurrency} threads, see {@link #load}).
+ * {@code --concurrency} threads, see {@link #load}; {@code --connections}: that many connections to the
+ * provider instead of Dubbo's one shared connection, the reference's {@code connections}).
  *
  * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
  * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
@@ -143,6 +144,7 @@ final class Consumer {
         String group = null;
         Map<String, String> attach = new LinkedHashMap<>();
         long load = -1;
+        int connections = 0;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) throw new Main.UsageException("missing value for " + a);
@@ -168,12 +170,14 @@ final class Consumer {
                 case "--timeout": timeout = v; break;
                 case "--concurrency": concurrency = v; break;
                 case "--load": load = v; break;
+                case "--connections": connections = v; break;
                 default: throw new Main.UsageException("unknown option " + a);
             }
         }
         Consumer c = new Consumer();
         println("# dubbo " + DubboSetup.dubboVersion() + " consumer -> " + (registry != null ? registry : hp[0] + ":" + hp[1]));
-        ReferenceConfig<DemoService> rc = DubboSetup.reference(hp[0], Integer.parseInt(hp[1]), timeout, null);
+        Map<String, String> urlParams = connections > 0 ? Map.of("connections", String.valueOf(connections)) : null;
+        ReferenceConfig<DemoService> rc = DubboSetup.reference(hp[0], Integer.parseInt(hp[1]), timeout, urlParams);
         if (registry != null) DubboSetup.viaRegistry(rc, registry);
         if (group != null) rc.setGroup(group);
         DemoService svc;
