@@ -130,19 +130,14 @@ impl Worker {
         let decision = {
             let snap = &*self.snap;
             let found = match BodyFormat::of(h.serialization()) {
-                Some(format) => match peek(
-                    frame.body(),
-                    format,
-                    snap.routes.needs,
-                    &snap.cache,
-                    &mut self.scratch,
-                ) {
-                    Err(_) => Err(Reason::BadBody),
-                    Ok(call) => snap
-                        .routes
-                        .find(listener, &call, &self.scratch)
-                        .ok_or(Reason::NoRoute),
-                },
+                Some(format) => {
+                    match peek(frame.body(), format, snap.routes.needs, &mut self.scratch) {
+                        Err(_) => Err(Reason::BadBody),
+                        Ok(call) => snap
+                            .routes
+                            .find(listener, &call, &self.scratch, &snap.cache),
+                    }
+                }
                 // Unreadable: routed only by a route that needs nothing from the body.
                 None => snap.routes.find_blind(listener),
             };

@@ -136,10 +136,14 @@ pub enum Reason {
     /// The body is in a serialization the proxy cannot read and a route needs something
     /// from it: BAD_REQUEST, as a Java provider answers a serialization it does not have.
     Unreadable,
+    /// The call's `path`, `version` or `interface` attachment names another service than
+    /// its head (or is not a string), so the provider would dispatch it elsewhere than the
+    /// route the head matched: BAD_REQUEST (see `route`).
+    Disagrees,
 }
 
 impl Reason {
-    const ALL: [Reason; 10] = [
+    const ALL: [Reason; 11] = [
         Reason::NoRoute,
         Reason::NoUpstream,
         Reason::ConnectFailed,
@@ -150,6 +154,7 @@ impl Reason {
         Reason::OversizeResponse,
         Reason::BackedUp,
         Reason::Unreadable,
+        Reason::Disagrees,
     ];
 
     /// The status sent to the caller.
@@ -187,7 +192,9 @@ impl Reason {
             Reason::NoUpstream | Reason::ConnectFailed => Status::ServiceError,
             Reason::UpstreamLost => Status::ChannelInactive,
             Reason::Timeout => Status::ServerTimeout,
-            Reason::Oversize | Reason::BadBody | Reason::Unreadable => Status::BadRequest,
+            Reason::Oversize | Reason::BadBody | Reason::Unreadable | Reason::Disagrees => {
+                Status::BadRequest
+            }
             Reason::OversizeResponse => Status::BadResponse,
             Reason::BackedUp => Status::ServerThreadpoolExhaustedError,
         }
@@ -213,6 +220,9 @@ impl Reason {
             }
             // The answer names the serialization (see `replies`).
             Reason::Unreadable => "dubbo-proxy: cannot read the request body's serialization",
+            Reason::Disagrees => {
+                "dubbo-proxy: the call's path, version or interface attachment disagrees with its head"
+            }
         }
     }
 }
