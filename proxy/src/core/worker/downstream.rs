@@ -22,6 +22,7 @@ impl Worker {
             }
             if d.pause.is_paused() {
                 // Reads are paused: the rest waits in the engine's buffer until they resume.
+                self.account(down, Some(buf.len()));
                 return;
             }
             match d.codec.decode_frame(buf) {
@@ -40,6 +41,11 @@ impl Worker {
                     } else {
                         None
                     };
+                    let held = buf.len();
+                    self.account(down, Some(held));
+                    if held > 0 {
+                        self.check_partial(down);
+                    }
                     return;
                 }
                 Err(DecodeError::PayloadTooLarge { header, .. }) => {

@@ -55,6 +55,9 @@ use replies::Replies;
 mod backpressure;
 mod connections;
 mod downstream;
+mod memory;
+#[cfg(test)]
+mod memory_tests;
 mod pool;
 mod probes;
 mod replies;
@@ -278,6 +281,10 @@ struct Down {
     backed_up: bool,
     /// Why its reads are paused (if they are).
     pause: Pause,
+    /// The bytes of the frame begun in its read buffer, as last seen.
+    read_held: usize,
+    /// What it counts in the worker's [`memory::Budget`] (`read_held` + its outbox).
+    counted: usize,
     max_inflight: u32,
     /// The serialization id of its last call: the read-only event is written in it.
     serialization: u8,
@@ -368,6 +375,8 @@ pub struct Worker {
     /// Frames of calls being dropped, `(provider connection, offset, length)` (kept to reuse
     /// its room).
     holes: Vec<(Key, u64, u32)>,
+    /// What this worker's callers hold, against `limits.max_buffered_bytes`.
+    budget: memory::Budget,
 }
 
 fn push_frame(
@@ -438,6 +447,7 @@ impl Worker {
             pressure: false,
             blocked: Vec::new(),
             holes: Vec::new(),
+            budget: memory::Budget::default(),
         };
         w.apply_snapshot(snap, now);
         w
