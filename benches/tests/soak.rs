@@ -2,7 +2,8 @@
 //! while 64 callers send 3,000-4,500 calls; no call may go unanswered or be answered with
 //! another call's token, and the proxy's fds come back; once more with the providers found in
 //! a real ZooKeeper that the schedule restarts; and once with providers that mix answers up,
-//! which must fail. The long run is `benches/soak/run` (see `benches/soak/README.md`).
+//! which must fail. Every run also sends 1,000 bad frames (bad magic, 2 GiB length claims,
+//! garbage bodies, truncated frames) while the callers are served. The long run is `benches/soak/run` (see `benches/soak/README.md`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -101,6 +102,8 @@ fn check(engine: &str, extra: &[&str]) -> HashMap<String, u64> {
         assert_eq!(get(zero), 0, "{zero}: {r:?}");
     }
     assert!(get("sent") >= 2000, "{r:?}");
+    // The bystanders above were served while 1,000 bad frames came in.
+    assert!(get("hostile_frames") >= 1000, "{r:?}");
     assert!(get("kills") >= 1 && get("stops") >= 1, "{r:?}");
     assert!(get("reloads") >= 2 && get("disconnects") >= 1, "{r:?}");
     assert!(

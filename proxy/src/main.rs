@@ -82,22 +82,31 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     let kind = config.engine;
     let shared = Shared::new(config, workers);
     let draining = Arc::new(AtomicBool::new(false));
+    let warming = Arc::new(AtomicBool::new(true));
     if let Some(l) = admin_listener {
         tokio::spawn(admin::serve(
             l,
             AdminState {
                 shared: shared.clone(),
                 draining: draining.clone(),
+                warming: warming.clone(),
             },
         ));
     }
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sighup = signal(SignalKind::hangup())?;
-    let handle = engine::start(kind, shared.clone(), bound, workers)?;
     // Clusters with a `discovery` get their providers from ZooKeeper; with `[registry]` the
-    // listeners register there.
+    // listeners register there. No call is served before their first lists (or their
+    // `initial_fetch_timeout_ms`): callers wait in the listen backlog meanwhile.
+    let warm_since = std::time::Instant::now();
     let discovery = dubbo_proxy::discovery::start(shared.clone(), named)?;
+    let cold = dubbo_proxy::discovery::warm_up(&shared, warm_since).await;
+    if !cold.is_empty() {
+        tracing::warn!(clusters = ?cold, "no provider list within initial_fetch_timeout_ms: serving without one");
+    }
+    let handle = engine::start(kind, shared.clone(), bound, workers)?;
+    warming.store(false, Ordering::Relaxed);
     tracing::info!(listen = %listen.join(","), admin = ?admin_addr, workers, "dubbo-proxy started");
     {
         let mut out = std::io::stdout().lock();

@@ -17,7 +17,7 @@ for_each_engine!(
     heartbeats_answered_locally_and_sent_upstream,
     read_only_provider_gets_no_new_calls,
     one_way_calls_are_forwarded,
-    metadata_cache_routes_without_reading_the_body,
+    metadata_cache_names_the_interface_of_a_path,
     admin_endpoints,
     sigterm_drains_gracefully,
     sighup_reloads_without_dropping_connections,
@@ -339,7 +339,7 @@ async fn one_way_calls_are_forwarded(engine: &str) {
     assert!(cl.events.is_empty());
 }
 
-async fn metadata_cache_routes_without_reading_the_body(engine: &str) {
+async fn metadata_cache_names_the_interface_of_a_path(engine: &str) {
     let a = Upstream::start("a").await;
     let b = Upstream::start("b").await;
     let conf = config(
@@ -351,6 +351,10 @@ name = "blue"
 group = "blue"
 cluster = "b"
 [[routes]]
+name = "public"
+interface = "com.example.Public"
+cluster = "b"
+[[routes]]
 cluster = "a"
 {}{}"#,
             cluster("a", &[(&a, 1)], ""),
@@ -359,26 +363,33 @@ cluster = "a"
     );
     let p = Proxy::start(engine, &conf);
     let mut cl = Client::connect(p.addr()).await;
-    // No group attachment: default route.
-    assert_eq!(cl.call(1, &call("x")).await, (Status::Ok, "a:x".into()));
-    // Register (path, version) -> (interface, group=blue): the cache now decides, even
-    // though the call carries no group (that is what the cache is for: no body reading).
+    // SVC's path, exported as the interface Public: refused until the operator says so.
+    let as_public = Request::builder(SVC, "x")
+        .version("1.0.0")
+        .arg("java.lang.String", "x")
+        .attach("interface", "com.example.Public")
+        .build()
+        .unwrap();
+    assert_eq!(cl.call(1, &as_public).await.0, Status::BadRequest);
     let (st, _) = p.admin(
         "POST",
-        &format!("/metadata?path={SVC}&version=1.0.0&interface={SVC}&group=blue"),
+        &format!("/metadata?path={SVC}&version=1.0.0&interface=com.example.Public&group=blue"),
     );
     assert_eq!(st, 200);
     let (_, list) = p.admin("GET", "/metadata");
     assert!(list.contains("group=blue"), "{list}");
     let mut routed = false;
     for id in 2..50 {
-        if cl.call(id, &call("x")).await == (Status::Ok, "b:x".into()) {
+        if cl.call(id, &as_public).await == (Status::Ok, "b:x".into()) {
             routed = true;
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert!(routed, "metadata cache not used");
+    assert!(routed, "metadata cache not used for the interface");
+    // The cache's group is not the call's: the provider dispatches on the group the call
+    // carries (none), so the call goes where a call without a group goes.
+    assert_eq!(cl.call(60, &call("x")).await, (Status::Ok, "a:x".into()));
 }
 
 async fn admin_endpoints(engine: &str) {

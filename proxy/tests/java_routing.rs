@@ -5,7 +5,11 @@
 //!   a group, one of them the `lane=canary` one) and each provider's `count()` shows that every
 //!   call landed on the right one;
 //! * a Java provider killed (SIGKILL) under Java load fails only the calls in flight on it, and
-//!   an oversize frame and garbage from a Rust client during that load disturb no one.
+//!   an oversize frame and garbage from a Rust client during that load disturb no one;
+//! * no smuggling (issue 17): a call that shows the route for service A one thing and the
+//!   provider (which dispatches on the `path`/`version`/`group` attachments, not on the head or
+//!   the `interface` attachment) service B is answered BAD_REQUEST and never reaches B, with
+//!   Dubbo 2.7, 3.2 and 3.3 providers that do run B for it when called directly.
 //!
 //! Skipped with a note when the interop project is absent; the jars are built on demand.
 
@@ -15,14 +19,15 @@ mod demo;
 use std::time::{Duration, Instant};
 
 use common::*;
-use demo::{count_of, hello};
-use dubbo_codec::Status;
+use demo::{count_of, hello, DEMO, DEMO_VERSION};
+use dubbo_codec::{BodyFormat, Request, Serialization, Status};
 use dubbo_test_support::java::{run_consumer, ConsumerRun, Provider, ProviderBuilder};
 use dubbo_test_support::LogDir;
 
 for_each_engine!(
     java_routing_by_group_and_attachment,
     java_provider_killed_and_bad_frames_under_java_load,
+    java_smuggled_service_is_refused,
 );
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java");
@@ -245,4 +250,103 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
     // The misbehaving client's own connection still works after the load, too.
     assert_eq!(big.call(9, &after).await.0, Status::Ok);
     drop(garbage);
+}
+
+/// A service the providers do not export: the only one the proxy's route lets through.
+const PUBLIC: &str = "com.example.Public";
+
+/// `sayHello("smuggled")` whose head names `head` and whose attachments add `attachments`;
+/// `generic`: as a generic call (`$invoke`), which a provider reads whatever service the head
+/// names (for a plain call it first looks the head's service up to read the arguments).
+fn two_faced(
+    head: &str,
+    attachments: &[(&str, &str)],
+    generic: bool,
+    format: BodyFormat,
+) -> Request {
+    let mut b = if generic {
+        Request::generic(
+            head,
+            "sayHello",
+            &["java.lang.String"],
+            vec!["smuggled".into()],
+        )
+    } else {
+        Request::builder(head, "sayHello").arg("java.lang.String", "smuggled")
+    }
+    .format(format)
+    .version(DEMO_VERSION);
+    for (k, v) in attachments {
+        b = b.attach(*k, *v);
+    }
+    b.build().unwrap()
+}
+
+async fn java_smuggled_service_is_refused(engine: &str) {
+    let Some(ps) = Provider::start_all(
+        dubbo_test_support::java::FLAVOURS
+            .map(|f| provider(f, None))
+            .to_vec(),
+    ) else {
+        return;
+    };
+    let h2 = BodyFormat::default();
+    // The head says Public (which the route lets through), the `path` attachment DemoService.
+    let by_path = two_faced(PUBLIC, &[("path", DEMO)], true, h2);
+    // The head says DemoService, the `interface` attachment (which routes match) Public.
+    let by_interface = two_faced(DEMO, &[("interface", PUBLIC)], false, h2);
+    for p in &ps {
+        // Called directly, the provider runs DemoService for the `interface` disguise (every
+        // version), and for the `path` one in 2.7 (3.x first looks the head's service up to
+        // read the arguments, and has no Public).
+        let mut direct = Client::connect(p.addr().parse().unwrap()).await;
+        let (st, msg) = direct.call(1, &by_interface).await;
+        assert_eq!(
+            (st, msg.as_str()),
+            (Status::Ok, "Hello, smuggled"),
+            "{}: the provider ignores `interface`",
+            p.flavour
+        );
+        let direct_by_path = direct.call(2, &by_path).await;
+        eprintln!(
+            "{}: `path` disguise called directly: {direct_by_path:?}",
+            p.flavour
+        );
+        if p.flavour == "dubbo27" {
+            assert_eq!(direct_by_path, (Status::Ok, "Hello, smuggled".into()));
+        }
+
+        let conf = config(
+            1,
+            &format!(
+                r#"
+[[routes]]
+name = "public"
+interface = "{PUBLIC}"
+cluster = "public"
+timeout_ms = 10000
+[clusters.public]
+endpoints = [{{ address = "{}" }}]
+"#,
+                p.addr()
+            ),
+        );
+        let proxy = Proxy::start(engine, &conf);
+        let mut c = Client::connect(proxy.addr()).await;
+        let before = count_of(&p.addr(), None).await;
+        for (id, req) in [(10u64, &by_path), (11, &by_interface)] {
+            let (st, msg) = c.call(id, req).await;
+            assert_eq!(st, Status::BadRequest, "{}: {msg}", p.flavour);
+            assert!(msg.contains("disagrees with its head"), "{msg}");
+        }
+        // In fastjson2, the refusal is in fastjson2.
+        let json = two_faced(PUBLIC, &[("path", DEMO)], true, BodyFormat::Fastjson2);
+        c.send_call(12, &json).await;
+        let f = c.response(12).await;
+        assert_eq!(f.header().serialization(), Serialization::Fastjson2);
+        assert_eq!(outcome(&f).0, Status::BadRequest);
+        // DemoService got no call: the second probe is the only one since the first.
+        let after = count_of(&p.addr(), None).await;
+        assert_eq!(after - before, 1, "{}: DemoService was reached", p.flavour);
+    }
 }

@@ -644,3 +644,83 @@ async fn proxy_registers_itself_as_a_provider() {
     eprintln!("proxy node gone {:?} after SIGTERM", t.elapsed());
     assert_eq!(proxy.wait_exit(Duration::from_secs(15)), Some(0));
 }
+
+/// No call is refused for want of a provider list that is on its way (issue 17): with two
+/// providers registered before the proxy starts, the 64 calls sent the moment it prints
+/// `READY` (on each engine) all reach them, where before the proxy answered the calls that
+/// beat discovery's first list with SERVICE_ERROR. And the wait is bounded: with a ZooKeeper
+/// that never answers, the proxy serves after the cluster's `initial_fetch_timeout_ms` (its
+/// calls get SERVICE_ERROR) and `/healthz` is ok.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_wait_for_the_first_provider_list() {
+    let Some(zoo) = zookeeper("warming") else {
+        return;
+    };
+    let zka = zoo.address();
+    let svc = SVC;
+    let up = upstreams(["w1", "w2"]).await;
+    let client = zk::Client::connector()
+        .with_session_timeout(Duration::from_millis(SESSION_MS))
+        .connect(&zka)
+        .await
+        .unwrap();
+    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    client
+        .mkdir(&format!("/dubbo/{svc}/providers"), &persistent)
+        .await
+        .unwrap();
+    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
+    for u in &up {
+        let url = format!(
+            "dubbo://{}/{svc}?interface={svc}&version=1.0.0&methods=sayHello&side=provider",
+            u.addr
+        );
+        let p = registry_urlweight::zk::provider_path("dubbo", svc, &url);
+        client.create(&p, b"", &ephemeral).await.unwrap();
+    }
+    let conf = |zookeeper: &str, wait_ms: u64| {
+        config(
+            1,
+            &format!(
+                "[[routes]]\ninterface = \"{svc}\"\ncluster = \"demo\"\n\
+                 [clusters.demo]\n[clusters.demo.discovery]\nzookeeper = \"{zookeeper}\"\n\
+                 interface = \"{svc}\"\nversion = \"1.0.0\"\nsession_timeout_ms = {SESSION_MS}\n\
+                 warmup = false\ninitial_fetch_timeout_ms = {wait_ms}\n"
+            ),
+        )
+    };
+    for engine in ["tokio", "epoll"] {
+        let proxy = Proxy::start(engine, &conf(&zka, 15_000));
+        let mut cl = Client::connect(proxy.addr()).await;
+        for id in 0..64u64 {
+            cl.send_call(id, &call("sayHello")).await;
+        }
+        let mut refused = Vec::new();
+        for id in 0..64u64 {
+            let (st, msg) = outcome(&cl.response(id).await);
+            if st != Status::Ok {
+                refused.push((id, st, msg));
+            }
+        }
+        assert!(refused.is_empty(), "{engine}: {refused:?}");
+        assert_eq!(http(proxy.admin.unwrap(), "GET", "/healthz", "").0, 200);
+    }
+
+    // A ZooKeeper address nothing answers on: served after the bound, without providers.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_addr = dead.local_addr().unwrap().to_string();
+    drop(dead);
+    let t0 = Instant::now();
+    let proxy = Proxy::start("tokio", &conf(&dead_addr, 1_500));
+    let took = t0.elapsed();
+    assert!(
+        took >= Duration::from_millis(1_500) && took < Duration::from_secs(10),
+        "READY after {took:?}"
+    );
+    let mut cl = Client::connect(proxy.addr()).await;
+    assert_eq!(cl.call(1, &call("sayHello")).await.0, Status::ServiceError);
+    assert_eq!(http(proxy.admin.unwrap(), "GET", "/healthz", "").0, 200);
+    assert_eq!(up.iter().map(|u| u.calls()).sum::<u64>(), 128);
+    drop(client);
+    drop(zoo);
+}

@@ -5,7 +5,7 @@
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
 //!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
 //!                [--misanswer-every N] [--faults kill,stop,reload,disconnect,zookeeper]
-//!                [--warmup-secs S]
+//!                [--warmup-secs S] [--hostile-frames N]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -24,6 +24,9 @@
 //! to tell which fault a change of memory or fds follows.
 //! `--misanswer-every N`: the providers answer every N-th echo with the previous call's token,
 //! as a proxy that mixed answers up would; the run must fail (the test of the checker).
+//! `--hostile-frames N` (1,000 with `--short`, else 10,000): bad frames (bad magic, 2 GiB length
+//! claims, garbage bodies, truncated frames) sent on connections of their own during the load;
+//! the table reports the proxy's peak and retained RSS per MiB of them.
 //! `--short` is the run of the test suite: at least 2,000 calls at 500/s, one fault cycle.
 
 use std::path::PathBuf;
@@ -35,7 +38,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
          [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]\n       \
-         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S]"
+         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S] [--hostile-frames N]"
     );
     std::process::exit(2)
 }
@@ -87,6 +90,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut misanswer_every = 0;
     let mut faults = None;
     let mut warmup_secs: Option<f64> = None;
+    let mut hostile_frames: Option<u64> = None;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -100,6 +104,7 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--zookeeper" => zookeeper = true,
             "--misanswer-every" => misanswer_every = value(&mut args, &a),
             "--warmup-secs" => warmup_secs = Some(value(&mut args, &a)),
+            "--hostile-frames" => hostile_frames = Some(value(&mut args, &a)),
             "--faults" => {
                 let names: String = value(&mut args, &a);
                 let kinds = names.split(',').map(|n| {
@@ -121,7 +126,9 @@ fn run(mut args: impl Iterator<Item = String>) {
         opts.rate = 2000.0;
         opts.gaps_ms = (1000, 4000);
         opts.warmup = std::time::Duration::from_secs(20);
+        opts.hostile_frames = 10_000;
     }
+    opts.hostile_frames = hostile_frames.unwrap_or(opts.hostile_frames);
     opts.calls = calls.unwrap_or(opts.calls);
     opts.callers = callers.unwrap_or(opts.callers);
     opts.rate = rate.unwrap_or(opts.rate);

@@ -5,6 +5,7 @@
 mod caller;
 mod config;
 mod faults;
+mod hostile;
 mod procs;
 pub mod provider;
 pub mod report;
@@ -62,6 +63,9 @@ pub struct Options {
     /// Load without faults before the baseline of fds and RSS is taken (the proxy's memory
     /// grows for its first seconds of load, whatever the faults, then levels off).
     pub warmup: Duration,
+    /// Bad frames sent on connections of their own during the load (see `hostile`); the
+    /// callers are their bystanders.
+    pub hostile_frames: u64,
 }
 
 impl Options {
@@ -80,6 +84,7 @@ impl Options {
             misanswer_every: 0,
             faults: None,
             warmup: Duration::from_secs(1),
+            hostile_frames: 1_000,
         }
     }
 }
@@ -181,6 +186,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, enough))
     };
     let load_started = Instant::now();
+    let hostile = runtime.spawn(hostile::send(main.proxy, opts.hostile_frames, opts.seed));
     let main_tally = runtime.block_on(load(opts.callers, &main, &notifies, || {
         if main.sent.load(Ordering::Relaxed) >= opts.calls {
             enough.store(true, Ordering::Release);
@@ -188,6 +194,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         schedule.is_finished()
     }));
     let load_secs = load_started.elapsed().as_secs_f64();
+    let hostile = runtime.block_on(hostile)?;
     let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
     let counts: FaultCounts = counts?;
     tally.merge(main_tally);
@@ -211,6 +218,8 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         rss_before_kib: rss_before,
         rss_after_kib: rss_after,
         hwm_kib: hwm,
+        hostile_wanted: opts.hostile_frames,
+        hostile,
     })
 }
 

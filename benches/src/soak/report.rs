@@ -7,6 +7,7 @@ use dubbo_codec::Status;
 
 use super::caller::Tally;
 use super::faults::{Fault, FaultCounts};
+use super::hostile::Hostile;
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -28,10 +29,14 @@ pub struct Report {
     pub rss_before_kib: u64,
     pub rss_after_kib: u64,
     pub hwm_kib: u64,
+    /// Bad frames the run was to send during the load.
+    pub hostile_wanted: u64,
+    /// The bad frames sent.
+    pub hostile: Hostile,
 }
 
 /// The table's header (the columns of [`Report::row`]).
-pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy fds before / after | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- |";
+pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy fds before / after | hostile frames (MiB): peak / retained KiB per MiB | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |";
 
 impl Report {
     /// Why the run failed; empty when it passed.
@@ -48,6 +53,10 @@ impl Report {
                 "answers that are not the echoed token or a status",
             ),
             (t.connect_errors, "failed connects to the proxy"),
+            (
+                self.hostile.connect_errors,
+                "failed connects of the hostile sender",
+            ),
         ] {
             if n > 0 {
                 out.push(format!("{n} {what}"));
@@ -57,6 +66,12 @@ impl Report {
             out.push(format!(
                 "proxy fds {} after the load, {} before (slack {})",
                 self.fds_after, self.fds_before, self.fd_slack
+            ));
+        }
+        if self.hostile.frames < self.hostile_wanted {
+            out.push(format!(
+                "{} hostile frames sent of {}",
+                self.hostile.frames, self.hostile_wanted
             ));
         }
         for &kind in &self.kinds {
@@ -98,13 +113,31 @@ impl Report {
         }
     }
 
+    /// The hostile frames sent (MiB), and the proxy's RSS per MiB of them: the peak over
+    /// the baseline (the callers' load included, so an upper bound) and what stayed after the
+    /// load, in KiB.
+    fn hostile_cost(&self) -> String {
+        let h = &self.hostile;
+        if h.bytes == 0 {
+            return "none".into();
+        }
+        let mib = h.bytes as f64 / (1024.0 * 1024.0);
+        let over = |kib: u64| kib.saturating_sub(self.rss_before_kib) as f64 / mib;
+        format!(
+            "{} ({mib:.1}): {:.0} / {:.0}",
+            h.frames,
+            over(self.hwm_kib),
+            over(self.rss_after_kib)
+        )
+    }
+
     /// One row of [`HEADER`].
     pub fn row(&self) -> String {
         let t = &self.tally;
         let f = &self.faults;
         let mib = |kib: u64| kib as f64 / 1024.0;
         format!(
-            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} / {} | {}, {}, {}, {}, {} ({}) |",
+            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} / {} | {} | {}, {}, {}, {}, {} ({}) |",
             self.label(),
             self.seed,
             self.load_secs,
@@ -121,6 +154,7 @@ impl Report {
             mib(self.hwm_kib),
             self.fds_before,
             self.fds_after,
+            self.hostile_cost(),
             f.kills,
             f.stops,
             f.reloads,
@@ -140,6 +174,11 @@ impl Report {
             t.malformed, t.abandoned, t.connect_errors, f.kills, f.stops, f.reloads,
             t.disconnects, f.zookeeper_restarts, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
             self.rss_before_kib, self.rss_after_kib, self.hwm_kib,
+        );
+        let _ = write!(
+            s,
+            " hostile_frames={} hostile_bytes={}",
+            self.hostile.frames, self.hostile.bytes
         );
         for (code, n) in &t.statuses {
             let _ = write!(s, " status_{code}={n}");

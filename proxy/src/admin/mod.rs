@@ -9,7 +9,7 @@
 //! | URL | |
 //! |---|---|
 //! | `GET /metrics` | Prometheus text |
-//! | `GET /healthz` | `ok`, or 503 `draining` after SIGTERM, or 503 after a worker panicked |
+//! | `GET /healthz` | `ok`, or 503 `warming` until the discovered clusters have their first provider lists (see [`crate::discovery`]), 503 `draining` after SIGTERM, or 503 after a worker panicked |
 //! | `GET /config` | the configuration in force, as TOML |
 //! | `POST /api/v1/downgrade/on` / `off` | the per-call access log off / back on (MOSN's switch) |
 //! | `GET /metadata` | the metadata cache entries |
@@ -36,6 +36,8 @@ pub struct AdminState {
     pub shared: Arc<Shared>,
     /// Set on SIGTERM.
     pub draining: Arc<AtomicBool>,
+    /// Set at start while discovered clusters wait for their first provider list.
+    pub warming: Arc<AtomicBool>,
 }
 
 /// Serves admin requests on `listener` forever.
@@ -145,6 +147,8 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
                 )
             } else if state.draining.load(Ordering::Relaxed) {
                 text(503, "draining\n")
+            } else if state.warming.load(Ordering::Relaxed) {
+                text(503, "warming: waiting for the first provider lists\n")
             } else {
                 text(200, "ok\n")
             }
@@ -226,7 +230,10 @@ mod tests {
         let state = AdminState {
             shared: shared.clone(),
             draining: Arc::new(AtomicBool::new(false)),
+            warming: Arc::new(AtomicBool::new(true)),
         };
+        assert_eq!(route(&state, "GET", "/healthz", b"").status, 503);
+        state.warming.store(false, Ordering::Relaxed);
         assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
         // A worker that ends normally changes nothing; one that panics is counted.
         supervised(0, &shared, || {});

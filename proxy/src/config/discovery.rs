@@ -49,6 +49,11 @@ pub struct Discovery {
     /// server may lower it to its `maxSessionTimeout`).
     #[serde(default = "default_session_timeout")]
     pub session_timeout_ms: u64,
+    /// `clusters.NAME.discovery.initial_fetch_timeout_ms`: at start, how long the proxy waits
+    /// for this cluster's first provider list before it serves calls (Envoy's cluster
+    /// warming and `initial_fetch_timeout`); 0: no wait.
+    #[serde(default = "default_initial_fetch_timeout")]
+    pub initial_fetch_timeout_ms: u64,
 }
 
 pub(super) fn default_discovery_root() -> String {
@@ -62,6 +67,9 @@ fn default_true() -> bool {
 }
 pub(super) fn default_session_timeout() -> u64 {
     30_000
+}
+fn default_initial_fetch_timeout() -> u64 {
+    15_000
 }
 
 impl Discovery {
@@ -93,6 +101,12 @@ impl Discovery {
             p.push((
                 "session_timeout_ms",
                 "must be between 1000 and 3600000".to_owned(),
+            ));
+        }
+        if self.initial_fetch_timeout_ms > 300_000 {
+            p.push((
+                "initial_fetch_timeout_ms",
+                "must be at most 300000".to_owned(),
             ));
         }
         p

@@ -28,6 +28,14 @@ pub struct Limits {
     /// trips it.
     #[serde(default = "default_outbox_cap")]
     pub outbox_hard_cap: usize,
+    /// `limits.max_buffered_bytes`: what all callers together may make the proxy hold, over
+    /// all workers: frames begun and not finished in read buffers, plus answers waiting to
+    /// be written to them. Past it, a caller with part of a frame in is paused (its frame
+    /// timeout still runs) and one with more than the low watermark of unread answers is
+    /// closed at its next answer; reads resume once the total is back under it. See the
+    /// README's worst-case formula.
+    #[serde(default = "default_max_buffered")]
+    pub max_buffered_bytes: usize,
 }
 
 impl Default for Limits {
@@ -36,6 +44,7 @@ impl Default for Limits {
             outbox_high_watermark: default_outbox_high(),
             outbox_low_watermark: default_outbox_low(),
             outbox_hard_cap: default_outbox_cap(),
+            max_buffered_bytes: default_max_buffered(),
         }
     }
 }
@@ -48,6 +57,9 @@ fn default_outbox_low() -> usize {
 }
 fn default_outbox_cap() -> usize {
     16 * 1024 * 1024
+}
+fn default_max_buffered() -> usize {
+    256 * 1024 * 1024
 }
 
 impl Limits {
@@ -66,6 +78,12 @@ impl Limits {
         let least = self
             .outbox_high_watermark
             .saturating_add(largest_payload + 16);
+        if self.max_buffered_bytes < 1024 * 1024 {
+            p.bad(
+                "limits.max_buffered_bytes",
+                "must be at least 1048576 (1 MiB)",
+            );
+        }
         if self.outbox_hard_cap < least {
             p.bad(
                 "limits.outbox_hard_cap",

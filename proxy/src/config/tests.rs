@@ -110,13 +110,15 @@ fn discovery_replaces_endpoints() {
     assert!(e.contains("clusters.d.endpoints: must be left out"), "{e}");
 
     let bad = format!(
-        "{base}[clusters.d.discovery]\nzookeeper = \"zk\"\ninterface = \"\"\nsession_timeout_ms = 5\n"
+        "{base}[clusters.d.discovery]\nzookeeper = \"zk\"\ninterface = \"\"\nsession_timeout_ms = 5\n\
+         initial_fetch_timeout_ms = 300001\n"
     );
     let e = Config::from_toml(&bad).unwrap_err().to_string();
     for k in [
         "discovery.zookeeper",
         "discovery.interface",
         "discovery.session_timeout_ms",
+        "discovery.initial_fetch_timeout_ms",
     ] {
         assert!(e.contains(&format!("clusters.d.{k}:")), "{k}: {e}");
     }

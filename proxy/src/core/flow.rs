@@ -43,6 +43,8 @@ pub struct Watermarks {
     pub low: usize,
     /// A caller connection is closed above this.
     pub cap: usize,
+    /// `limits.max_buffered_bytes`: what all callers together may make the proxy hold.
+    pub budget: usize,
 }
 
 /// What a change of an outbox's length means.
@@ -65,6 +67,7 @@ impl Watermarks {
             high: l.outbox_high_watermark,
             low: l.outbox_low_watermark,
             cap: l.outbox_hard_cap,
+            budget: l.max_buffered_bytes,
         }
     }
 
@@ -107,11 +110,20 @@ impl Pause {
     /// Its last call went on a backed-up provider connection: no connection of the
     /// cluster had room.
     pub const UPSTREAM: u8 = 4;
+    /// Part of a frame is in while the callers together hold more than
+    /// `limits.max_buffered_bytes` (see `worker::memory`).
+    pub const MEMORY: u8 = 8;
 
     /// True while any reason holds.
     #[inline]
     pub fn is_paused(self) -> bool {
         self.0 != 0
+    }
+
+    /// True while reads are paused for something else than `reason`.
+    #[inline]
+    pub fn paused_but_for(self, reason: u8) -> bool {
+        self.0 & !reason != 0
     }
 
     /// True while `reason` holds.
@@ -154,6 +166,7 @@ mod tests {
         high: 100,
         low: 25,
         cap: 1000,
+        budget: 10_000,
     };
 
     #[test]

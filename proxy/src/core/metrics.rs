@@ -143,6 +143,9 @@ pub struct Registry {
     pub listeners: Box<[ListenerStats]>,
     /// Caller connections whose reads are paused now (backed-up outbox or `max_inflight`).
     pub paused_connections: AtomicI64,
+    /// Bytes the callers make the proxy hold now (frames begun, answers unwritten), as the
+    /// workers last published them (see `limits.max_buffered_bytes`).
+    pub buffered_bytes: AtomicI64,
     /// Times a caller connection's reads were paused.
     pub read_pauses: AtomicU64,
     /// Times a caller's call had to go on a backed-up provider connection (no connection
@@ -152,6 +155,11 @@ pub struct Registry {
     pub calls_dropped: AtomicU64,
     /// Caller connections closed for letting their answers pile up past the hard cap.
     pub overflow_closed: AtomicU64,
+    /// Times a caller with part of a frame in was paused because `limits.max_buffered_bytes`
+    /// was spent.
+    pub memory_read_pauses: AtomicU64,
+    /// Callers closed for unread answers while `limits.max_buffered_bytes` was spent.
+    pub memory_closed: AtomicU64,
     /// Caller connections closed for being too slow, by [`SlowCaller`] (its `as usize`).
     pub slow_closed: [AtomicU64; SlowCaller::ALL.len()],
     /// The most bytes seen waiting on one connection's outbox (since start).
@@ -214,10 +222,13 @@ impl Registry {
             health: Mutex::new(BTreeMap::new()),
             listeners: Box::new([]),
             paused_connections: AtomicI64::new(0),
+            buffered_bytes: AtomicI64::new(0),
             read_pauses: AtomicU64::new(0),
             upstream_read_pauses: AtomicU64::new(0),
             calls_dropped: AtomicU64::new(0),
             overflow_closed: AtomicU64::new(0),
+            memory_read_pauses: AtomicU64::new(0),
+            memory_closed: AtomicU64::new(0),
             slow_closed: Default::default(),
             outbox_high_water: AtomicU64::new(0),
             upstream_backed_up: AtomicU64::new(0),
@@ -305,6 +316,11 @@ impl Registry {
                 "dubbo_proxy_paused_connections",
                 "Caller connections whose requests are not being read now (answers backed up, or max_inflight).",
                 self.paused_connections.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_buffered_bytes",
+                "Bytes callers make the proxy hold now: frames begun and not finished, answers not yet written (limits.max_buffered_bytes bounds it).",
+                self.buffered_bytes.load(Relaxed),
             ),
             (
                 "dubbo_proxy_upstream_backed_up_connections",
@@ -402,6 +418,16 @@ impl Registry {
                 "dubbo_proxy_downstream_overflow_closed_total",
                 "Caller connections closed for letting their answers pile up past limits.outbox_hard_cap.",
                 self.overflow_closed.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_memory_read_pauses_total",
+                "Times a caller with part of a frame in stopped being read because limits.max_buffered_bytes was spent.",
+                self.memory_read_pauses.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_memory_closed_total",
+                "Caller connections closed for unread answers while limits.max_buffered_bytes was spent.",
+                self.memory_closed.load(Relaxed),
             ),
             (
                 "dubbo_proxy_upstream_backed_up_total",

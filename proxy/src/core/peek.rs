@@ -7,22 +7,22 @@
 //!
 //! 1. Always: the four fixed strings (dubbo version, path, version, method) and the parameter
 //!    descriptor, borrowed from the body: no allocation.
-//! 2. If a route matches on the group but none on attachments: the metadata cache (path,
-//!    version) -> (interface, group) answers without reading further (MOSN's fix #1); only
-//!    on a miss are the arguments skipped (never built) to reach the attachments.
-//! 3. If a route matches on attachment values: the arguments are skipped and the attachments
-//!    read once, keeping the group, the interface and the values of the keys routes name.
+//! 2. If a route tells services apart (interface, version, group or attachment values): the
+//!    arguments are skipped (never built) and the attachments read once, keeping the group,
+//!    the interface and the values of the keys the route table names (among them `path` and
+//!    `version`, which the provider dispatches on, see [`route`](super::route)). The
+//!    metadata cache's shortcut (stop after the method, take the group from the cache) is not
+//!    taken: the provider dispatches on the group the attachments carry, not the cache's.
 //!
 //! As in Java (and in dubbo-codec's full decode), the last entry of a key sent twice wins,
-//! and a value that is not a string is no value.
+//! and a value that is not a string is no value (and is flagged, [`Scratch::not_string`]).
 //!
 //! Values land in [`Scratch`], a set of reusable `String`s owned by the worker, so a request
 //! costs copies of a few short names and no allocation once the strings have grown.
 
 use std::borrow::Cow;
 
-use dubbo_codec::metadata::MetadataCache;
-use dubbo_codec::peek::{peek_with, PeekOptions, Source};
+use dubbo_codec::peek::{peek_with, PeekOptions};
 use dubbo_codec::{BodyError, BodyFormat};
 
 /// How much of the body the routes need.
@@ -37,14 +37,14 @@ pub struct Needs {
 /// Reusable storage for what a peek found beyond the fixed fields.
 #[derive(Debug)]
 pub struct Scratch {
-    /// The `interface` attachment, or the cache's interface.
+    /// The `interface` attachment.
     pub interface: Option<String>,
-    /// The group (attachment or cache); `None` for no group or an empty one.
+    /// The `group` attachment; `None` for no group or an empty one.
     pub group: Option<String>,
     /// The value found for each route key ([`Scratch::keys`]), or `None`.
     pub values: Vec<Option<String>>,
-    /// Where interface and group came from.
-    pub from_cache: bool,
+    /// For each route key: its last entry was not a string (`values` holds `None` then).
+    not_string: Vec<bool>,
     /// The attachment keys the routes match on.
     keys: Vec<String>,
     // Spare buffers, so that clearing an `Option<String>` does not drop its allocation.
@@ -85,7 +85,7 @@ impl Scratch {
             interface: None,
             group: None,
             values: vec![None; n],
-            from_cache: false,
+            not_string: vec![false; n],
             keys,
             spare_interface: String::new(),
             spare_group: String::new(),
@@ -104,12 +104,18 @@ impl Scratch {
         for (v, spare) in self.values.iter_mut().zip(&mut self.spare_values) {
             put(v, spare, None);
         }
-        self.from_cache = false;
+        self.not_string.fill(false);
     }
 
     /// The value of attachment slot `i`.
     pub fn value(&self, i: usize) -> Option<&str> {
         self.values.get(i).and_then(|v| v.as_deref())
+    }
+
+    /// True when the last entry of attachment slot `i` was not a string (`null`, a number,
+    /// a map...): Java's `(String)` cast of it fails, or it reads as absent.
+    pub fn not_string(&self, i: usize) -> bool {
+        self.not_string.get(i).copied().unwrap_or(false)
     }
 }
 
@@ -130,26 +136,31 @@ pub fn peek<'a>(
     body: &'a [u8],
     format: BodyFormat,
     needs: Needs,
-    cache: &'a MetadataCache,
     scratch: &mut Scratch,
 ) -> Result<Call<'a>, BodyError> {
     scratch.clear();
     let options = PeekOptions {
         format,
-        cache: (needs.group && !needs.attachments).then_some(cache),
+        cache: None,
         attachments: needs.group || needs.attachments,
     };
     let Scratch {
         values,
         spare_values,
+        not_string,
         keys,
         ..
     } = &mut *scratch;
     let keys: &[String] = if needs.attachments { keys } else { &[] };
     // Every entry of a wanted key, in wire order: the last one stays.
     let p = peek_with(body, options, keys, |i, value| {
-        if let (Some(v), Some(spare)) = (values.get_mut(i), spare_values.get_mut(i)) {
+        if let (Some(v), Some(spare), Some(ns)) = (
+            values.get_mut(i),
+            spare_values.get_mut(i),
+            not_string.get_mut(i),
+        ) {
             put(v, spare, value.as_str());
+            *ns = !value.is_str();
         }
     })?;
     put(
@@ -162,7 +173,6 @@ pub fn peek<'a>(
         &mut scratch.spare_group,
         p.group.as_deref(),
     );
-    scratch.from_cache = p.source == Source::Cache;
     Ok(Call {
         path: p.path,
         version: p.version,
@@ -192,8 +202,7 @@ mod tests {
     fn fixed_fields_only() {
         let b = body(Some("g"));
         let mut s = Scratch::default();
-        let cache = MetadataCache::new();
-        let c = peek(&b, H2, Needs::default(), &cache, &mut s).unwrap();
+        let c = peek(&b, H2, Needs::default(), &mut s).unwrap();
         assert_eq!(
             (&*c.path, &*c.version, &*c.method),
             ("com.example.Svc", "1.0.0", "echo")
@@ -203,26 +212,19 @@ mod tests {
     }
 
     #[test]
-    fn group_from_cache_or_attachments() {
+    fn group_from_attachments() {
         let b = body(Some("blue"));
         let needs = Needs {
             group: true,
             attachments: false,
         };
         let mut s = Scratch::default();
-        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &mut s).unwrap();
         assert_eq!(s.group.as_deref(), Some("blue"));
         assert_eq!(s.interface.as_deref(), Some("com.example.Svc"));
-        assert!(!s.from_cache);
-
-        let mut cache = MetadataCache::new();
-        cache.register("com.example.Svc", "1.0.0", "com.example.Svc", Some("green"));
-        peek(&b, H2, needs, &cache, &mut s).unwrap();
-        assert!(s.from_cache);
-        assert_eq!(s.group.as_deref(), Some("green"));
 
         let b = body(None);
-        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &mut s).unwrap();
         assert_eq!(s.group, None);
     }
 
@@ -234,11 +236,11 @@ mod tests {
             group: true,
             attachments: true,
         };
-        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &mut s).unwrap();
         assert_eq!(s.value(0), Some("canary"));
         assert_eq!(s.value(1), None);
         assert_eq!(s.group.as_deref(), Some("blue"));
-        assert!(peek(b"\x01", H2, needs, &MetadataCache::new(), &mut s).is_err());
+        assert!(peek(b"\x01", H2, needs, &mut s).is_err());
     }
 
     #[test]
@@ -267,20 +269,20 @@ mod tests {
             group: true,
             attachments: true,
         };
-        let cache = MetadataCache::new();
-        let call = peek(&b, H2, needs, &cache, &mut s).unwrap();
+        let call = peek(&b, H2, needs, &mut s).unwrap();
         assert_eq!(s.group.as_deref(), Some("green"));
         assert_eq!(s.group.as_deref(), full.group());
         assert_eq!(s.value(0), None);
         assert_eq!(s.value(0), full.attachments.get_str("env"));
         assert_eq!(s.value(1), Some("z"));
         assert_eq!(s.value(2), Some("green"));
+        assert!(s.not_string(0) && !s.not_string(1) && !s.not_string(2));
         assert_eq!(s.interface, None);
         assert_eq!(full.attachments.interface(), None);
         assert_eq!(&*call.path, full.service());
         // The scratch is reused: nothing of this call stays for the next.
         let b = body(None);
-        peek(&b, H2, needs, &MetadataCache::new(), &mut s).unwrap();
+        peek(&b, H2, needs, &mut s).unwrap();
         assert_eq!(
             (s.group.as_deref(), s.value(0), s.value(1)),
             (None, Some("canary"), None)

@@ -7,12 +7,40 @@
 //! Matching is a scan in file order, first match wins, comparing borrowed strings: nothing is
 //! allocated or formatted per call (the seed article's dataID string building and map
 //! rehashing).
+//!
+//! # Routing on what the provider dispatches on
+//!
+//! A Java provider does not dispatch on the head's path and version: its
+//! `DecodeableRpcInvocation.decode` stores them as the `path` and `version` attachments, then
+//! adds the body's attachment map over them, and `DubboProtocol.getInvoker` looks the
+//! exporter up by `serviceKey(port, path, version, group)` from those attachments (the same in
+//! Dubbo 2.7, 3.2 and 3.3; `interface` plays no part). A caller could thus show the router
+//! service A in the head and make the provider run B with a `path` attachment, or show A in
+//! an `interface` attachment (which routes match) and B in the path. So whenever some route
+//! tells services apart (by interface, version, group or attachment), the peek reads the
+//! attachments of every call and a call is refused ([`Reason::Disagrees`], BAD_REQUEST) when
+//! * its `path` attachment is not its head's path, or its `version` attachment (`"0.0.0"` =
+//!   none) not its head's version;
+//! * its `interface` attachment is neither its path nor the interface the metadata cache
+//!   records for its (path, version) (a service exported under its own path);
+//! * its `path`, `version` or `group` attachment is not a string (Java's cast fails).
+//!
+//! Refusing is as cheap as deciding on the attachments (both read them; nothing is
+//! allocated for the strings Java sends) and keeps the head, which the provider also uses to
+//! read the arguments, in agreement with the dispatch. Java consumers always send agreeing
+//! values (`DubboCodec.encodeRequestData` writes the head from the same attachments). The
+//! group is the `group` attachment, as for the provider: the metadata cache's shortcut
+//! past the arguments would trust a group the provider never reads, so it is not used for
+//! such tables. A table whose routes match on the method (and listener) only needs nothing
+//! past the head: the method is the head's for the provider too.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::{Config, Pattern};
 use crate::core::metrics::{Registry, Stats};
+use dubbo_codec::metadata::{Lookup, MetadataCache};
+
 use crate::core::peek::{Call, Needs, Scratch};
 use crate::core::worker::Reason;
 
@@ -38,6 +66,15 @@ pub struct Route {
 }
 
 impl Route {
+    /// True when the route tells services apart: a caller could show it one service and the
+    /// provider another (see the [module docs](self)).
+    fn tells_services_apart(&self) -> bool {
+        !matches!(self.interface, Pattern::Any)
+            || self.version.is_some()
+            || self.group.is_some()
+            || !self.attachments.is_empty()
+    }
+
     /// True when the route matches every call, whatever its body says.
     fn needs_nothing(&self) -> bool {
         matches!(self.interface, Pattern::Any)
@@ -60,6 +97,28 @@ pub struct RouteTable {
     pub clusters: Vec<String>,
     /// Counters of calls no route matched.
     pub unrouted: Arc<Stats>,
+    /// The scratch slots of the attachments the provider dispatches on, when some route
+    /// tells services apart.
+    dispatch: Option<DispatchSlots>,
+}
+
+/// Scratch slots of the `path`, `version`, `interface` and `group` attachments.
+struct DispatchSlots {
+    path: usize,
+    version: usize,
+    interface: usize,
+    group: usize,
+}
+
+/// The scratch slot of attachment `key`, added to `keys` if new.
+fn slot(keys: &mut Vec<String>, key: &str) -> usize {
+    match keys.iter().position(|x| x == key) {
+        Some(s) => s,
+        None => {
+            keys.push(key.to_owned());
+            keys.len() - 1
+        }
+    }
 }
 
 fn normalize_version(v: &str) -> &str {
@@ -92,14 +151,7 @@ impl RouteTable {
             }
             let mut attachments = Vec::new();
             for (k, v) in &r.attachments {
-                let slot = match keys.iter().position(|x| x == k) {
-                    Some(s) => s,
-                    None => {
-                        keys.push(k.clone());
-                        keys.len() - 1
-                    }
-                };
-                attachments.push((slot, v.clone()));
+                attachments.push((slot(&mut keys, k), v.clone()));
             }
             needs.group |= r.group.is_some();
             needs.attachments |= !attachments.is_empty();
@@ -119,9 +171,19 @@ impl RouteTable {
                 timeout: Duration::from_millis(r.timeout_ms),
             });
         }
+        let dispatch = routes.iter().any(Route::tells_services_apart).then(|| {
+            needs.attachments = true;
+            DispatchSlots {
+                path: slot(&mut keys, "path"),
+                version: slot(&mut keys, "version"),
+                interface: slot(&mut keys, "interface"),
+                group: slot(&mut keys, "group"),
+            }
+        });
         RouteTable {
             routes,
             needs,
+            dispatch,
             keys,
             clusters,
             unrouted: metrics.route(crate::core::metrics::UNROUTED),
@@ -149,12 +211,23 @@ impl RouteTable {
         }
     }
 
-    /// The first route matching a call that arrived on listener `listener`.
-    pub fn find(&self, listener: usize, call: &Call<'_>, scratch: &Scratch) -> Option<usize> {
-        let interface = scratch.interface.as_deref().unwrap_or(&call.path);
+    /// The first route matching a call that arrived on listener `listener`:
+    /// [`Reason::NoRoute`] when none does, [`Reason::Disagrees`] when its attachments name
+    /// another service than its head (see the [module docs](self)).
+    pub fn find(
+        &self,
+        listener: usize,
+        call: &Call<'_>,
+        scratch: &Scratch,
+        cache: &MetadataCache,
+    ) -> Result<usize, Reason> {
+        let interface = match &self.dispatch {
+            Some(slots) => dispatched_interface(slots, call, scratch, cache)?,
+            None => scratch.interface.as_deref().unwrap_or(&call.path),
+        };
         let version = normalize_version(&call.version);
         let bit = 1u64 << (listener % 64);
-        self.routes.iter().position(|r| {
+        let found = self.routes.iter().position(|r| {
             r.listeners & bit != 0
                 && r.interface.matches(interface)
                 && r.method.as_deref().is_none_or(|m| m == call.method)
@@ -165,7 +238,37 @@ impl RouteTable {
                 && r.attachments
                     .iter()
                     .all(|(slot, want)| scratch.value(*slot) == Some(want.as_str()))
-        })
+        });
+        found.ok_or(Reason::NoRoute)
+    }
+}
+
+/// The interface a call's routes match on, once its attachments are known to agree with its
+/// head: the `interface` attachment when it is the path or the interface the cache records
+/// for (path, version), else the path.
+fn dispatched_interface<'a>(
+    slots: &DispatchSlots,
+    call: &'a Call<'_>,
+    scratch: &'a Scratch,
+    cache: &MetadataCache,
+) -> Result<&'a str, Reason> {
+    let bad_type = [slots.path, slots.version, slots.group]
+        .iter()
+        .any(|&i| scratch.not_string(i));
+    let path_ok = scratch.value(slots.path).is_none_or(|p| p == call.path);
+    let version_ok = scratch
+        .value(slots.version)
+        .is_none_or(|v| normalize_version(v) == normalize_version(&call.version));
+    if bad_type || !path_ok || !version_ok {
+        return Err(Reason::Disagrees);
+    }
+    match scratch.value(slots.interface) {
+        None => Ok(&call.path),
+        Some(i) if i == call.path => Ok(i),
+        Some(i) => match cache.lookup(&call.path, &call.version) {
+            Lookup::Unique { interface, .. } if interface == i => Ok(i),
+            _ => Err(Reason::Disagrees),
+        },
     }
 }
 
@@ -173,8 +276,8 @@ impl RouteTable {
 mod tests {
     use super::*;
     use crate::core::peek::peek;
-    use dubbo_codec::metadata::MetadataCache;
     use dubbo_codec::Request;
+    use hessian2::value::Value;
 
     const CONF: &str = r#"
         [[listeners]]
@@ -214,8 +317,10 @@ mod tests {
         let body = req.to_bytes();
         let mut s = t.scratch();
         let cache = MetadataCache::new();
-        let call = peek(&body, Default::default(), t.needs, &cache, &mut s).unwrap();
-        t.find(listener, &call, &s).map(|i| &*t.routes[i].name)
+        let call = peek(&body, Default::default(), t.needs, &mut s).unwrap();
+        t.find(listener, &call, &s, &cache)
+            .ok()
+            .map(|i| &*t.routes[i].name)
     }
 
     #[test]
@@ -253,5 +358,81 @@ mod tests {
             .build()
             .unwrap();
         assert_eq!(route_of(&t, 0, v0), Some("say"));
+    }
+
+    fn decide<'t>(
+        t: &'t RouteTable,
+        cache: &MetadataCache,
+        req: Request,
+    ) -> Result<&'t str, Reason> {
+        let body = req.to_bytes();
+        let mut s = t.scratch();
+        let call = peek(&body, Default::default(), t.needs, &mut s).unwrap();
+        t.find(0, &call, &s, cache).map(|i| &*t.routes[i].name)
+    }
+
+    #[test]
+    fn attachments_that_disagree_with_the_head_are_refused() {
+        let conf = r#"
+            [[listeners]]
+            address = "127.0.0.1:0"
+            [[routes]]
+            name = "public"
+            interface = "com.example.Public"
+            cluster = "a"
+            [clusters.a]
+            endpoints = [{ address = "127.0.0.1:1" }]
+        "#;
+        let names = vec!["default".to_owned()];
+        let t = RouteTable::compile(&Config::from_toml(conf).unwrap(), &names, &Registry::new(1));
+        assert!(
+            t.needs.attachments,
+            "an interface route reads the attachments"
+        );
+        let public = || Request::builder("com.example.Public", "m").version("1.0.0");
+        let mut cache = MetadataCache::new();
+        assert_eq!(decide(&t, &cache, public().build().unwrap()), Ok("public"));
+        // The head says Public, the provider would dispatch on the `path` attachment.
+        let smuggled = public().attach("path", "com.example.Admin");
+        assert_eq!(
+            decide(&t, &cache, smuggled.build().unwrap()),
+            Err(Reason::Disagrees)
+        );
+        let other_version = public().attach("version", "2.0.0");
+        assert_eq!(
+            decide(&t, &cache, other_version.build().unwrap()),
+            Err(Reason::Disagrees)
+        );
+        let not_string = public().attach("group", Value::Int(1));
+        assert_eq!(
+            decide(&t, &cache, not_string.build().unwrap()),
+            Err(Reason::Disagrees)
+        );
+        // The head (and `path`) say Admin, the `interface` attachment the router matched
+        // said Public.
+        let admin = || Request::builder("com.example.Admin", "m").version("1.0.0");
+        let shown = admin().attach("interface", "com.example.Public");
+        assert_eq!(
+            decide(&t, &cache, shown.build().unwrap()),
+            Err(Reason::Disagrees)
+        );
+        // ... unless the operator recorded that path as Public's own.
+        cache.register("com.example.Admin", "1.0.0", "com.example.Public", None);
+        let shown = admin().attach("interface", "com.example.Public");
+        assert_eq!(decide(&t, &cache, shown.build().unwrap()), Ok("public"));
+        // "0.0.0" is no version on both sides.
+        let v0 = Request::builder("com.example.Public", "m").attach("version", "0.0.0");
+        assert_eq!(decide(&t, &cache, v0.build().unwrap()), Ok("public"));
+
+        // Routes on the method only never read past the head: nothing to disagree with.
+        let by_method = conf.replace("interface = \"com.example.Public\"", "method = \"m\"");
+        let t = RouteTable::compile(
+            &Config::from_toml(&by_method).unwrap(),
+            &names,
+            &Registry::new(1),
+        );
+        assert!(!t.needs.attachments);
+        let smuggled = public().attach("path", "com.example.Admin");
+        assert_eq!(decide(&t, &cache, smuggled.build().unwrap()), Ok("public"));
     }
 }

@@ -21,7 +21,7 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use dubbo_codec::metadata::MetadataCache;
 
@@ -326,6 +326,22 @@ impl Shared {
             d.insert(cluster.to_owned(), info);
         }
         self.publish(None);
+    }
+
+    /// The clusters with a `discovery` that have had no provider list yet, with their
+    /// `initial_fetch_timeout_ms`.
+    pub fn warming(&self) -> Vec<(String, Duration)> {
+        let snap = self.snapshot();
+        let d = self.discovered.lock().unwrap_or_else(|e| e.into_inner());
+        snap.config
+            .clusters
+            .iter()
+            .filter(|(name, _)| !d.contains_key(*name))
+            .filter_map(|(name, c)| {
+                let wait = c.discovery.as_ref()?.initial_fetch_timeout_ms;
+                Some((name.clone(), Duration::from_millis(wait)))
+            })
+            .collect()
     }
 
     /// The methods the discovered providers of `cluster` offer (sorted), none when unknown.

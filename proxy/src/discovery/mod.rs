@@ -21,6 +21,16 @@
 //!
 //! The discovery settings are read from every new snapshot: a SIGHUP that changes a cluster's
 //! `discovery` (or the methods routed to it) restarts that cluster's watch.
+//!
+//! # Warming
+//!
+//! At start the proxy serves no call before each discovered cluster has its first provider
+//! list ([`warm_up`], bounded by the cluster's `initial_fetch_timeout_ms`), as Envoy does not
+//! start its workers before its clusters have warmed: callers that connect meanwhile wait in
+//! the listen backlog, `READY` is printed and `/healthz` answers 200 only after it, so that a
+//! caller or a load balancer never sees a call refused for want of a list that was on its way.
+//! A cluster whose ZooKeeper does not answer in time is served without a list (its calls get
+//! SERVICE_ERROR until one comes), and the wait names it in a warning.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -147,6 +157,20 @@ pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Resul
         stop,
         thread: Some(thread),
     })
+}
+
+/// Waits until every cluster with a `discovery` has its first provider list, or its
+/// `initial_fetch_timeout_ms` has passed since `since`; returns the clusters that had none
+/// in time.
+pub async fn warm_up(shared: &Shared, since: std::time::Instant) -> Vec<String> {
+    loop {
+        let waiting = shared.warming();
+        let elapsed = since.elapsed();
+        if waiting.iter().all(|(_, limit)| elapsed >= *limit) {
+            return waiting.into_iter().map(|(name, _)| name).collect();
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Starts, restarts and stops the watch of each cluster as the configuration says.

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, BufMut, BytesMut};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch, Notify};
 use tokio::task::{AbortHandle, LocalSet};
@@ -297,8 +297,10 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         if io.stream.readable().await.is_err() {
             break;
         }
-        let room = buf.capacity() - buf.len();
-        match io.stream.try_read_buf(&mut buf) {
+        // One read takes at most READ_CHUNK, also into the room reserved for a large frame:
+        // the core weighs every read against `limits.max_buffered_bytes` before the next.
+        let room = (buf.capacity() - buf.len()).min(READ_CHUNK);
+        match io.stream.try_read_buf(&mut (&mut buf).limit(READ_CHUNK)) {
             Ok(0) => break,
             Ok(n) => {
                 // Linux only: epoll(7) promises a new edge for every arrival on a stream

@@ -15,6 +15,7 @@ impl Worker {
     pub fn written(&mut self, conn: Conn) -> bool {
         match conn {
             Conn::Down(k) => {
+                self.account(k, None);
                 let marks = self.marks;
                 let Some(d) = self.live_down(k) else {
                     return false;
@@ -60,6 +61,10 @@ impl Worker {
     /// Frames were added to a caller's outbox (`down` is live).
     #[inline]
     pub(super) fn down_pushed(&mut self, down: Key) {
+        self.account(down, None);
+        if self.check_answers(down) {
+            return;
+        }
         let len = self.downs[down.idx()].out.len();
         self.note_outbox(len);
         let d = &mut self.downs[down.idx()];
@@ -188,7 +193,7 @@ impl Worker {
     /// A caller's answers piled up past the hard cap: it is closed, what waits for it
     /// dropped (its calls leave the id map when the engine reports it closed).
     #[cold]
-    fn overflow(&mut self, down: Key) {
+    pub(super) fn overflow(&mut self, down: Key) {
         let d = &mut self.downs[down.idx()];
         if d.closing {
             return;

@@ -61,6 +61,8 @@ impl Worker {
             closing: false,
             backed_up: false,
             pause: Pause::default(),
+            read_held: 0,
+            counted: 0,
             max_inflight,
             serialization: dubbo_codec::Serialization::Hessian2.id(),
         });
@@ -194,6 +196,7 @@ impl Worker {
                     return;
                 }
                 let d = self.downs.remove(k.idx());
+                self.budget.release(d.counted, &self.shared.metrics);
                 let m = &self.shared.metrics;
                 m.downstream_connections.fetch_sub(1, Relaxed);
                 if let Some(ls) = m.listeners.get(d.listener as usize) {

@@ -22,6 +22,7 @@ impl Worker {
             }
             if d.pause.is_paused() {
                 // Reads are paused: the rest waits in the engine's buffer until they resume.
+                self.account(down, Some(buf.len()));
                 return;
             }
             match d.codec.decode_frame(buf) {
@@ -40,6 +41,11 @@ impl Worker {
                     } else {
                         None
                     };
+                    let held = buf.len();
+                    self.account(down, Some(held));
+                    if held > 0 {
+                        self.check_partial(down);
+                    }
                     return;
                 }
                 Err(DecodeError::PayloadTooLarge { header, .. }) => {
@@ -130,19 +136,14 @@ impl Worker {
         let decision = {
             let snap = &*self.snap;
             let found = match BodyFormat::of(h.serialization()) {
-                Some(format) => match peek(
-                    frame.body(),
-                    format,
-                    snap.routes.needs,
-                    &snap.cache,
-                    &mut self.scratch,
-                ) {
-                    Err(_) => Err(Reason::BadBody),
-                    Ok(call) => snap
-                        .routes
-                        .find(listener, &call, &self.scratch)
-                        .ok_or(Reason::NoRoute),
-                },
+                Some(format) => {
+                    match peek(frame.body(), format, snap.routes.needs, &mut self.scratch) {
+                        Err(_) => Err(Reason::BadBody),
+                        Ok(call) => snap
+                            .routes
+                            .find(listener, &call, &self.scratch, &snap.cache),
+                    }
+                }
                 // Unreadable: routed only by a route that needs nothing from the body.
                 None => snap.routes.find_blind(listener),
             };

@@ -55,6 +55,9 @@ use replies::Replies;
 mod backpressure;
 mod connections;
 mod downstream;
+mod memory;
+#[cfg(test)]
+mod memory_tests;
 mod pool;
 mod probes;
 mod replies;
@@ -136,10 +139,14 @@ pub enum Reason {
     /// The body is in a serialization the proxy cannot read and a route needs something
     /// from it: BAD_REQUEST, as a Java provider answers a serialization it does not have.
     Unreadable,
+    /// The call's `path`, `version` or `interface` attachment names another service than
+    /// its head (or is not a string), so the provider would dispatch it elsewhere than the
+    /// route the head matched: BAD_REQUEST (see `route`).
+    Disagrees,
 }
 
 impl Reason {
-    const ALL: [Reason; 10] = [
+    const ALL: [Reason; 11] = [
         Reason::NoRoute,
         Reason::NoUpstream,
         Reason::ConnectFailed,
@@ -150,6 +157,7 @@ impl Reason {
         Reason::OversizeResponse,
         Reason::BackedUp,
         Reason::Unreadable,
+        Reason::Disagrees,
     ];
 
     /// The status sent to the caller.
@@ -187,7 +195,9 @@ impl Reason {
             Reason::NoUpstream | Reason::ConnectFailed => Status::ServiceError,
             Reason::UpstreamLost => Status::ChannelInactive,
             Reason::Timeout => Status::ServerTimeout,
-            Reason::Oversize | Reason::BadBody | Reason::Unreadable => Status::BadRequest,
+            Reason::Oversize | Reason::BadBody | Reason::Unreadable | Reason::Disagrees => {
+                Status::BadRequest
+            }
             Reason::OversizeResponse => Status::BadResponse,
             Reason::BackedUp => Status::ServerThreadpoolExhaustedError,
         }
@@ -213,6 +223,9 @@ impl Reason {
             }
             // The answer names the serialization (see `replies`).
             Reason::Unreadable => "dubbo-proxy: cannot read the request body's serialization",
+            Reason::Disagrees => {
+                "dubbo-proxy: the call's path, version or interface attachment disagrees with its head"
+            }
         }
     }
 }
@@ -268,6 +281,10 @@ struct Down {
     backed_up: bool,
     /// Why its reads are paused (if they are).
     pause: Pause,
+    /// The bytes of the frame begun in its read buffer, as last seen.
+    read_held: usize,
+    /// What it counts in the worker's [`memory::Budget`] (`read_held` + its outbox).
+    counted: usize,
     max_inflight: u32,
     /// The serialization id of its last call: the read-only event is written in it.
     serialization: u8,
@@ -358,6 +375,8 @@ pub struct Worker {
     /// Frames of calls being dropped, `(provider connection, offset, length)` (kept to reuse
     /// its room).
     holes: Vec<(Key, u64, u32)>,
+    /// What this worker's callers hold, against `limits.max_buffered_bytes`.
+    budget: memory::Budget,
 }
 
 fn push_frame(
@@ -428,6 +447,7 @@ impl Worker {
             pressure: false,
             blocked: Vec::new(),
             holes: Vec::new(),
+            budget: memory::Budget::default(),
         };
         w.apply_snapshot(snap, now);
         w

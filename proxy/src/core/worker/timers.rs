@@ -39,6 +39,7 @@ impl Worker {
 
     pub(super) fn housekeeping(&mut self, now: Instant) {
         self.connect_due(now);
+        self.resume_memory_paused();
         // Heartbeats: the proxy's own, on provider connections with nothing read for a
         // while; one left unanswered means the connection is dead.
         let mut dead = std::mem::take(&mut self.ids);
@@ -172,9 +173,12 @@ impl Worker {
 impl Down {
     /// Why this caller is too slow to keep, if it is: a frame begun and not finished within
     /// `frame_timeout`, or no frame at all within `first_frame_timeout`. Never while its reads
-    /// are paused (then the proxy, not the caller, holds its frames back).
+    /// are paused for its answers, its calls in flight or its providers (then the proxy, not
+    /// the caller, holds its frames back).
     fn slow(&self, now: Instant) -> Option<SlowCaller> {
-        if self.pause.is_paused() {
+        // Paused for memory, it is closed all the same: a frame that cannot finish while
+        // memory is short must not keep the memory short.
+        if self.pause.paused_but_for(Pause::MEMORY) {
             return None;
         }
         let over = |since: Instant, limit: Option<Duration>| {

@@ -21,6 +21,9 @@ use crate::core::{Conn, Effect, Key, Shared, Worker};
 /// Reads per connection per turn before it waits for the next turn (its edge will not come
 /// again: it goes on the ready list).
 const READS_PER_TURN: usize = 16;
+/// The most one read takes, also into the room reserved for a large frame: the core weighs
+/// every read against `limits.max_buffered_bytes` before the next.
+const READ_MAX: usize = 256 * 1024;
 /// Chunks gathered into one `writev`.
 const MAX_IOV: usize = 64;
 /// After an accept error (EMFILE...), try again after this long.
@@ -448,8 +451,8 @@ impl Loop {
                 return;
             }
             let buf = c.rbuf.block(&mut self.pool);
-            let room = buf.capacity() - buf.len();
-            match read_into(&c.stream, buf, usize::MAX) {
+            let room = (buf.capacity() - buf.len()).min(READ_MAX);
+            match read_into(&c.stream, buf, READ_MAX) {
                 Ok(0) => {
                     self.gone(t);
                     return;
