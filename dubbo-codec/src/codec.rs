@@ -13,8 +13,12 @@
 //!    it is buffered: [`DecodeError::PayloadTooLarge`] carries the header (request id,
 //!    request or response, two-way), and the decoder then discards that many bytes as they
 //!    arrive and goes on with the next frame.
-//! 3. Body incomplete: reserve room for exactly the rest of the frame (at most 16 bytes plus
-//!    the payload limit) and return `Ok(None)`.
+//! 3. Body incomplete: reserve room for the rest of the frame, so that it is read in place,
+//!    and return `Ok(None)`. The header's length is only a claim: the room reserved is at
+//!    most as much as has arrived of the frame, and at least `RESERVE_STEP` (64 KiB), so a frame up
+//!    to 64 KiB is reserved whole at once and a larger one grows its buffer as its bytes
+//!    come in. Whatever a header claims, the buffer stays under four times the bytes present
+//!    plus 128 KiB (`BytesMut` at least doubles a buffer it grows).
 //! 4. Otherwise split the frame off the buffer: the body is a frozen slice of the same
 //!    allocation, no copy.
 //!
@@ -48,6 +52,10 @@ use crate::header::{Header, HEADER_LEN};
 
 /// The default payload limit: 8 MiB, Java's `Constants.DEFAULT_PAYLOAD`.
 pub const DEFAULT_MAX_PAYLOAD: u32 = 8 * 1024 * 1024;
+
+/// The room reserved for an incomplete frame before any of its body is in: a frame this size
+/// or smaller is read in place at once; a larger one grows its buffer by what has arrived.
+const RESERVE_STEP: usize = 64 * 1024;
 
 #[derive(Debug, Clone)]
 enum State {
@@ -192,7 +200,10 @@ impl FrameCodec {
         }
         let frame_len = header.frame_len();
         if src.len() < frame_len {
-            src.reserve(frame_len - src.len());
+            // Trust the length field only as far as the bytes that have come: reserving the
+            // claimed size at once would let 16-byte headers pin megabytes per connection.
+            let missing = frame_len - src.len();
+            src.reserve(missing.min(src.len().max(RESERVE_STEP)));
             return Ok(None);
         }
         src.advance(HEADER_LEN);
@@ -461,6 +472,48 @@ mod tests {
         }
         assert_eq!(out, [small]);
         assert_eq!(codec.stream_offset(), whole.len() as u64);
+    }
+
+    #[test]
+    fn a_large_claim_reserves_by_what_arrives() {
+        let len = DEFAULT_MAX_PAYLOAD;
+        let header = Header::request(3, Serialization::Hessian2, true).with_body_len(len);
+        let mut codec = FrameCodec::new();
+        let mut buf = BytesMut::from(&header.to_bytes()[..]);
+        assert_eq!(codec.decode_frame(&mut buf), Ok(None));
+        let first = buf.capacity();
+        assert!(
+            first >= RESERVE_STEP,
+            "a frame under 64 KiB would be read in place"
+        );
+        assert!(
+            first < 2 * RESERVE_STEP,
+            "reserved {first} for a 16-byte header"
+        );
+        // The body comes in reads into the room the codec left (as a socket read fills spare
+        // capacity): there is always room, the buffer stays within four times what is there
+        // plus two steps, and the whole frame still decodes.
+        let chunk = vec![b'x'; 100_000];
+        let mut sent = 0usize;
+        while sent < len as usize {
+            let room = buf.capacity() - buf.len();
+            assert!(room > 0, "the codec left no room at {}", buf.len());
+            let n = chunk.len().min(len as usize - sent).min(room);
+            buf.extend_from_slice(&chunk[..n]);
+            sent += n;
+            if let Some(frame) = codec.decode_frame(&mut buf).unwrap() {
+                assert_eq!(frame.body().len(), len as usize);
+                assert_eq!(sent, len as usize);
+                return;
+            }
+            assert!(
+                buf.capacity() <= 4 * buf.len() + 2 * RESERVE_STEP,
+                "{} reserved for {} bytes",
+                buf.capacity(),
+                buf.len()
+            );
+        }
+        panic!("the frame never decoded");
     }
 
     #[test]

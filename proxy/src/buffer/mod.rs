@@ -10,9 +10,11 @@
 //! connection it goes to, with the request id rewritten (the multiplexer's one copy).
 //!
 //! Dubbo frames are length-prefixed: once the 16-byte header of a frame is in, the codec
-//! knows the frame's size and reserves room for all of it, so the rest of the frame is read
-//! straight into place. The only bytes ever moved are the prefix of a frame that had
-//! arrived before its header told its size, at most one read's worth, once per frame. A
+//! knows the frame's claimed size and reserves room for the rest of it (all of a frame up to
+//! 64 KiB; for a larger one, as much again as has arrived, so a header cannot make us
+//! allocate what its bytes never bring), and the rest is read straight into place. The only
+//! bytes moved are the prefix of a frame that arrived before its header told its size, and a
+//! large frame's bytes when its buffer doubles. A
 //! chain would not remove that copy, it would add one: the core needs a frame contiguous
 //! (the routing peek walks the Hessian body), so a frame split across two blocks of a
 //! chain would have to be joined, all of it, where the reservation moves only the prefix.
@@ -131,8 +133,8 @@ impl ReadBuf {
     }
 
     /// The block to read into, with room: the one held, or one from the pool. The codec
-    /// has already reserved room for the whole of a partial frame it holds (so the rest of
-    /// it is read in place); only a block filled to the brim is grown here (in place if its
+    /// has already reserved room for the rest of a partial frame it holds (bounded by what
+    /// has arrived of it); only a block filled to the brim is grown here (in place if its
     /// front is free, else by reallocating, as any `BytesMut`).
     pub fn block(&mut self, pool: &mut BlockPool) -> &mut BytesMut {
         let class = self.class as usize;
