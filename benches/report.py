@@ -33,12 +33,16 @@ CROSS = {
         ("hessian2 typed `Mix` (D.m a nested Mix, 169 B)", "mix/decode", "hessian2"),
         ("hessian2 typed `Mix`, reused `Deserializer` (D.m a nested Mix, 169 B)", "mix/decode",
          "hessian2-reused"),
+        ("hessian2 borrowed `Mix` (`&str` text), reused `Deserializer` (169 B)", "mix/decode",
+         "hessian2-borrowed-reused"),
         ("hessian2 `Value` of Java's bytes (self-ref, 125 B)", "mix_self_ref/decode", "hessian2-value"),
     ],
     ("user", "encode"): [("hessian2 typed `User` (112 B)", "user/encode", "hessian2")],
     ("user", "decode"): [
         ("hessian2 typed `User` (112 B)", "user/decode", "hessian2"),
         ("hessian2 typed `User`, reused `Deserializer` (112 B)", "user/decode", "hessian2-reused"),
+        ("hessian2 borrowed `User` (`&str` text), reused `Deserializer` (112 B)", "user/decode",
+         "hessian2-borrowed-reused"),
     ],
 }
 # The same for the fastjson2 bench (JSONB) against Java fastjson2's peer: Java measures the
@@ -65,7 +69,10 @@ FASTJSON2_PEERS = ("java-fastjson2",)
 # Rows compared like-for-like only with some peers: a reused decoder with Java's reused
 # Hessian2Input (Go's peer makes a new decoder per message, as `from_slice` does). The goals
 # table lists such a row only against those peers.
-LIKE_FOR_LIKE = {"hessian2-reused": ("java-hessian-lite3", "java-hessian-lite4")}
+LIKE_FOR_LIKE = {
+    "hessian2-reused": ("java-hessian-lite3", "java-hessian-lite4"),
+    "hessian2-borrowed-reused": ("java-hessian-lite3", "java-hessian-lite4"),
+}
 # Functions that are references, not implementations: shown last in their group with what they
 # stand for, never compared as peers (no chart bar).
 REFERENCES = {

@@ -1,6 +1,7 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
-//! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`, `cjk`,
-//! `emoji`), `PROFILE_ITERS` the number of decodes; instructions per decode are the difference
+//! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
+//! `user_reused`, `cjk`, `emoji`; `mix_floor` and `user_floor` clone and drop the value instead of
+//! decoding it: the benches' `owned-floor`), `PROFILE_ITERS` the number of decodes; instructions per decode are the difference
 //! of two runs divided by the difference of their iteration counts:
 //!
 //! ```sh
@@ -42,12 +43,30 @@ fn profile() {
                 }
             }
         }
-        "user" => {
+        "user" | "user_reused" => {
             let value = user(1);
             let wire = hessian2::to_vec(&value).unwrap();
+            let mut de = hessian2::Deserializer::from_slice(&wire);
             for _ in 0..iters {
-                let u: User = hessian2::from_slice(black_box(&wire)).unwrap();
+                let u: User = if case == "user" {
+                    hessian2::from_slice(black_box(&wire)).unwrap()
+                } else {
+                    de.reset(black_box(&wire));
+                    de.next_value().unwrap()
+                };
                 assert_eq!(black_box(u), value);
+            }
+        }
+        "mix_floor" => {
+            let value = mix();
+            for _ in 0..iters {
+                assert_eq!(black_box(black_box(&value).clone()).A, 97);
+            }
+        }
+        "user_floor" => {
+            let value = user(1);
+            for _ in 0..iters {
+                assert_eq!(black_box(black_box(&value).clone()).id, value.id);
             }
         }
         "cjk" | "emoji" => {
