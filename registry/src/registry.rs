@@ -14,6 +14,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
+use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
 use crate::instance::MetadataSource;
 use crate::url::ServiceUrl;
@@ -65,6 +66,17 @@ pub trait Registry: Send + Sync + fmt::Debug {
     /// Every interface that has a providers category in the registry, or (Dubbo 3) an
     /// application mapping, sorted.
     fn services(&self) -> RegistryFuture<'_, Vec<String>>;
+
+    /// The service definition (methods with their Java types) the provider `key` names
+    /// published in the registry's metadata report, `None` when it published none. A registry
+    /// that is no metadata report (the default) has none.
+    fn service_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+    ) -> RegistryFuture<'a, Option<ServiceDefinition>> {
+        let _ = key;
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// The providers of one interface, followed: a stream of whole lists. Dropping it stops the
