@@ -23,7 +23,7 @@ use serde_json::Value as Json;
 use crate::error::RegistryError;
 
 /// Which provider's definition: what Dubbo's `MetadataIdentifier` names (side `provider`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DefinitionKey {
     /// The interface.
     pub interface: String,
