@@ -24,6 +24,8 @@ pub struct Target<'a> {
 /// The providers of one version, group and application, and what is known of their methods.
 struct Description {
     key: DefinitionKey,
+    /// The providers' Dubbo release (`release` of their URLs), when they say.
+    release: String,
     addresses: BTreeSet<String>,
     /// Where the types came from, `None` when only the URLs' `methods` are known.
     source: Option<String>,
@@ -41,6 +43,7 @@ impl Description {
     fn from_definition(key: DefinitionKey, source: String, d: ServiceDefinition) -> Self {
         Description {
             key,
+            release: d.parameters.get("release").cloned().unwrap_or_default(),
             addresses: BTreeSet::new(),
             source: Some(source),
             methods: d
@@ -59,6 +62,7 @@ impl Description {
         let names: BTreeSet<&str> = names.into_iter().filter(|n| !n.is_empty()).collect();
         Description {
             key,
+            release: String::new(),
             addresses: BTreeSet::new(),
             source: None,
             methods: names
@@ -120,6 +124,7 @@ impl Description {
             "version": self.key.version,
             "group": self.key.group,
             "application": self.key.application,
+            "release": self.release,
             "providers": self.addresses,
             "definition": self.source,
             "methods": methods,
@@ -130,8 +135,8 @@ impl Description {
     fn to_text(&self, service: &str) -> String {
         let k = &self.key;
         let mut out = format!(
-            "{service}\tversion={}\tgroup={}\tapplication={}\n",
-            k.version, k.group, k.application
+            "{service}\tversion={}\tgroup={}\tapplication={}\trelease={}\n",
+            k.version, k.group, k.application, self.release
         );
         if !self.addresses.is_empty() {
             let addrs: Vec<&str> = self.addresses.iter().map(String::as_str).collect();
@@ -142,8 +147,7 @@ impl Description {
                 let _ = writeln!(out, "  definition: {s}");
             }
             None => out.push_str(
-                "  definition: none published (method names from the provider URLs; \
-                 parameter types unknown)\n",
+                "  definition: none published (method names only; parameter types unknown)\n",
             ),
         }
         for m in &self.methods {
@@ -196,6 +200,14 @@ fn print(target: &Target<'_>, mut found: Vec<Description>, output: Output) -> Re
     Ok(())
 }
 
+/// The providers of one [`DefinitionKey`] in the registry.
+#[derive(Default)]
+struct Found {
+    addresses: BTreeSet<String>,
+    methods: BTreeSet<String>,
+    release: String,
+}
+
 /// `--registry URL --describe`: the providers the registry lists, grouped by version, group
 /// and application, each with the definition its application published in the registry's
 /// metadata report, else the method names of its URLs.
@@ -218,7 +230,7 @@ pub async fn describe_registry(
             )
         })?
         .map_err(|e| e.to_string())?;
-    let mut groups: BTreeMap<DefinitionKey, (BTreeSet<String>, BTreeSet<String>)> = BTreeMap::new();
+    let mut groups: BTreeMap<DefinitionKey, Found> = BTreeMap::new();
     for u in providers.iter() {
         let (version, group) = (u.version(), u.group());
         if target.version.is_some_and(|v| v != version) || target.group.is_some_and(|g| g != group)
@@ -231,15 +243,20 @@ pub async fn describe_registry(
             group: group.into_owned(),
             application: u.param("application").unwrap_or_default().into_owned(),
         };
-        let (addresses, methods) = groups.entry(key).or_default();
-        addresses.insert(format!("{}:{}", u.host(), u.port().unwrap_or(0)));
-        methods.extend(u.methods());
+        let found = groups.entry(key).or_default();
+        found
+            .addresses
+            .insert(format!("{}:{}", u.host(), u.port().unwrap_or(0)));
+        found.methods.extend(u.methods());
+        if let Some(r) = u.param("release") {
+            found.release = r.into_owned();
+        }
     }
     if groups.is_empty() {
         return Err(format!("no provider of {} in the registry", target.service));
     }
     let mut found = Vec::new();
-    for (key, (addresses, methods)) in groups {
+    for (key, found_here) in groups {
         let published = registry
             .service_definition(&key)
             .await
@@ -248,9 +265,10 @@ pub async fn describe_registry(
             Some(def) => {
                 Description::from_definition(key, "the registry's metadata report".into(), def)
             }
-            None => Description::from_names(key, methods.iter().map(String::as_str)),
+            None => Description::from_names(key, found_here.methods.iter().map(String::as_str)),
         };
-        d.addresses = addresses;
+        d.addresses = found_here.addresses;
+        d.release = found_here.release;
         found.push(d);
     }
     print(target, found, output)
@@ -299,7 +317,7 @@ async fn describe_through(
     let infos = instance_metadata::metadata_infos(client, app)
         .await
         .map_err(not_served)?;
-    let mut by_key: BTreeMap<DefinitionKey, BTreeSet<String>> = BTreeMap::new();
+    let mut by_key: BTreeMap<DefinitionKey, Found> = BTreeMap::new();
     for s in infos.iter().flat_map(|i| i.services.values()) {
         if s.name != target.service
             || target.version.is_some_and(|v| v != s.version)
@@ -312,11 +330,12 @@ async fn describe_through(
             group: s.group.clone(),
             ..key.clone()
         };
+        let found = by_key.entry(key).or_default();
         let methods = s.params.get("methods").map_or("", String::as_str);
-        by_key
-            .entry(key)
-            .or_default()
-            .extend(methods.split(',').map(str::to_owned));
+        found.methods.extend(methods.split(',').map(str::to_owned));
+        if let Some(r) = s.params.get("release") {
+            found.release.clone_from(r);
+        }
     }
     if by_key.is_empty() {
         return Err(format!(
@@ -326,6 +345,9 @@ async fn describe_through(
     }
     Ok(by_key
         .into_iter()
-        .map(|(key, methods)| Description::from_names(key, methods.iter().map(String::as_str)))
+        .map(|(key, found)| Description {
+            release: found.release,
+            ..Description::from_names(key, found.methods.iter().map(String::as_str))
+        })
         .collect())
 }

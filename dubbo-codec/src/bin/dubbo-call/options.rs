@@ -318,4 +318,25 @@ mod tests {
         );
         assert!(raw_with_registry.unwrap_err().contains("--output raw"));
     }
+
+    #[test]
+    fn describe_takes_a_service_and_maybe_a_method() {
+        let parse = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
+        let o = parse(&["--registry", "zookeeper://127.0.0.1:1", "--describe", "S"]).unwrap();
+        assert!(o.describe);
+        assert_eq!((o.service.as_str(), o.method.as_str()), ("S", ""));
+        let o = parse(&["127.0.0.1:1", "--describe", "S", "m", "--app", "a"]).unwrap();
+        assert_eq!(
+            (o.addr.as_str(), o.service.as_str(), o.method.as_str()),
+            ("127.0.0.1:1", "S", "m")
+        );
+        assert_eq!(o.app.as_deref(), Some("a"));
+        assert!(parse(&["127.0.0.1:1", "--describe", "S"])
+            .unwrap_err()
+            .contains("--app"));
+        let registry = ["--registry", "zookeeper://127.0.0.1:1", "--describe", "S"];
+        assert!(parse(&[&registry[..], &["--list"]].concat()).is_err());
+        assert!(parse(&[&registry[..], &["--output", "raw"]].concat()).is_err());
+        assert!(parse(&[&registry[..], &["m", "extra"]].concat()).is_err());
+    }
 }
