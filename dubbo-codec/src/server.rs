@@ -291,6 +291,9 @@ pub struct Service {
     version: String,
     group: Option<String>,
     methods: HashMap<String, Handler>,
+    /// Java signatures declared with [`Service::signature`]: (method, parameter types, return
+    /// type), published as the service definition at [`Server::register`].
+    signatures: Vec<(String, Vec<String>, String)>,
 }
 
 impl std::fmt::Debug for Service {
@@ -300,6 +303,7 @@ impl std::fmt::Debug for Service {
             .field("version", &self.version)
             .field("group", &self.group)
             .field("methods", &self.methods.keys().collect::<Vec<_>>())
+            .field("signatures", &self.signatures)
             .finish()
     }
 }
@@ -320,6 +324,7 @@ impl Service {
             version: String::new(),
             group: None,
             methods: HashMap::new(),
+            signatures: Vec::new(),
         }
     }
 
@@ -343,6 +348,19 @@ impl Service {
     {
         let h: Handler = Arc::new(move |call| Box::pin(handler(call)));
         self.methods.insert(name.into(), h);
+        self
+    }
+
+    /// Declares a Java signature of method `name` (once per overload): its parameter types
+    /// (`java.lang.String`, `long`, `io.example.User`, `java.util.List<java.lang.String>`) and
+    /// return type (`void` for none). With the `registry` feature, [`Server::register`]
+    /// publishes the declared signatures as the service definition, as a Java provider does,
+    /// so that `dubbo-call --describe` (or a Dubbo admin console) shows them; a method without
+    /// one is known by name only.
+    pub fn signature(mut self, name: &str, parameter_types: &[&str], return_type: &str) -> Self {
+        let params = parameter_types.iter().map(|&t| t.to_owned()).collect();
+        self.signatures
+            .push((name.to_owned(), params, return_type.to_owned()));
         self
     }
 
@@ -576,7 +594,10 @@ impl Server {
     /// Registers every service as a provider at this server's address in `registry` (see
     /// [`Registration`](crate::registration::Registration) for the URL), until
     /// [`shutdown`](Server::shutdown), which unregisters them before it drains (or until the
-    /// registry is dropped). Returns the URLs registered.
+    /// registry is dropped). Returns the URLs registered. A service with
+    /// [`signature`](Service::signature)s declared has them published as its service
+    /// definition in the registry's metadata report (for ZooKeeper:
+    /// `/dubbo/metadata/<interface>[/<version>][/<group>]/provider/<application>`).
     ///
     /// # Errors
     ///
@@ -598,9 +619,62 @@ impl Server {
             )?;
             registry.register(&url).await?;
             lock(&self.registered).push((registry.clone(), url.clone()));
+            if !s.signatures.is_empty() {
+                let (key, definition) = s.definition(&url);
+                registry.publish_definition(&key, &definition).await?;
+            }
             urls.push(url);
         }
         Ok(urls)
+    }
+}
+
+#[cfg(feature = "registry")]
+impl Service {
+    /// Its declared signatures as a Java provider's service definition, keyed as registered
+    /// in `url`.
+    fn definition(
+        &self,
+        url: &dubbo_registry::ServiceUrl,
+    ) -> (
+        dubbo_registry::definition::DefinitionKey,
+        dubbo_registry::definition::ServiceDefinition,
+    ) {
+        use dubbo_registry::definition::{DefinitionKey, MethodDefinition, ServiceDefinition};
+        let key = DefinitionKey {
+            interface: self.interface.clone(),
+            version: norm_version(&self.version).to_owned(),
+            group: self.group.clone().unwrap_or_default(),
+            application: url.param("application").unwrap_or_default().into_owned(),
+        };
+        let parameters = [
+            "application",
+            "dubbo",
+            "group",
+            "interface",
+            "methods",
+            "release",
+            "side",
+            "version",
+        ]
+        .into_iter()
+        .filter_map(|k| Some((k.to_owned(), url.param(k)?.into_owned())))
+        .collect();
+        let definition = ServiceDefinition {
+            canonical_name: self.interface.clone(),
+            methods: self
+                .signatures
+                .iter()
+                .map(|(name, params, ret)| MethodDefinition {
+                    name: name.clone(),
+                    parameter_types: params.clone(),
+                    return_type: ret.clone(),
+                })
+                .collect(),
+            parameters,
+            ..ServiceDefinition::default()
+        };
+        (key, definition)
     }
 }
 

@@ -1,7 +1,8 @@
 //! `dubbo-call --describe` with real parts: Java Dubbo 2.7 (interface level, with the registry
 //! as its metadata report), 3.2 and 3.3 (stock Dubbo 3 applications, `--bootstrap`), each in a
-//! ZooKeeper of its own on 127.0.0.1, and a Rust provider (`Server::register`, which publishes
-//! no definition). Skipped with a note when ZooKeeper or the Java interop project is missing
+//! ZooKeeper of its own on 127.0.0.1, and Rust providers (`Server::register`: one without
+//! declared signatures, described by method names, one with `Service::signature`s, published
+//! as its definition). Skipped with a note when ZooKeeper or the Java interop project is missing
 //! (a failure under CI).
 
 mod common;
@@ -25,6 +26,8 @@ const SESSION_MS: u64 = 4_000;
 const ZK_LOGS: LogDir = LogDir("dubbo-codec-describe");
 const APP: &str = "hessianrs-interop-provider";
 const RUST_APP: &str = "rust-describe";
+/// A Rust provider that declares two signatures (`Service::signature`).
+const RUST_DECLARED_APP: &str = "rust-declared";
 
 async fn dubbo_call(args: Vec<String>) -> Output {
     tokio::task::spawn_blocking(move || {
@@ -130,6 +133,19 @@ async fn describes_java_providers_from_their_metadata_and_rust_ones_by_name() {
         .register(reg.clone(), &Registration::new(RUST_APP))
         .await
         .unwrap();
+    let declared = Server::builder()
+        .service(
+            demo_service()
+                .signature("sayHello", &["java.lang.String"], "java.lang.String")
+                .signature("getUser", &["long"], USER_CLASS),
+        )
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    declared
+        .register(reg.clone(), &Registration::new(RUST_DECLARED_APP))
+        .await
+        .unwrap();
 
     // Every generation's definition says what Java declares: sayHello(java.lang.String).
     for ((zoo, provider), release) in zoos
@@ -184,6 +200,25 @@ async fn describes_java_providers_from_their_metadata_and_rust_ones_by_name() {
     );
     assert_eq!(ours["definition"], Json::Null);
     assert_eq!(ours["providers"], json!([server.local_addr().to_string()]));
+    // What a Rust provider declared is published and described; its other methods by name.
+    let json = json_of(&describe(&zoos[0], &["--output", "json"]).await);
+    let d = of_app(&json, RUST_DECLARED_APP);
+    assert_eq!(d["definition"], "the registry's metadata report");
+    let methods = d["methods"].as_array().unwrap();
+    assert_eq!(
+        methods[..2],
+        [
+            json!({"name": "sayHello", "parameterTypes": ["java.lang.String"],
+                   "returnType": "java.lang.String"}),
+            json!({"name": "getUser", "parameterTypes": ["long"], "returnType": USER_CLASS}),
+        ],
+        "{json}"
+    );
+    assert!(
+        methods.contains(&json!({"name": "add", "parameterTypes": null, "returnType": null})),
+        "{json}"
+    );
+    assert_eq!(d["providers"], json!([declared.local_addr().to_string()]));
 
     // No such method, no such version: exit status 2 and a reason; bad usage 64.
     let out = describe(&zoos[0], &["sayGoodbye"]).await;

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use registry_urlweight::encode_component;
 use serde::Deserialize;
-use serde_json::Value as Json;
+use serde_json::{json, Value as Json};
 
 use crate::error::RegistryError;
 
@@ -164,6 +164,37 @@ impl ServiceDefinition {
         })
     }
 
+    /// The JSON Dubbo 3 writes (what [`from_json`](Self::from_json) reads back): methods with
+    /// their types, types with their properties as type names.
+    pub fn to_json(&self) -> Vec<u8> {
+        let methods: Vec<Json> = self
+            .methods
+            .iter()
+            .map(|m| {
+                json!({"annotations": [], "name": m.name, "parameterTypes": m.parameter_types,
+                       "parameters": [], "returnType": m.return_type})
+            })
+            .collect();
+        let types: Vec<Json> = self
+            .types
+            .iter()
+            .map(|t| {
+                json!({"enums": t.enums, "items": t.items, "properties": t.properties,
+                       "type": t.type_name})
+            })
+            .collect();
+        json!({
+            "annotations": [],
+            "canonicalName": self.canonical_name,
+            "codeSource": self.code_source,
+            "methods": methods,
+            "parameters": self.parameters,
+            "types": types,
+        })
+        .to_string()
+        .into_bytes()
+    }
+
     /// The definition of `type_name`, if the provider published it.
     pub fn type_definition(&self, type_name: &str) -> Option<&TypeDefinition> {
         self.types.iter().find(|t| t.type_name == type_name)
@@ -254,6 +285,14 @@ mod tests {
             .type_definition("java.util.List<java.lang.String>")
             .unwrap();
         assert_eq!(list.items, ["java.lang.String"]);
+    }
+
+    #[test]
+    fn written_as_read() {
+        for json in [JAVA_3_2, JAVA_2_7] {
+            let d = ServiceDefinition::from_json(json).unwrap();
+            assert_eq!(ServiceDefinition::from_json(&d.to_json()).unwrap(), d);
+        }
     }
 
     #[test]

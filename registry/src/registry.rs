@@ -77,6 +77,19 @@ pub trait Registry: Send + Sync + fmt::Debug {
         let _ = key;
         Box::pin(async { Ok(None) })
     }
+
+    /// Publishes `definition` as the service definition of provider `key` in the registry's
+    /// metadata report (where [`service_definition`](Registry::service_definition) reads it),
+    /// as a Java provider does at export; it stays after the provider goes, as Java's does. A
+    /// registry that is no metadata report (the default) ignores it.
+    fn publish_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+        definition: &'a ServiceDefinition,
+    ) -> RegistryFuture<'a, ()> {
+        let _ = (key, definition);
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The providers of one interface, followed: a stream of whole lists. Dropping it stops the

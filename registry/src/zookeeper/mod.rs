@@ -392,6 +392,20 @@ impl Registry for ZookeeperRegistry {
             }
         })
     }
+
+    fn publish_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+        definition: &'a ServiceDefinition,
+    ) -> RegistryFuture<'a, ()> {
+        Box::pin(async move {
+            let path = key.report_path(&self.shared.options.root);
+            let client = self.client().await?;
+            session::write_persistent(&client, &path, &definition.to_json())
+                .await
+                .map_err(|e| op_error(&path, e))
+        })
+    }
 }
 
 impl ZookeeperRegistry {

@@ -150,6 +150,10 @@ impl Description {
                 "  definition: none published (method names only; parameter types unknown)\n",
             ),
         }
+        let unknown = self.methods.iter().any(|m| m.signature.is_none());
+        if self.source.is_some() && unknown {
+            out.push_str("  (methods marked ? have no published signature)\n");
+        }
         for m in &self.methods {
             let _ = match &m.signature {
                 Some((params, ret)) => writeln!(out, "  {ret} {}({})", m.name, params.join(", ")),
@@ -263,7 +267,20 @@ pub async fn describe_registry(
             .map_err(|e| e.to_string())?;
         let mut d = match published {
             Some(def) => {
-                Description::from_definition(key, "the registry's metadata report".into(), def)
+                let mut d =
+                    Description::from_definition(key, "the registry's metadata report".into(), def);
+                // A method the URLs name but the definition lacks (one a Rust provider declared
+                // no signature of): by name.
+                let missing: Vec<&String> = found_here
+                    .methods
+                    .iter()
+                    .filter(|m| !m.is_empty() && !d.methods.iter().any(|x| &x.name == *m))
+                    .collect();
+                d.methods.extend(missing.into_iter().map(|m| Method {
+                    name: m.clone(),
+                    signature: None,
+                }));
+                d
             }
             None => Description::from_names(key, found_here.methods.iter().map(String::as_str)),
         };
