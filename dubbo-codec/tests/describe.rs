@@ -121,11 +121,7 @@ async fn describes_java_providers_from_their_metadata_and_rust_ones_by_name() {
     };
 
     // A Rust provider of the same interface beside the 2.7 one, under another application.
-    let server = Server::builder()
-        .service(demo_service())
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
+    let server = demo_server().await;
     let address = format!("zookeeper://{}?session={SESSION_MS}", zoos[0].address());
     let reg: std::sync::Arc<dyn Registry> =
         std::sync::Arc::new(ZookeeperRegistry::connect(&address).await.unwrap());
