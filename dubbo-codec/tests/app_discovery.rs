@@ -12,8 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use dubbo_codec::cluster::{ClusterClient, ClusterConfig};
-use dubbo_registry::balance::Policy;
+use dubbo_codec::cluster::ClusterClient;
 use dubbo_registry::instance::ServiceInstance;
 use dubbo_registry::zookeeper::{ZookeeperRegistry, SERVICES_ROOT};
 use dubbo_registry::Registry;
@@ -101,22 +100,12 @@ async fn instance_registered_java_providers_are_found_and_called() {
 
     let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
     let reg: Arc<dyn Registry> = Arc::new(ZookeeperRegistry::connect(&address).await.unwrap());
-    let t = Instant::now();
-    let client = ClusterClient::builder(reg.clone(), INTERFACE)
-        .version(VERSION)
-        .config(ClusterConfig {
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        })
-        .build()
-        .await
-        .unwrap();
-    wait_providers(&client, providers.len()).await;
-    eprintln!(
-        "{} instance-registered Java providers found {:?} after subscribing",
+    let client = round_robin_client(
+        ClusterClient::builder(reg.clone(), INTERFACE).version(VERSION),
         providers.len(),
-        t.elapsed()
-    );
+        "instance-registered Java providers",
+    )
+    .await;
     let found: BTreeSet<String> = client.providers().iter().map(|p| p.0.to_string()).collect();
     assert_eq!(found, addrs);
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 use common::*;
 use dubbo_codec::client::{CallError, Client, ClientConfig};
 use dubbo_codec::BodyFormat;
-use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -31,22 +30,7 @@ async fn client_checks(addr: String) {
         ..ClientConfig::default()
     };
     let client = Client::connect_with(addr, config).await.unwrap();
-    // fastjson2 leaves `false` and `0` primitive fields out (Dubbo's NotWriteDefaultValue):
-    // a struct reads them back only with `#[serde(default)]`, which `User` has not.
-    let u = User {
-        created: None,
-        active: true,
-        email: None,
-        age: 41,
-        name: Some("Zoë".into()),
-        id: 1_234_567_890_123,
-    };
-    let map = Value::untyped_map(vec![
-        (Value::from("s"), Value::from("v")),
-        (Value::from("n"), Value::Int(7)),
-        (Value::from("l"), Value::Long(1 << 40)),
-    ]);
-    demo_calls(&client, f2, &u, map, "fastjson2").await;
+    demo_calls(&client, BodyFormat::Fastjson2, "fastjson2").await;
     let err = client
         .call::<String>(
             &f2("throwError")

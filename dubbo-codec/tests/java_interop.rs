@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use common::*;
 use dubbo_codec::client::CallError;
-use dubbo_codec::Request;
+use dubbo_codec::{BodyFormat, Request};
 use hessian2::value::Value;
 
 async fn client_checks(p: &Provider) {
@@ -16,22 +16,7 @@ async fn client_checks(p: &Provider) {
     let client = client_with_timeout(p.addr(), Duration::from_secs(10)).await;
 
     // Typed and dynamic calls, a generic one.
-    let u = User {
-        created: None,
-        active: false,
-        email: None,
-        age: 41,
-        name: Some("Zoë".into()),
-        id: 1_234_567_890_123,
-    };
-    let map = Value::untyped_map(vec![
-        (Value::from("s"), Value::from("v")),
-        (Value::from("n"), Value::Int(7)),
-        (Value::from("l"), Value::Long(1 << 40)),
-        (Value::from("d"), Value::Date(CREATED_MS)),
-        (Value::from("x"), Value::Null),
-    ]);
-    demo_calls(&client, req, &u, map, f).await;
+    demo_calls(&client, BodyFormat::default(), f).await;
 
     // Generic invocation of a method with a class.
     let g = client

@@ -333,23 +333,14 @@ async fn cluster_client_over_java_providers_one_killed() {
         return;
     };
     let reg = registry(&zoo).await;
-    let t = Instant::now();
-    let client = ClusterClient::builder(reg.clone(), INTERFACE)
-        .version(VERSION)
-        .register_as("rust-consumer", [127, 0, 0, 1].into())
-        .config(ClusterConfig {
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        })
-        .build()
-        .await
-        .unwrap();
-    wait_providers(&client, providers.len()).await;
-    eprintln!(
-        "{} Java providers found {:?} after subscribing",
+    let client = round_robin_client(
+        ClusterClient::builder(reg.clone(), INTERFACE)
+            .version(VERSION)
+            .register_as("rust-consumer", [127, 0, 0, 1].into()),
         providers.len(),
-        t.elapsed()
-    );
+        "Java providers",
+    )
+    .await;
 
     // Every provider takes its share (round-robin, equal weights), typed calls work.
     let n = 30;

@@ -5,24 +5,40 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use dubbo_codec::client::Client;
-use dubbo_codec::cluster::ClusterClient;
+use dubbo_codec::cluster::{ClusterClient, ClusterClientBuilder, ClusterConfig};
 use dubbo_codec::server::Server;
-use dubbo_codec::RequestBuilder;
+use dubbo_codec::{BodyFormat, RequestBuilder};
+use dubbo_registry::balance::Policy;
 use hessian2::value::Value;
 
 use super::{user_for, Provider, User, INTERFACE, USER_CLASS, VERSION};
 
-/// The calls any DemoService provider answers alike, through `client`, each request from
-/// `req` (which picks the serialization): `sayHello`, `add`, `getUser`, `echoUser` of `user`,
-/// `echoList`, `doNothing`, `echoMap` of `map` (the same entries back) and a generic
-/// `sayHello`; `label` names the provider in failures.
-pub async fn demo_calls(
-    client: &Client,
-    req: fn(&str) -> RequestBuilder,
-    user: &User,
-    map: Value,
-    label: &str,
-) {
+/// The calls any DemoService provider answers alike, through `client`, in `format`:
+/// `sayHello`, `add`, `getUser`, `echoUser`, `echoList`, `doNothing`, `echoMap` (the same
+/// entries back) and a generic `sayHello`; `label` names the provider in failures.
+pub async fn demo_calls(client: &Client, format: BodyFormat, label: &str) {
+    let req = |method: &str| super::req(method).format(format);
+    let fastjson2 = format == BodyFormat::Fastjson2;
+    // fastjson2 leaves `false` and `0` primitive fields out (Dubbo's NotWriteDefaultValue):
+    // a struct reads them back only with `#[serde(default)]`, which `User` has not.
+    let user = &User {
+        created: None,
+        active: fastjson2,
+        email: None,
+        age: 41,
+        name: Some("Zoë".into()),
+        id: 1_234_567_890_123,
+    };
+    let mut entries = vec![
+        (Value::from("s"), Value::from("v")),
+        (Value::from("n"), Value::Int(7)),
+        (Value::from("l"), Value::Long(1 << 40)),
+    ];
+    if !fastjson2 {
+        entries.push((Value::from("d"), Value::Date(super::CREATED_MS)));
+        entries.push((Value::from("x"), Value::Null));
+    }
+    let map = Value::untyped_map(entries);
     let hello: String = client
         .call(
             &req("sayHello")
@@ -172,6 +188,27 @@ pub async fn assert_each_counted(
         let count: i64 = direct.call(&req("count").build().unwrap()).await.unwrap();
         assert!(count >= at_least, "{} answered {count}", p.flavour);
     }
+}
+
+/// `builder`'s client, round-robin, once it lists the `n` providers (`what` they are, in the
+/// log line saying how long that took).
+pub async fn round_robin_client(
+    builder: ClusterClientBuilder,
+    n: usize,
+    what: &str,
+) -> ClusterClient {
+    let t = Instant::now();
+    let client = builder
+        .config(ClusterConfig {
+            policy: Policy::RoundRobin,
+            ..ClusterConfig::default()
+        })
+        .build()
+        .await
+        .unwrap();
+    wait_providers(&client, n).await;
+    eprintln!("{n} {what} found {:?} after subscribing", t.elapsed());
+    client
 }
 
 /// How long a cluster client may take to follow a registry change.
