@@ -7,6 +7,11 @@
 //! protocol and version its instance names in `dubbo.metadata-service.url-params`, in the
 //! Dubbo group of its application name; `getMetadataInfo(revision)` answers a
 //! `org.apache.dubbo.metadata.MetadataInfo` (Hessian 2).
+//!
+//! [`metadata_infos`] and [`service_definition`] ask a MetadataService directly (what
+//! `dubbo-call HOST:PORT --describe` does): every service the application exports, and the
+//! definition (methods with Java types) of one, which only a 2.7 MetadataService answers (3.x
+//! answers an empty string: its definitions are in the metadata report).
 
 use std::collections::BTreeMap;
 
@@ -14,11 +19,13 @@ use dubbo_registry::instance::{MetadataInfo, MetadataSource, ServiceInfo, Servic
 use dubbo_registry::{RegistryError, RegistryFuture};
 use serde::Deserialize;
 
-use crate::client::Client;
+use crate::client::{CallError, Client};
 use crate::request::Request;
 
 /// The interface every Dubbo 3 application exports its metadata with.
 pub const METADATA_SERVICE: &str = "org.apache.dubbo.metadata.MetadataService";
+/// The version it is exported with (Java's `MetadataService.VERSION`).
+pub const METADATA_SERVICE_VERSION: &str = "1.0.0";
 
 /// Asks an instance's MetadataService for its metadata: one connection per fetch (a
 /// consumer fetches once per application revision).
@@ -45,6 +52,21 @@ struct JavaServiceInfo {
     port: Option<i32>,
     path: Option<String>,
     params: Option<BTreeMap<String, String>>,
+}
+
+impl From<JavaMetadataInfo> for MetadataInfo {
+    fn from(info: JavaMetadataInfo) -> Self {
+        MetadataInfo {
+            app: info.app.unwrap_or_default(),
+            revision: info.revision.unwrap_or_default(),
+            services: info
+                .services
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, s)| (k, s.into()))
+                .collect(),
+        }
+    }
 }
 
 impl From<JavaServiceInfo> for ServiceInfo {
@@ -87,7 +109,9 @@ impl MetadataSource for MetadataServiceSource {
                 .get("port")
                 .and_then(|p| p.parse::<u16>().ok())
                 .ok_or_else(|| fetch_error(instance, "no MetadataService port"))?;
-            let version = params.get("version").map_or("1.0.0", String::as_str);
+            let version = params
+                .get("version")
+                .map_or(METADATA_SERVICE_VERSION, String::as_str);
             let addr = if instance.address.contains(':') {
                 format!("[{}]:{port}", instance.address)
             } else {
@@ -104,21 +128,57 @@ impl MetadataSource for MetadataServiceSource {
                 .map_err(|e| fetch_error(instance, e))?;
             let answer = client.call::<Option<JavaMetadataInfo>>(&req).await;
             client.close().await;
-            let info = answer
+            answer
                 .map_err(|e| fetch_error(instance, e))?
-                .ok_or_else(|| {
-                    fetch_error(instance, format!("no metadata of revision {revision}"))
-                })?;
-            Ok(MetadataInfo {
-                app: info.app.unwrap_or_default(),
-                revision: info.revision.unwrap_or_default(),
-                services: info
-                    .services
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(k, s)| (k, s.into()))
-                    .collect(),
-            })
+                .map(MetadataInfo::from)
+                .ok_or_else(|| fetch_error(instance, format!("no metadata of revision {revision}")))
         })
     }
+}
+
+/// `getMetadataInfos()` of the MetadataService of application `app` behind `client`: the
+/// metadata of every revision it serves (Dubbo 3; Dubbo exports the service in the group named
+/// after the application).
+///
+/// # Errors
+///
+/// The call's [`CallError`] (`Status` with `SERVICE_NOT_FOUND` for a provider without a
+/// MetadataService, or for another application's name).
+pub async fn metadata_infos(client: &Client, app: &str) -> Result<Vec<MetadataInfo>, CallError> {
+    let req = Request::builder(METADATA_SERVICE, "getMetadataInfos")
+        .version(METADATA_SERVICE_VERSION)
+        .group(app)
+        .build()?;
+    let infos: Option<Vec<Option<JavaMetadataInfo>>> = client.call(&req).await?;
+    Ok(infos
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .map(MetadataInfo::from)
+        .collect())
+}
+
+/// `getServiceDefinition(interface, version, group)` of the MetadataService of `app`: the
+/// service definition's JSON (read it with `dubbo_registry::definition::ServiceDefinition::
+/// from_json`), `None` when it has none (Dubbo 3 always answers `""`).
+///
+/// # Errors
+///
+/// The call's [`CallError`].
+pub async fn service_definition(
+    client: &Client,
+    app: &str,
+    interface: &str,
+    version: &str,
+    group: &str,
+) -> Result<Option<String>, CallError> {
+    let req = Request::builder(METADATA_SERVICE, "getServiceDefinition")
+        .version(METADATA_SERVICE_VERSION)
+        .group(app)
+        .arg("java.lang.String", interface)
+        .arg("java.lang.String", version)
+        .arg("java.lang.String", group)
+        .build()?;
+    let json: Option<String> = client.call(&req).await?;
+    Ok(json.filter(|j| !j.trim().is_empty()))
 }

@@ -12,8 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::*;
-use dubbo_codec::cluster::{ClusterClient, ClusterConfig};
-use dubbo_registry::balance::Policy;
+use dubbo_codec::cluster::ClusterClient;
 use dubbo_registry::instance::ServiceInstance;
 use dubbo_registry::zookeeper::{ZookeeperRegistry, SERVICES_ROOT};
 use dubbo_registry::Registry;
@@ -101,88 +100,28 @@ async fn instance_registered_java_providers_are_found_and_called() {
 
     let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
     let reg: Arc<dyn Registry> = Arc::new(ZookeeperRegistry::connect(&address).await.unwrap());
-    let t = Instant::now();
-    let client = ClusterClient::builder(reg.clone(), INTERFACE)
-        .version(VERSION)
-        .config(ClusterConfig {
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        })
-        .build()
-        .await
-        .unwrap();
-    while client.providers().len() != providers.len() {
-        assert!(
-            t.elapsed() < Duration::from_secs(15),
-            "providers: {:?}",
-            client.providers()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    eprintln!(
-        "{} instance-registered Java providers found {:?} after subscribing",
+    let client = round_robin_client(
+        ClusterClient::builder(reg.clone(), INTERFACE).version(VERSION),
         providers.len(),
-        t.elapsed()
-    );
+        "instance-registered Java providers",
+    )
+    .await;
     let found: BTreeSet<String> = client.providers().iter().map(|p| p.0.to_string()).collect();
     assert_eq!(found, addrs);
 
     let n = 30;
-    for i in 0..n {
-        let r: String = client
-            .call(
-                &req("sayHello")
-                    .arg("java.lang.String", &format!("a{i}"))
-                    .build()
-                    .unwrap(),
-            )
-            .await
-            .unwrap();
-        assert_eq!(r, format!("Hello, a{i}"));
-    }
-    for p in &providers {
-        let direct = dubbo_codec::client::Client::connect(p.addr())
-            .await
-            .unwrap();
-        let count: i64 = direct.call(&req("count").build().unwrap()).await.unwrap();
-        let share = n / providers.len() as i64;
-        assert!(count >= share, "{} answered {count} of {n}", p.flavour);
-    }
+    say_hello_calls(&client, req, "a", n).await;
+    // At least an even share each.
+    assert_each_counted(&providers, req, (n / providers.len()) as i64).await;
 
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
-        .args([
-            "--registry",
-            &format!("zookeeper://{}", zoo.address()),
-            INTERFACE,
-            "sayHello",
-            "--version",
-            VERSION,
-            "--types",
-            "java.lang.String",
-            "--args",
-            r#"["cli"]"#,
-        ])
-        .output()
-        .expect("run dubbo-call");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        r#""Hello, cli""#
-    );
+    let registry_address = format!("zookeeper://{}", zoo.address());
+    dubbo_call_says_hello(&["--registry", &registry_address], "cli", &[]);
 
     // `--list` names the service (from its mapping) and `--list SERVICE` its providers as the
     // client finds them, with their methods from the instances' metadata.
     let list = |args: &[&str]| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
-            .args([
-                "--registry",
-                &format!("zookeeper://{}", zoo.address()),
-                "--list",
-            ])
+            .args(["--registry", &registry_address, "--list"])
             .args(args)
             .output()
             .expect("run dubbo-call --list");
@@ -211,14 +150,7 @@ async fn instance_registered_java_providers_are_found_and_called() {
     let gone = providers[0].addr();
     let t = Instant::now();
     providers[0].graceful_stop();
-    while client.providers().iter().any(|p| p.0.to_string() == gone) {
-        assert!(
-            t.elapsed() < Duration::from_secs(15),
-            "{gone} still listed: {:?}",
-            client.providers()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_gone(&client, &gone).await;
     eprintln!(
         "{gone} left the list {:?} after its graceful stop",
         t.elapsed()

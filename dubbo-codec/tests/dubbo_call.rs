@@ -9,7 +9,6 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use common::*;
-use dubbo_codec::server::Server;
 use hessian2::value::{Stream, Value};
 
 fn dubbo_call(addr: &str, method: &str, extra: &[&str], stdin: &[u8]) -> Output {
@@ -31,11 +30,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arguments_outputs_and_exit_statuses() {
-    let server = Server::builder()
-        .service(demo_service())
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
+    let server = demo_server().await;
     let addr = server.local_addr().to_string();
     let string = ["--types", "java.lang.String"];
     let run = {

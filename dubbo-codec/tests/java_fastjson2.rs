@@ -12,9 +12,7 @@ use std::time::Duration;
 
 use common::*;
 use dubbo_codec::client::{CallError, Client, ClientConfig};
-use dubbo_codec::server::Server;
 use dubbo_codec::BodyFormat;
-use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -32,88 +30,7 @@ async fn client_checks(addr: String) {
         ..ClientConfig::default()
     };
     let client = Client::connect_with(addr, config).await.unwrap();
-    let hello: String = client
-        .call(
-            &f2("sayHello")
-                .arg("java.lang.String", "world")
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(hello, "Hello, world");
-    let sum: i32 = client
-        .call(&f2("add").arg("int", &2).arg("int", &40).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(sum, 42);
-    let user: User = client
-        .call(&f2("getUser").arg("long", &42i64).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(user, user_for(42));
-    // fastjson2 leaves `false` and `0` primitive fields out (Dubbo's NotWriteDefaultValue):
-    // a struct reads them back only with `#[serde(default)]`, which `User` has not.
-    let u = User {
-        created: None,
-        active: true,
-        email: None,
-        age: 41,
-        name: Some("Zoë".into()),
-        id: 1_234_567_890_123,
-    };
-    let back: User = client
-        .call(&f2("echoUser").arg(USER_CLASS, &u).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(back, u);
-    let list: Vec<String> = client
-        .call(
-            &f2("echoList")
-                .arg("java.util.List", &vec!["alpha", "", "γ"])
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(list, ["alpha", "", "γ"]);
-    let nothing: Option<String> = client
-        .call(&f2("doNothing").build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(nothing, None);
-    let map = Value::untyped_map(vec![
-        (Value::from("s"), Value::from("v")),
-        (Value::from("n"), Value::Int(7)),
-        (Value::from("l"), Value::Long(1 << 40)),
-    ]);
-    let echoed = client
-        .call_value(
-            &f2("echoMap")
-                .value_arg("java.util.Map", map.clone())
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let (Value::Map(got), Value::Map(sent)) = (&echoed, &map) else {
-        panic!("echoMap gave {echoed:?}")
-    };
-    let got: BTreeSet<String> = got.entries.iter().map(|e| format!("{e:?}")).collect();
-    let sent: BTreeSet<String> = sent.entries.iter().map(|e| format!("{e:?}")).collect();
-    assert_eq!(got, sent);
-    let g = client
-        .generic_call(
-            INTERFACE,
-            VERSION,
-            None,
-            "sayHello",
-            &["java.lang.String"],
-            vec![Value::from("generic")],
-        )
-        .await
-        .unwrap();
-    assert_eq!(g, Value::from("Hello, generic"));
+    demo_calls(&client, BodyFormat::Fastjson2, "fastjson2").await;
     let err = client
         .call::<String>(
             &f2("throwError")
@@ -129,18 +46,6 @@ async fn client_checks(addr: String) {
     assert!(e.class.ends_with("IllegalStateException"), "{e}");
     assert_eq!(e.message.as_deref(), Some("boom"));
     client.heartbeat().await.unwrap();
-}
-
-fn dubbo_call(args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn dubbo_call_checks(addr: &str) {
@@ -251,11 +156,7 @@ async fn java_consumer_against_our_server(
     options: &'static [&'static str],
 ) -> Option<Vec<u8>> {
     jar(flavour)?;
-    let server = Server::builder()
-        .service(demo_service())
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
+    let server = demo_server().await;
     let (relay, seen) = recording_relay(server.local_addr().to_string()).await;
     let run = tokio::task::spawn_blocking(move || run_consumer(flavour, &relay, options, LOGS))
         .await

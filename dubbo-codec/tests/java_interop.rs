@@ -4,109 +4,21 @@
 
 mod common;
 
-use std::collections::HashSet;
 use std::time::Duration;
 
 use common::*;
 use dubbo_codec::client::CallError;
-use dubbo_codec::server::Server;
-use dubbo_codec::Request;
+use dubbo_codec::{BodyFormat, Request};
 use hessian2::value::Value;
 
 async fn client_checks(p: &Provider) {
     let f = &p.flavour;
     let client = client_with_timeout(p.addr(), Duration::from_secs(10)).await;
 
-    // Typed.
-    let hello: String = client
-        .call(
-            &req("sayHello")
-                .arg("java.lang.String", "world")
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(hello, "Hello, world", "{f}");
-    let sum: i32 = client
-        .call(&req("add").arg("int", &2).arg("int", &3).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(sum, 5);
-    let user: User = client
-        .call(&req("getUser").arg("long", &42i64).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(user, user_for(42), "{f}");
-    let u = User {
-        created: None,
-        active: false,
-        email: None,
-        age: 41,
-        name: Some("Zoë".into()),
-        id: 1_234_567_890_123,
-    };
-    let back: User = client
-        .call(&req("echoUser").arg(USER_CLASS, &u).build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(back, u, "{f}");
-    let list: Vec<String> = client
-        .call(
-            &req("echoList")
-                .arg("java.util.List", &vec!["alpha", "", "γ"])
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(list, ["alpha", "", "γ"]);
-    let nothing: Option<String> = client
-        .call(&req("doNothing").build().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(nothing, None);
+    // Typed and dynamic calls, a generic one.
+    demo_calls(&client, BodyFormat::default(), f).await;
 
-    // Dynamic values.
-    let map = Value::untyped_map(vec![
-        (Value::from("s"), Value::from("v")),
-        (Value::from("n"), Value::Int(7)),
-        (Value::from("l"), Value::Long(1 << 40)),
-        (Value::from("d"), Value::Date(CREATED_MS)),
-        (Value::from("x"), Value::Null),
-    ]);
-    let echoed = client
-        .call_value(
-            &req("echoMap")
-                .value_arg("java.util.Map", map.clone())
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
-    let Value::Map(m) = &echoed else {
-        panic!("{f}: echoMap gave {echoed:?}")
-    };
-    let Value::Map(sent) = &map else {
-        unreachable!()
-    };
-    let got: HashSet<String> = m.entries.iter().map(|e| format!("{e:?}")).collect();
-    let want: HashSet<String> = sent.entries.iter().map(|e| format!("{e:?}")).collect();
-    assert_eq!(got, want, "{f}");
-
-    // Generic invocation.
-    let g = client
-        .generic_call(
-            INTERFACE,
-            VERSION,
-            None,
-            "sayHello",
-            &["java.lang.String"],
-            vec![Value::from("generic")],
-        )
-        .await
-        .unwrap();
-    assert_eq!(g, Value::from("Hello, generic"), "{f}");
+    // Generic invocation of a method with a class.
     let g = client
         .generic_call(
             INTERFACE,
@@ -215,18 +127,6 @@ async fn client_checks(p: &Provider) {
     assert_eq!(client.connection_count(), 1, "{f}: one connection");
     let rtt = client.heartbeat().await.unwrap();
     assert!(rtt < Duration::from_secs(5));
-}
-
-fn dubbo_call(args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_dubbo-call"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn dubbo_call_checks(p: &Provider) {
@@ -390,11 +290,7 @@ async fn java_consumer_suite_with(
     if jar(flavour).is_none() {
         return;
     }
-    let server = Server::builder()
-        .service(demo_service())
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
+    let server = demo_server().await;
     let addr = server.local_addr().to_string();
     let f = flavour.to_owned();
     let run = tokio::task::spawn_blocking(move || run(&f, &addr))

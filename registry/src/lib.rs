@@ -12,6 +12,8 @@
 //! - [`instance`]: Dubbo 3 service instances and their `MetadataInfo`, turned into provider
 //!   URLs; [`instance::MetadataSource`], the hook that fetches an instance's metadata
 //!   (`dubbo-codec`'s `instance_metadata::MetadataServiceSource` calls its MetadataService).
+//! - [`definition`]: the service definitions (methods with their Java parameter and return
+//!   types) Java providers publish in a metadata report, [`Registry::service_definition`].
 //! - [`ServiceUrl`]: Dubbo URLs, written as Java writes them (sorted parameters: `application`,
 //!   `dubbo`, `interface`, `methods`, `pid`, `release`, `serialization`, `side`, `timestamp`,
 //!   `version`, `group`, `weight`...) and read through `registry-urlweight`.
@@ -55,6 +57,7 @@
 #![warn(missing_docs)]
 
 pub mod balance;
+pub mod definition;
 mod error;
 pub mod instance;
 mod registry;

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
+use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
 use crate::instance::MetadataSource;
 use crate::url::ServiceUrl;
@@ -65,6 +66,30 @@ pub trait Registry: Send + Sync + fmt::Debug {
     /// Every interface that has a providers category in the registry, or (Dubbo 3) an
     /// application mapping, sorted.
     fn services(&self) -> RegistryFuture<'_, Vec<String>>;
+
+    /// The service definition (methods with their Java types) the provider `key` names
+    /// published in the registry's metadata report, `None` when it published none. A registry
+    /// that is no metadata report (the default) has none.
+    fn service_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+    ) -> RegistryFuture<'a, Option<ServiceDefinition>> {
+        let _ = key;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Publishes `definition` as the service definition of provider `key` in the registry's
+    /// metadata report (where [`service_definition`](Registry::service_definition) reads it),
+    /// as a Java provider does at export; it stays after the provider goes, as Java's does. A
+    /// registry that is no metadata report (the default) ignores it.
+    fn publish_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+        definition: &'a ServiceDefinition,
+    ) -> RegistryFuture<'a, ()> {
+        let _ = (key, definition);
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The providers of one interface, followed: a stream of whole lists. Dropping it stops the

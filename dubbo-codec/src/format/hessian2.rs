@@ -24,6 +24,7 @@ use hessian2::Serializer;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::args::{ArgsDeserializer, NextArg};
 use super::{BodyFormat, Format, Reader, Writer};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
@@ -82,11 +83,13 @@ impl Format for Hessian2 {
     ) -> Result<T, BodyError> {
         let args = body.slice(offset.min(body.len())..);
         let mut de = hessian2::Deserializer::from_bytes(args);
-        T::deserialize(ArgsDeserializer { de: &mut de, count }).map_err(|source| {
-            BodyError::Deserialize {
-                field: "arguments",
-                source,
-            }
+        T::deserialize(ArgsDeserializer {
+            args: &mut de,
+            count,
+        })
+        .map_err(|source| BodyError::Deserialize {
+            field: "arguments",
+            source,
         })
     }
 
@@ -415,73 +418,15 @@ impl super::ArgsSink for HessianArgs {
     }
 }
 
-/// Presents the arguments of a body as one sequence to serde.
-struct ArgsDeserializer<'a> {
-    de: &'a mut hessian2::Deserializer<'static, Bytes>,
-    count: usize,
-}
-
-impl serde::Deserializer<'static> for ArgsDeserializer<'_> {
+/// Each argument is the next value of the one Hessian stream of the body.
+impl NextArg<'static> for &mut hessian2::Deserializer<'static, Bytes> {
     type Error = hessian2::Error;
 
-    fn deserialize_any<V: serde::de::Visitor<'static>>(
-        self,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        let mut seq = ArgsSeq {
-            de: self.de,
-            left: self.count,
-        };
-        let value = visitor.visit_seq(&mut seq)?;
-        if seq.left > 0 {
-            return Err(serde::de::Error::invalid_length(
-                self.count - seq.left,
-                &"all the arguments of the call",
-            ));
-        }
-        Ok(value)
-    }
-
-    fn deserialize_unit<V: serde::de::Visitor<'static>>(
-        self,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        if self.count == 0 {
-            visitor.visit_unit()
-        } else {
-            self.deserialize_any(visitor)
-        }
-    }
-
-    serde::forward_to_deserialize_any! {
-        <W: Visitor<'static>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct ArgsSeq<'a> {
-    de: &'a mut hessian2::Deserializer<'static, Bytes>,
-    left: usize,
-}
-
-impl serde::de::SeqAccess<'static> for &mut ArgsSeq<'_> {
-    type Error = hessian2::Error;
-
-    fn next_element_seed<T: serde::de::DeserializeSeed<'static>>(
+    fn next_arg<T: serde::de::DeserializeSeed<'static>>(
         &mut self,
         seed: T,
-    ) -> Result<Option<T::Value>, Self::Error> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
-        seed.deserialize(&mut *self.de).map(Some)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
+    ) -> Result<T::Value, Self::Error> {
+        seed.deserialize(&mut **self)
     }
 }
 

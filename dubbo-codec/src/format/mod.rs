@@ -35,6 +35,7 @@ use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::serialization::Serialization;
 
+mod args;
 pub(crate) mod fastjson2;
 pub(crate) mod hessian2;
 

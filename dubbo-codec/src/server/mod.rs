@@ -311,7 +311,10 @@ impl Server {
     /// Registers every service as a provider at this server's address in `registry` (see
     /// [`Registration`](crate::registration::Registration) for the URL), until
     /// [`shutdown`](Server::shutdown), which unregisters them before it drains (or until the
-    /// registry is dropped). Returns the URLs registered.
+    /// registry is dropped). Returns the URLs registered. A service with
+    /// [`signature`](Service::signature)s declared has them published as its service
+    /// definition in the registry's metadata report (for ZooKeeper:
+    /// `/dubbo/metadata/<interface>[/<version>][/<group>]/provider/<application>`).
     ///
     /// # Errors
     ///
@@ -333,6 +336,10 @@ impl Server {
             )?;
             registry.register(&url).await?;
             lock(&self.registered).push((registry.clone(), url.clone()));
+            if !s.signatures.is_empty() {
+                let (key, definition) = s.definition(&url);
+                registry.publish_definition(&key, &definition).await?;
+            }
             urls.push(url);
         }
         Ok(urls)

@@ -227,6 +227,9 @@ pub struct Service {
     pub(super) version: String,
     pub(super) group: Option<String>,
     pub(super) methods: HashMap<String, Handler>,
+    /// Java signatures declared with [`Service::signature`]: (method, parameter types, return
+    /// type), published as the service definition at `Server::register`.
+    pub(super) signatures: Vec<(String, Vec<String>, String)>,
 }
 
 impl std::fmt::Debug for Service {
@@ -236,6 +239,7 @@ impl std::fmt::Debug for Service {
             .field("version", &self.version)
             .field("group", &self.group)
             .field("methods", &self.methods.keys().collect::<Vec<_>>())
+            .field("signatures", &self.signatures)
             .finish()
     }
 }
@@ -256,6 +260,7 @@ impl Service {
             version: String::new(),
             group: None,
             methods: HashMap::new(),
+            signatures: Vec::new(),
         }
     }
 
@@ -282,6 +287,19 @@ impl Service {
         self
     }
 
+    /// Declares a Java signature of method `name` (once per overload): its parameter types
+    /// (`java.lang.String`, `long`, `io.example.User`, `java.util.List<java.lang.String>`) and
+    /// return type (`void` for none). With the `registry` feature, `Server::register`
+    /// publishes the declared signatures as the service definition, as a Java provider does,
+    /// so that `dubbo-call --describe` (or a Dubbo admin console) shows them; a method without
+    /// one is known by name only.
+    pub fn signature(mut self, name: &str, parameter_types: &[&str], return_type: &str) -> Self {
+        let params = parameter_types.iter().map(|&t| t.to_owned()).collect();
+        self.signatures
+            .push((name.to_owned(), params, return_type.to_owned()));
+        self
+    }
+
     pub(super) fn key(&self) -> String {
         service_key(&self.interface, &self.version, self.group.as_deref())
     }
@@ -301,4 +319,53 @@ pub(super) fn service_key(interface: &str, version: &str, group: Option<&str>) -
         k.push_str(v);
     }
     k
+}
+
+#[cfg(feature = "registry")]
+impl Service {
+    /// Its declared signatures as a Java provider's service definition, keyed as registered
+    /// in `url`.
+    pub(super) fn definition(
+        &self,
+        url: &dubbo_registry::ServiceUrl,
+    ) -> (
+        dubbo_registry::definition::DefinitionKey,
+        dubbo_registry::definition::ServiceDefinition,
+    ) {
+        use dubbo_registry::definition::{DefinitionKey, MethodDefinition, ServiceDefinition};
+        let key = DefinitionKey {
+            interface: self.interface.clone(),
+            version: norm_version(&self.version).to_owned(),
+            group: self.group.clone().unwrap_or_default(),
+            application: url.param("application").unwrap_or_default().into_owned(),
+        };
+        let parameters = [
+            "application",
+            "dubbo",
+            "group",
+            "interface",
+            "methods",
+            "release",
+            "side",
+            "version",
+        ]
+        .into_iter()
+        .filter_map(|k| Some((k.to_owned(), url.param(k)?.into_owned())))
+        .collect();
+        let definition = ServiceDefinition {
+            canonical_name: self.interface.clone(),
+            methods: self
+                .signatures
+                .iter()
+                .map(|(name, params, ret)| MethodDefinition {
+                    name: name.clone(),
+                    parameter_types: params.clone(),
+                    return_type: ret.clone(),
+                })
+                .collect(),
+            parameters,
+            ..ServiceDefinition::default()
+        };
+        (key, definition)
+    }
 }

@@ -21,6 +21,11 @@ pub use dubbo_test_support::java::{
     DEMO_USER as USER_CLASS, DEMO_VERSION as VERSION, FLAVOURS,
 };
 use dubbo_test_support::LogDir;
+
+mod checks;
+// Each test binary uses some of these.
+#[allow(unused_imports)]
+pub use checks::*;
 use hessian2::types::Date;
 use serde::{Deserialize, Serialize};
 

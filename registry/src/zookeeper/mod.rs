@@ -20,6 +20,10 @@
 //! nodes; the next session writes every URL still registered again (Dubbo's `recover`). A node
 //! left by an older session of ours (not yet expired on the server) is replaced.
 //!
+//! Service definitions a Java provider published (the registry used as its metadata report):
+//! `/<root>/metadata/<interface>[/<version>][/<group>]/provider/<application>`, see
+//! [`crate::definition`].
+//!
 //! Dubbo 3's application-level registration (`/services/<app>`, `/<root>/mapping`) is followed
 //! by [`subscribe_with_instances`](Registry::subscribe_with_instances), see `instances.rs`.
 //!
@@ -42,6 +46,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use zookeeper_client as zk;
 
+use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
 use crate::instance::MetadataSource;
 use crate::registry::{Registry, RegistryFuture, Subscription};
@@ -369,6 +374,36 @@ impl Registry for ZookeeperRegistry {
             out.sort();
             out.dedup();
             Ok(out)
+        })
+    }
+
+    fn service_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+    ) -> RegistryFuture<'a, Option<ServiceDefinition>> {
+        Box::pin(async move {
+            // The registry is the metadata report too, as Dubbo's `use-as-metadata-center`.
+            let path = key.report_path(&self.shared.options.root);
+            let client = self.client().await?;
+            match client.get_data(&path).await {
+                Ok((data, _)) => ServiceDefinition::from_json(&data).map(Some),
+                Err(zk::Error::NoNode) => Ok(None),
+                Err(e) => Err(op_error(&path, e)),
+            }
+        })
+    }
+
+    fn publish_definition<'a>(
+        &'a self,
+        key: &'a DefinitionKey,
+        definition: &'a ServiceDefinition,
+    ) -> RegistryFuture<'a, ()> {
+        Box::pin(async move {
+            let path = key.report_path(&self.shared.options.root);
+            let client = self.client().await?;
+            session::write_persistent(&client, &path, &definition.to_json())
+                .await
+                .map_err(|e| op_error(&path, e))
         })
     }
 }

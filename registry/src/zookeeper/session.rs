@@ -171,6 +171,34 @@ pub(super) async fn write_ephemeral(
     Err(zk::Error::NodeExists)
 }
 
+/// Writes the persistent node `path` (a metadata report entry, as Java's `createOrUpdate`):
+/// created with its parents when missing, its data replaced when present.
+pub(super) async fn write_persistent(
+    client: &zk::Client,
+    path: &str,
+    data: &[u8],
+) -> Result<(), zk::Error> {
+    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    for _ in 0..3 {
+        match client.set_data(path, data, None).await {
+            Ok(_) => return Ok(()),
+            Err(zk::Error::NoNode) => {}
+            Err(e) => return Err(e),
+        }
+        match client.create(path, data, &persistent).await {
+            Ok(_) => return Ok(()),
+            Err(zk::Error::NoNode) => {
+                let parent = &path[..path.rfind('/').unwrap_or(0)];
+                client.mkdir(parent, &persistent).await?;
+            }
+            // Created meanwhile by another writer: set it on the next round.
+            Err(zk::Error::NodeExists) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(zk::Error::NodeExists)
+}
+
 /// The URLs named by provider node names; names that are not Dubbo URLs are left out.
 pub(super) fn urls_of(nodes: &[String]) -> Providers {
     nodes

@@ -8,8 +8,8 @@ use std::time::Duration;
 use dubbo_codec::instance_metadata::MetadataServiceSource;
 use dubbo_registry::ServiceUrl;
 
-/// How long `--list` waits for one service's providers (its instances' metadata included).
-const LIST_TIMEOUT: Duration = Duration::from_secs(15);
+/// How long `--list` (and `--describe`) waits for one service's providers (its instances' metadata included).
+pub const LIST_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// `--list`: the registry's services, or one service's providers.
 pub async fn list(registry: &str, service: Option<&str>) -> Result<(), String> {

@@ -8,6 +8,8 @@
 //!                                        or standard input; --help prints examples)
 //! dubbo-call --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello ...
 //! dubbo-call --registry zookeeper://127.0.0.1:2181 --list [SERVICE]
+//! dubbo-call --registry zookeeper://127.0.0.1:2181 --describe SERVICE [METHOD]
+//! dubbo-call 127.0.0.1:20880 --describe SERVICE [METHOD] --app APPLICATION
 //! ```
 //!
 //! With `--registry` the provider is one the registry lists (of `--version` and `--group`
@@ -18,6 +20,14 @@
 //! Dubbo release, and its methods. Providers are found as a client finds them: Dubbo 3
 //! application instances (their metadata asked from their MetadataService), else the
 //! interface-level registrations.
+//!
+//! `--describe SERVICE [METHOD]` prints the methods (or METHOD's overloads) with their Java
+//! parameter and return types and the classes they use: from the service definition each
+//! application serving it published in the registry's metadata report (what Dubbo 2.7 with a
+//! metadata report and Dubbo 3 by default write under `/dubbo/metadata/`), else only the
+//! method names of the provider URLs, said to be without types. Against `HOST:PORT` it asks
+//! the MetadataService of application `--app` there (a 2.7 one answers definitions, a 3.x one
+//! only method names).
 //!
 //! The JSON arguments are mapped to Hessian by the Java types given with `--types`
 //! (comma-separated, one per argument): `int`/`short`/`byte` (and boxes) → int, `long` → long,
@@ -38,6 +48,7 @@
 //! (connection, timeout, status such as SERVICE_NOT_FOUND) is described on stderr with exit
 //! status 2; bad usage exits with 64.
 
+mod describe;
 mod json;
 mod list;
 mod options;
@@ -52,6 +63,7 @@ use dubbo_codec::{JavaException, Request, Response};
 use hessian2::value::{Stream, Value};
 use serde_json::Value as Json;
 
+use describe::{describe_provider, describe_registry, Target};
 use json::{to_hessian, to_json};
 use list::list;
 use options::{parse_args, Options, Output, HELP, USAGE};
@@ -59,6 +71,31 @@ use options::{parse_args, Options, Output, HELP, USAGE};
 async fn run(o: Options) -> ExitCode {
     if let (Some(registry), Some(service)) = (&o.registry, &o.list) {
         return match list(registry, service.as_deref()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("dubbo-call: {e}");
+                ExitCode::from(2)
+            }
+        };
+    }
+    let config = ClientConfig {
+        timeout: o.timeout,
+        connect_timeout: o.timeout.max(Duration::from_secs(1)),
+        ..ClientConfig::default()
+    };
+    if o.describe {
+        let target = Target {
+            service: &o.service,
+            method: Some(o.method.as_str()).filter(|m| !m.is_empty()),
+            version: o.version.as_deref(),
+            group: o.group.as_deref(),
+        };
+        let described = match (&o.registry, &o.app) {
+            (Some(registry), _) => describe_registry(registry, &target, o.output).await,
+            (None, Some(app)) => describe_provider(&o.addr, app, &target, config, o.output).await,
+            (None, None) => Err("--describe needs --registry or --app".to_owned()),
+        };
+        return match described {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("dubbo-call: {e}");
@@ -106,11 +143,6 @@ async fn run(o: Options) -> ExitCode {
             eprintln!("dubbo-call: {e}");
             return ExitCode::from(64);
         }
-    };
-    let config = ClientConfig {
-        timeout: o.timeout,
-        connect_timeout: o.timeout.max(Duration::from_secs(1)),
-        ..ClientConfig::default()
     };
     if o.output == Output::Raw {
         return raw_call(&o.addr, &req, config).await;

@@ -10,6 +10,8 @@ pub const USAGE: &str =
 [--serialization hessian2|fastjson2] [--output pretty|json|raw]
        dubbo-call --registry zookeeper://HOST:PORT SERVICE METHOD [options as above]
        dubbo-call --registry zookeeper://HOST:PORT --list [SERVICE]
+       dubbo-call --registry zookeeper://HOST:PORT --describe SERVICE [METHOD] [--version V] [--group G] [--output pretty|json]
+       dubbo-call HOST:PORT --describe SERVICE [METHOD] --app APPLICATION [--version V] [--group G] [--output pretty|json]
        dubbo-call --help";
 
 /// `--help`: the usage, what each option does, the exit statuses and examples.
@@ -35,10 +37,21 @@ options:
   --registry URL        find the provider in a registry (zookeeper://HOST:PORT) instead of
                         HOST:PORT; a failing provider is replaced by another (failover)
   --list [SERVICE]      with --registry: every service, or one service's providers and methods
+  --describe SERVICE [METHOD]
+                        the service's methods (or METHOD's overloads) with their Java parameter
+                        and return types and the classes they use, from the service definition
+                        the provider published in the registry's metadata report (Dubbo 2.7
+                        with a metadata report, Dubbo 3 by default); without one, the method
+                        names of its URLs (types unknown). With HOST:PORT (a Dubbo 3 provider's
+                        MetadataService port) and --app: what its MetadataService says.
+                        --output pretty (default) prints Java-like signatures, json one line
+  --app APPLICATION     with HOST:PORT --describe: the provider's application (Dubbo exports
+                        the MetadataService in that group)
 
 exit status: 0 the call returned; 1 the provider threw (the Java exception is printed as
 {\"exception\": class, \"message\": ...} on stdout); 2 anything else failed (connection,
-timeout, a status such as SERVICE_NOT_FOUND; on stderr); 64 bad usage.
+timeout, a status such as SERVICE_NOT_FOUND, no provider or no such method to describe; on
+stderr); 64 bad usage.
 
 examples:
   dubbo-call 127.0.0.1:20880 com.example.Greeter sayHello --version 1.0.0 \\
@@ -52,6 +65,10 @@ examples:
   dubbo-call --registry zookeeper://127.0.0.1:2181 --list
   dubbo-call --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello \\
       --types java.lang.String --args '[\"world\"]'
+  dubbo-call --registry zookeeper://127.0.0.1:2181 --describe com.example.Greeter
+  dubbo-call --registry zookeeper://127.0.0.1:2181 --describe com.example.Greeter sayHello \\
+      --output json
+  dubbo-call 127.0.0.1:20880 --describe com.example.Greeter --app greeter-app
 ";
 
 #[derive(Debug)]
@@ -61,6 +78,10 @@ pub struct Options {
     pub registry: Option<String>,
     /// `--list`: the services of the registry (`Some(None)`) or one's providers.
     pub list: Option<Option<String>>,
+    /// `--describe SERVICE [METHOD]` (`method` empty: every method).
+    pub describe: bool,
+    /// `--app`: the application whose MetadataService `--describe` asks at `addr`.
+    pub app: Option<String>,
     pub service: String,
     pub method: String,
     pub types: Vec<String>,
@@ -108,7 +129,7 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
     let mut timeout = Duration::from_secs(3);
     let mut generic = false;
     let mut format = dubbo_codec::BodyFormat::default();
-    let (mut registry, mut list) = (None, false);
+    let (mut registry, mut list, mut describe, mut app) = (None, false, false, None);
     let mut output = Output::Pretty;
     while let Some(a) = argv.next() {
         let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
@@ -155,6 +176,8 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
             }
             "--registry" => registry = Some(value("--registry")?),
             "--list" => list = true,
+            "--describe" => describe = true,
+            "--app" => app = Some(value("--app")?),
             "--output" => {
                 output = match value("--output")?.as_str() {
                     "json" => Output::Json,
@@ -170,6 +193,19 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
     }
     if output == Output::Raw && registry.is_some() {
         return Err("--output raw needs HOST:PORT (the bytes of one provider's answer)".into());
+    }
+    if describe {
+        if list || output == Output::Raw {
+            return Err("--describe takes no --list and no --output raw".into());
+        }
+        if registry.is_none() && app.is_none() {
+            return Err("--describe HOST:PORT needs --app (or use --registry URL)".into());
+        }
+        // SERVICE without METHOD: every method.
+        let least = if registry.is_some() { 1 } else { 2 };
+        if positional.len() == least {
+            positional.push(String::new());
+        }
     }
     if list {
         if registry.is_none() || positional.len() > 1 {
@@ -199,6 +235,8 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
         addr,
         registry,
         list,
+        describe,
+        app,
         service,
         method,
         types,
@@ -279,5 +317,26 @@ mod tests {
             .map(String::from),
         );
         assert!(raw_with_registry.unwrap_err().contains("--output raw"));
+    }
+
+    #[test]
+    fn describe_takes_a_service_and_maybe_a_method() {
+        let parse = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
+        let o = parse(&["--registry", "zookeeper://127.0.0.1:1", "--describe", "S"]).unwrap();
+        assert!(o.describe);
+        assert_eq!((o.service.as_str(), o.method.as_str()), ("S", ""));
+        let o = parse(&["127.0.0.1:1", "--describe", "S", "m", "--app", "a"]).unwrap();
+        assert_eq!(
+            (o.addr.as_str(), o.service.as_str(), o.method.as_str()),
+            ("127.0.0.1:1", "S", "m")
+        );
+        assert_eq!(o.app.as_deref(), Some("a"));
+        assert!(parse(&["127.0.0.1:1", "--describe", "S"])
+            .unwrap_err()
+            .contains("--app"));
+        let registry = ["--registry", "zookeeper://127.0.0.1:1", "--describe", "S"];
+        assert!(parse(&[&registry[..], &["--list"]].concat()).is_err());
+        assert!(parse(&[&registry[..], &["--output", "raw"]].concat()).is_err());
+        assert!(parse(&[&registry[..], &["m", "extra"]].concat()).is_err());
     }
 }

@@ -22,6 +22,7 @@ use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::args::{ArgsDeserializer, NextArg};
 use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
@@ -80,7 +81,11 @@ impl Format for Fastjson2 {
         count: usize,
     ) -> Result<T, BodyError> {
         let rest = body.get(offset..).unwrap_or_default();
-        T::deserialize(ArgsDeserializer { rest, count }).map_err(|source| BodyError::Fastjson2 {
+        T::deserialize(ArgsDeserializer {
+            args: FramedArgs { rest },
+            count,
+        })
+        .map_err(|source| BodyError::Fastjson2 {
             field: "arguments",
             source,
         })
@@ -131,77 +136,22 @@ fn serialize<T: Serialize + ?Sized>(value: &T, field: &'static str) -> Result<Ve
     fastjson2::to_vec(value).map_err(|source| BodyError::Fastjson2 { field, source })
 }
 
-/// Presents the framed documents of the arguments as one sequence to serde.
-struct ArgsDeserializer<'a> {
-    rest: &'a [u8],
-    count: usize,
+/// The arguments left in a body: each is one framed document.
+struct FramedArgs<'de> {
+    rest: &'de [u8],
 }
 
-impl<'de> serde::Deserializer<'de> for ArgsDeserializer<'de> {
+impl<'de> NextArg<'de> for FramedArgs<'de> {
     type Error = fastjson2::Error;
 
-    fn deserialize_any<V: serde::de::Visitor<'de>>(
-        self,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        let mut seq = ArgsSeq {
-            rest: self.rest,
-            left: self.count,
-        };
-        let value = visitor.visit_seq(&mut seq)?;
-        if seq.left > 0 {
-            return Err(serde::de::Error::invalid_length(
-                self.count - seq.left,
-                &"all the arguments of the call",
-            ));
-        }
-        Ok(value)
-    }
-
-    fn deserialize_unit<V: serde::de::Visitor<'de>>(
-        self,
-        visitor: V,
-    ) -> Result<V::Value, Self::Error> {
-        if self.count == 0 {
-            visitor.visit_unit()
-        } else {
-            self.deserialize_any(visitor)
-        }
-    }
-
-    serde::forward_to_deserialize_any! {
-        <W: Visitor<'de>>
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf option unit_struct newtype_struct seq tuple
-        tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct ArgsSeq<'a> {
-    rest: &'a [u8],
-    left: usize,
-}
-
-impl<'de> serde::de::SeqAccess<'de> for &mut ArgsSeq<'de> {
-    type Error = fastjson2::Error;
-
-    fn next_element_seed<T: serde::de::DeserializeSeed<'de>>(
+    fn next_arg<T: serde::de::DeserializeSeed<'de>>(
         &mut self,
         seed: T,
-    ) -> Result<Option<T::Value>, Self::Error> {
-        if self.left == 0 {
-            return Ok(None);
-        }
-        self.left -= 1;
+    ) -> Result<T::Value, Self::Error> {
         let (doc, rest) = read_framed(self.rest)?;
         self.rest = rest;
         let mut de = fastjson2::Deserializer::new(doc);
-        let v = seed.deserialize(&mut de).map_err(|e| de.locate(e))?;
-        Ok(Some(v))
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.left)
+        seed.deserialize(&mut de).map_err(|e| de.locate(e))
     }
 }
 

@@ -11,6 +11,7 @@ import org.apache.dubbo.config.ApplicationConfig;
 import org.apache.dubbo.config.MethodConfig;
 import org.apache.dubbo.config.ProtocolConfig;
 import org.apache.dubbo.config.ReferenceConfig;
+import org.apache.dubbo.config.MetadataReportConfig;
 import org.apache.dubbo.config.RegistryConfig;
 import org.apache.dubbo.config.ServiceConfig;
 
@@ -136,12 +137,15 @@ public final class DubboSetup {
      */
     static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
                                             Map<String, String> params) {
-        return export(impl, port, registry, weight, params, null);
+        return export(impl, port, registry, weight, params, null, false);
     }
 
-    /** As above, exported in Dubbo group {@code group} unless it is null. */
+    /**
+     * As above, exported in Dubbo group {@code group} unless it is null; with {@code metadataReport}
+     * the registry is also the metadata report, where Dubbo publishes the service definition.
+     */
     static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
-                                            Map<String, String> params, String group) {
+                                            Map<String, String> params, String group, boolean metadataReport) {
         ProtocolConfig proto = new ProtocolConfig("dubbo", port);
         proto.setHost(Loopback.LOOPBACK_IP);
         proto.setServer(LoopbackTransporter.NAME);
@@ -153,6 +157,7 @@ public final class DubboSetup {
         ServiceConfig<DemoService> sc = new ServiceConfig<>();
         sc.setApplication(application("hessianrs-interop-provider"));
         sc.setRegistry(registry == null ? noRegistry() : zookeeper(registry));
+        if (metadataReport) sc.setMetadataReportConfig(new MetadataReportConfig(registry));
         if (weight != null) sc.setWeight(weight);
         if (params != null && !params.isEmpty()) sc.setParameters(new HashMap<>(params));
         sc.setProtocol(proto);

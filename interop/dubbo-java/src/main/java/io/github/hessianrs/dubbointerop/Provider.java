@@ -11,7 +11,7 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
  * {@code provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N]
- * [--param KEY=VALUE]... [--group G] [--bootstrap instance|all]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2 unless --serialization) on
+ * [--param KEY=VALUE]... [--group G] [--metadata-report] [--bootstrap instance|all]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2 unless --serialization) on
  * 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin reaches EOF (unless
  * --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server gracefully
  * (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).
@@ -24,6 +24,10 @@ import io.github.hessianrs.demo.DemoServiceImpl;
  * stock Dubbo 3 one does, through {@code DubboBootstrap} with that register mode: the instance under
  * {@code /services/hessianrs-interop-provider}, the mapping under {@code /dubbo/mapping}, and a
  * MetadataService on another free loopback port.
+ * {@code --metadata-report} (with {@code --registry}, interface level) also makes that ZooKeeper the
+ * metadata report, as a 2.7 application with {@code dubbo.metadata-report.address} does: Dubbo writes
+ * the service definition (methods with their parameter and return types) under
+ * {@code /dubbo/metadata/<interface>/<version>/provider/<application>}.
  * {@code --group G} exports the service in Dubbo group G (callers must send the attachment
  * {@code group=G}). {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
  */
@@ -45,6 +49,7 @@ final class Provider {
         Map<String, String> params = new LinkedHashMap<>();
         String group = null;
         String bootstrapMode = null;
+        boolean metadataReport = false;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--ignore-stdin")) {
@@ -62,6 +67,8 @@ final class Provider {
                 if (!bootstrapMode.equals("instance") && !bootstrapMode.equals("all")) {
                     throw new Main.UsageException("--bootstrap takes instance or all, got " + bootstrapMode);
                 }
+            } else if (a.equals("--metadata-report")) {
+                metadataReport = true;
             } else if (a.equals("--group") && i + 1 < args.length) {
                 group = args[++i];
             } else if (a.equals("--param") && i + 1 < args.length) {
@@ -76,14 +83,16 @@ final class Provider {
         if (port == 0) port = freeLoopbackPort();
 
         if (bootstrapMode != null) {
-            if (registry == null || weight != null || group != null || !params.isEmpty()) {
-                throw new Main.UsageException("--bootstrap needs --registry and takes no --weight, --group, --param");
+            if (registry == null || weight != null || group != null || !params.isEmpty() || metadataReport) {
+                throw new Main.UsageException(
+                        "--bootstrap needs --registry and takes no --weight, --group, --param, --metadata-report");
             }
             if (!DubboSetup.isDubbo3()) throw new Main.UsageException("--bootstrap needs Dubbo 3");
             DubboSetup.bootstrap(new DemoServiceImpl(), port, freeLoopbackPort(), registry, bootstrapMode,
                     "hessianrs-interop-provider");
         } else {
-            DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group);
+            if (metadataReport && registry == null) throw new Main.UsageException("--metadata-report needs --registry");
+            DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group, metadataReport);
         }
         System.out.println("READY " + port);
         System.out.flush();
