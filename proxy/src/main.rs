@@ -33,8 +33,10 @@ fn main() -> ExitCode {
         print!("{}", config.to_toml());
         return ExitCode::SUCCESS;
     }
+    // A non-ASCII RUST_LOG is ignored: tracing-subscriber may panic on one (see `log.level`).
     let filter = std::env::var("RUST_LOG")
         .ok()
+        .filter(|f| f.is_ascii())
         .and_then(|f| f.parse::<EnvFilter>().ok())
         .unwrap_or_else(|| EnvFilter::new(&config.log.level));
     tracing_subscriber::fmt()

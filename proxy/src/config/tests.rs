@@ -54,6 +54,21 @@ fn every_parse_error_says_what_is_wrong() {
 }
 
 #[test]
+fn a_non_ascii_log_level_is_an_error_not_a_panic() {
+    // Found by the config_load fuzz target (30-minute run, 2026-11-26): tracing-subscriber
+    // 0.3.23 slices this directive inside the two-byte character and panics.
+    let level = "Sie#T&~ ?witj\u{656}sn\u{791}o 20880, admi~ with\u{656}sd[i$ct&yxz{z=mzzz0zzzax_ erloadzzzzzz5zzzz'zzn\u{791}}ze[DS.";
+    let text = format!("[log]\nlevel = \"{level}\"\n");
+    let e = Config::from_toml(&text).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(key, problem)| key == "log.level" && problem.contains("ASCII")),
+        "{e}"
+    );
+}
+
+#[test]
 fn unknown_keys_are_refused() {
     let text = format!("{DEFAULT_TOML}\n[clusters.default.outlier]\nconsecutive_fails = 3\n");
     let e = Config::from_toml(&text).unwrap_err().to_string();
