@@ -63,7 +63,13 @@ async fn java_fastjson2_through_the_proxy(engine: &str) {
         else {
             return;
         };
-        let direct = consumer(flavour, p.addr(), serialization).await;
+        let mut direct = consumer(flavour, p.addr(), serialization).await;
+        if !outcome(&direct).1.is_empty() {
+            // The direct run is the reference the proxy is held to, and no proxy is involved
+            // in it: a check it fails is Java timing out on a loaded machine (seen at load
+            // 30), so it gets one more try before it sets the bar.
+            direct = consumer(flavour, p.addr(), serialization).await;
+        }
         let (direct_ok, direct_fail) = outcome(&direct);
         assert!(
             direct_ok.len() >= 20,
