@@ -33,10 +33,10 @@ fn main() -> ExitCode {
         print!("{}", config.to_toml());
         return ExitCode::SUCCESS;
     }
-    // A non-ASCII RUST_LOG is ignored: tracing-subscriber may panic on one (see `log.level`).
+    // RUST_LOG is held to the rules of `log.level`, else ignored (see `is_plain_log_filter`).
     let filter = std::env::var("RUST_LOG")
         .ok()
-        .filter(|f| f.is_ascii())
+        .filter(|f| dubbo_proxy::config::is_plain_log_filter(f))
         .and_then(|f| f.parse::<EnvFilter>().ok())
         .unwrap_or_else(|| EnvFilter::new(&config.log.level));
     tracing_subscriber::fmt()

@@ -35,7 +35,7 @@ pub use limits::Limits;
 pub use listeners::Listener;
 pub use membership::Membership;
 pub use routes::{Metadata, Pattern, Route};
-pub use runtime::{Admin, EngineKind, EpollOptions, Log, Shutdown};
+pub use runtime::{is_plain_log_filter, Admin, EngineKind, EpollOptions, Log, Shutdown};
 
 /// The configuration the binary runs with when given no `--config`.
 pub const DEFAULT_TOML: &str = include_str!("../../default.toml");

@@ -69,6 +69,38 @@ fn a_non_ascii_log_level_is_an_error_not_a_panic() {
 }
 
 #[test]
+fn a_log_level_with_a_field_filter_is_refused_at_once() {
+    // Found by the config_load fuzz target (timeout): a field filter's value is a regex, and
+    // tracing-subscriber built the DFA of this one for over 20 s.
+    let level = format!(
+        "Siedversion[ict&yzz{{z=zz1zzlo{}*.&{}adz{}~{}zzzzz1zzzzz{}z1zzzzz{}z}}ze[DS.",
+        ".".repeat(25),
+        ".".repeat(14),
+        "|".repeat(34),
+        "|".repeat(31),
+        "u".repeat(17),
+        "u".repeat(61)
+    );
+    let text = format!("[log]\nlevel = \"{level}\"\n");
+    let t = std::time::Instant::now();
+    let e = Config::from_toml(&text).unwrap_err();
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(1),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(
+        e.problems
+            .iter()
+            .any(|(key, problem)| key == "log.level" && problem.contains("span")),
+        "{e}"
+    );
+    // Plain directives are still taken (this text lacks only listeners and routes).
+    let e = Config::from_toml("[log]\nlevel = \"warn,dubbo_proxy=debug\"\n").unwrap_err();
+    assert!(e.problems.iter().all(|(key, _)| key != "log.level"), "{e}");
+}
+
+#[test]
 fn unknown_keys_are_refused() {
     let text = format!("{DEFAULT_TOML}\n[clusters.default.outlier]\nconsecutive_fails = 3\n");
     let e = Config::from_toml(&text).unwrap_err().to_string();
