@@ -6,31 +6,15 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::*;
-use crate::config::Config;
 use dubbo_codec::Serialization;
 
 const BUDGET: usize = 1 << 20;
 
 fn worker() -> (Worker, Arc<Shared>, Instant) {
-    let toml = format!(
-        r#"
-workers = 1
-[[listeners]]
-address = "127.0.0.1:0"
-frame_timeout_ms = 1000
-[limits]
-max_buffered_bytes = {BUDGET}
-[[routes]]
-cluster = "c"
-[clusters.c]
-endpoints = [{{ address = "127.0.0.1:1" }}]
-"#
-    );
-    let shared = Shared::new(Config::from_toml(&toml).unwrap(), 1);
-    let now = Instant::now();
-    let mut w = Worker::new(0, shared.clone(), now);
-    while w.poll_effect().is_some() {}
-    (w, shared, now)
+    super::test_rig::one_worker(
+        "frame_timeout_ms = 1000",
+        &format!("[limits]\nmax_buffered_bytes = {BUDGET}"),
+    )
 }
 
 /// The header of a two-way call claiming `len` body bytes, and `sent` of them.

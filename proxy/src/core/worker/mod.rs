@@ -68,6 +68,8 @@ mod shared_tests;
 #[cfg(test)]
 mod slow_tests;
 #[cfg(test)]
+mod test_rig;
+#[cfg(test)]
 mod tests;
 mod timers;
 mod upstream;

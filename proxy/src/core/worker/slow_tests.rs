@@ -5,7 +5,6 @@
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::*;
-use crate::config::Config;
 use dubbo_codec::Serialization;
 
 const FRAME_TIMEOUT_MS: u64 = 1_000;
@@ -18,22 +17,12 @@ struct Rig {
 }
 
 fn rig() -> Rig {
-    let toml = format!(
-        r#"
-workers = 1
-[[listeners]]
-address = "127.0.0.1:0"
-frame_timeout_ms = {FRAME_TIMEOUT_MS}
-first_frame_timeout_ms = {FIRST_FRAME_TIMEOUT_MS}
-[[routes]]
-cluster = "c"
-[clusters.c]
-endpoints = [{{ address = "127.0.0.1:1" }}]
-"#
+    let (w, shared, now) = super::test_rig::one_worker(
+        &format!(
+            "frame_timeout_ms = {FRAME_TIMEOUT_MS}\nfirst_frame_timeout_ms = {FIRST_FRAME_TIMEOUT_MS}"
+        ),
+        "",
     );
-    let shared = Shared::new(Config::from_toml(&toml).unwrap(), 1);
-    let now = Instant::now();
-    let w = Worker::new(0, shared.clone(), now);
     let mut rig = Rig { w, shared, now };
     rig.closed();
     rig
