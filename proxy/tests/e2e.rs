@@ -39,6 +39,38 @@ async fn proxy_to_a(engine: &str, workers: usize, before: &str) -> (Upstream, Pr
     (a, Proxy::start(engine, &conf))
 }
 
+/// Providers "a" and "b" with weights `wa` and `wb` in cluster "x" (`route`: TOML added to the
+/// route, `extra`: to the cluster), a one-worker proxy routing every call there, and a caller
+/// connected to it once the proxy holds a connection to each provider (so nothing that follows
+/// is skewed by start-up).
+async fn proxy_to_a_and_b(
+    engine: &str,
+    (wa, wb): (u32, u32),
+    route: &str,
+    extra: &str,
+) -> (Upstream, Upstream, Proxy, Client) {
+    let a = Upstream::start("a").await;
+    let b = Upstream::start("b").await;
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ncluster = \"x\"\n{route}{}",
+            cluster("x", &[(&a, wa), (&b, wb)], extra)
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let cl = Client::connect(p.addr()).await;
+    assert!(
+        eventually(
+            || a.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
+                && b.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
+        )
+        .await
+    );
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    (a, b, p, cl)
+}
+
 fn cluster(name: &str, eps: &[(&Upstream, u32)], extra: &str) -> String {
     let list: Vec<String> = eps
         .iter()
@@ -114,26 +146,7 @@ cluster = "a"
 }
 
 async fn weighted_round_robin_split(engine: &str) {
-    let a = Upstream::start("a").await;
-    let b = Upstream::start("b").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"x\"\n{}",
-            cluster("x", &[(&a, 3), (&b, 1)], "lb = \"round_robin\"")
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
-    let mut cl = Client::connect(p.addr()).await;
-    // Wait until both connections are up, so the split is not skewed by start-up.
-    assert!(
-        eventually(
-            || a.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
-                && b.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
-        )
-        .await
-    );
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (a, b, _p, mut cl) = proxy_to_a_and_b(engine, (3, 1), "", "lb = \"round_robin\"").await;
     for i in 0..400u64 {
         cl.send_call(i, &call("sayHello")).await;
     }
@@ -218,25 +231,7 @@ async fn oversize_and_garbage_disturb_no_one_else(engine: &str) {
 }
 
 async fn dying_upstream_fails_only_its_inflight_calls(engine: &str) {
-    let a = Upstream::start("a").await;
-    let b = Upstream::start("b").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"x\"\ntimeout_ms = 10000\n{}",
-            cluster("x", &[(&a, 1), (&b, 1)], "")
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
-    let mut cl = Client::connect(p.addr()).await;
-    assert!(
-        eventually(
-            || a.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
-                && b.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
-        )
-        .await
-    );
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (a, b, _p, mut cl) = proxy_to_a_and_b(engine, (1, 1), "timeout_ms = 10000\n", "").await;
     // 10 calls in flight, alternating a, b (round-robin).
     for id in 100..110u64 {
         cl.send_call(id, &sleep_call(400)).await;
@@ -292,25 +287,7 @@ async fn heartbeats_answered_locally_and_sent_upstream(engine: &str) {
 }
 
 async fn read_only_provider_gets_no_new_calls(engine: &str) {
-    let a = Upstream::start("a").await;
-    let b = Upstream::start("b").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"x\"\n{}",
-            cluster("x", &[(&a, 1), (&b, 1)], "")
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
-    let mut cl = Client::connect(p.addr()).await;
-    assert!(
-        eventually(
-            || a.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
-                && b.seen.connections.load(std::sync::atomic::Ordering::SeqCst) > 0
-        )
-        .await
-    );
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (a, _b, _p, mut cl) = proxy_to_a_and_b(engine, (1, 1), "", "").await;
     // One slow call in flight on each.
     cl.send_call(1, &sleep_call(300)).await;
     cl.send_call(2, &sleep_call(300)).await;

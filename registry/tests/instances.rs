@@ -10,13 +10,13 @@ use std::time::Duration;
 
 use dubbo_registry::instance::{MetadataInfo, MetadataSource, ServiceInstance};
 use dubbo_registry::zookeeper::{ZookeeperRegistry, SERVICES_ROOT};
-use dubbo_registry::{Registry, RegistryError, RegistryFuture, ServiceUrl, Subscription};
+use dubbo_registry::{Registry, RegistryError, RegistryFuture, ServiceUrl};
+mod common;
+
+use common::{next_ports, raw_client, start_zookeeper};
 use dubbo_test_support::net::assert_loopback_only;
-use dubbo_test_support::zookeeper::ZooKeeper;
-use dubbo_test_support::LogDir;
 use zookeeper_client as zk;
 
-const SESSION_MS: u64 = 4_000;
 const IFACE: &str = "io.github.hessianrs.demo.DemoService";
 const APP: &str = "hessianrs-interop-provider";
 const INSTANCE: &str = include_str!("data/instance-remote-3.3.6.json");
@@ -47,16 +47,6 @@ impl MetadataSource for CountingSource {
     }
 }
 
-async fn next_ports(sub: &mut Subscription) -> Vec<u16> {
-    let list = tokio::time::timeout(Duration::from_secs(10), sub.next())
-        .await
-        .expect("a provider list within 10 s")
-        .expect("the registry is open");
-    let mut ports: Vec<u16> = list.iter().filter_map(ServiceUrl::port).collect();
-    ports.sort_unstable();
-    ports
-}
-
 async fn put(client: &zk::Client, path: &str, data: &str, mode: zk::CreateMode) {
     let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
     let parent = &path[..path.rfind('/').unwrap()];
@@ -73,14 +63,9 @@ async fn put(client: &zk::Client, path: &str, data: &str, mode: zk::CreateMode) 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn instances_from_mapping_and_report_with_interface_fallback() {
-    let Some(zoo) = ZooKeeper::start(
-        "instances",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-registry-instances"),
-    ) else {
+    let Some((zoo, address)) = start_zookeeper("instances", "dubbo-registry-instances") else {
         return;
     };
-    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
     let reg = ZookeeperRegistry::connect(&address).await.unwrap();
     let source = Arc::new(CountingSource::default());
     let mut sub = reg.subscribe_with_instances(IFACE, source.clone());
@@ -94,10 +79,7 @@ async fn instances_from_mapping_and_report_with_interface_fallback() {
     assert_eq!(next_ports(&mut sub).await, [20001]);
 
     // An instance of an application the mapping names: preferred over interface level.
-    let raw = zk::Client::connector()
-        .connect(&zoo.address())
-        .await
-        .unwrap();
+    let raw = raw_client(&zoo).await;
     let services = format!("{SERVICES_ROOT}/{APP}");
     // What Java writes for an instance on `port` whose metadata `revision` has its service on
     // `service_port`: the report (once per revision) and the instance node.
@@ -206,17 +188,10 @@ async fn instances_from_mapping_and_report_with_interface_fallback() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_hundred_instances() {
     const N: u16 = 500;
-    let Some(zoo) = ZooKeeper::start(
-        "instances-500",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-registry-instances"),
-    ) else {
+    let Some((zoo, address)) = start_zookeeper("instances-500", "dubbo-registry-instances") else {
         return;
     };
-    let raw = zk::Client::connector()
-        .connect(&zoo.address())
-        .await
-        .unwrap();
+    let raw = raw_client(&zoo).await;
     // The service's port is left to each instance's endpoints.
     let report = REPORT.replace(&format!("\"port\":{JAVA_PORT},"), "");
     put(
@@ -244,7 +219,6 @@ async fn five_hundred_instances() {
         )
         .await;
     }
-    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
     let reg = ZookeeperRegistry::connect(&address).await.unwrap();
     let t = std::time::Instant::now();
     let mut sub = reg.subscribe_with_instances(IFACE, Arc::new(CountingSource::default()));

@@ -8,12 +8,11 @@ use std::time::{Duration, Instant};
 
 use dubbo_registry::zookeeper::ZookeeperRegistry;
 use dubbo_registry::{Registry, ServiceUrl, Subscription};
-use dubbo_test_support::net::assert_loopback_only;
-use dubbo_test_support::zookeeper::ZooKeeper;
-use dubbo_test_support::LogDir;
-use zookeeper_client as zk;
+mod common;
 
-const SESSION_MS: u64 = 4_000;
+use common::{next_ports, raw_client, start_zookeeper, SESSION_MS};
+use dubbo_test_support::net::assert_loopback_only;
+
 const IFACE: &str = "io.github.hessianrs.demo.Registered";
 
 fn provider(port: u16) -> ServiceUrl {
@@ -23,35 +22,11 @@ fn provider(port: u16) -> ServiceUrl {
         .build()
 }
 
-/// The next list the subscription hands out (10 s at most), as ports.
-async fn next_ports(sub: &mut Subscription) -> Vec<u16> {
-    let list = tokio::time::timeout(Duration::from_secs(10), sub.next())
-        .await
-        .expect("a provider list within 10 s")
-        .expect("the registry is open");
-    let mut ports: Vec<u16> = list.iter().filter_map(ServiceUrl::port).collect();
-    ports.sort_unstable();
-    ports
-}
-
-async fn raw_client(zoo: &ZooKeeper) -> zk::Client {
-    zk::Client::connector()
-        .with_session_timeout(Duration::from_millis(SESSION_MS))
-        .connect(&zoo.address())
-        .await
-        .expect("a raw ZooKeeper client")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn register_subscribe_expire_restart() {
-    let Some(mut zoo) = ZooKeeper::start(
-        "registry",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-registry-zookeeper"),
-    ) else {
+    let Some((mut zoo, address)) = start_zookeeper("registry", "dubbo-registry-zookeeper") else {
         return;
     };
-    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
     let a = ZookeeperRegistry::connect(&address).await.unwrap();
     let b = ZookeeperRegistry::connect(&address).await.unwrap();
     let unprotected = ZookeeperRegistry::connect(&format!("{address}&empty-protection=false"))
@@ -196,14 +171,9 @@ fn rss_kib() -> u64 {
 /// (every list complete), with the times and the memory it took printed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousand_providers_of_a_hundred_interfaces() {
-    let Some(zoo) = ZooKeeper::start(
-        "registry-1000",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-registry-zookeeper"),
-    ) else {
+    let Some((_zoo, address)) = start_zookeeper("registry-1000", "dubbo-registry-zookeeper") else {
         return;
     };
-    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
     let iface = |i: usize| format!("io.github.hessianrs.load.Service{i:03}");
     let urls: Vec<ServiceUrl> = (0..1000)
         .map(|k| {
