@@ -7,7 +7,6 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mio::event::Event;
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
@@ -76,8 +75,10 @@ pub(super) struct Loop {
     id: usize,
     poll: Poll,
     events: Events,
-    /// (token, readable, writable, read side closed or error) of the events of this turn.
+    /// (token, readable, writable, read side closed or error) of the events of this turn:
+    /// callers, listeners and the waker in `batch`, provider connections in `batch_up`.
     batch: Vec<(Token, bool, bool, bool)>,
+    batch_up: Vec<(Token, bool, bool, bool)>,
     worker: Worker,
     conns: Slab<ConnIo>,
     /// Core key index -> connection token + 1 (0: none), per side.
@@ -133,6 +134,7 @@ impl Loop {
             poll,
             events: Events::with_capacity(1024),
             batch: Vec::with_capacity(1024),
+            batch_up: Vec::with_capacity(64),
             worker: {
                 let mut w = Worker::new(id, shared, now);
                 if options.forward_by_reference > 0 {
@@ -193,17 +195,33 @@ impl Loop {
             if busy {
                 last_event = self.now;
             }
+            // Callers (and the listeners and the waker) first, then providers, with the
+            // calls read from callers written upstream in between: that write carries the
+            // ACK for the responses that came meanwhile, so reading them right after sends
+            // no ACK segment of its own (see the engine docs, *Order of a turn*).
             self.batch.clear();
-            self.batch.extend(self.events.iter().map(|e: &Event| {
-                (
+            self.batch_up.clear();
+            for e in self.events.iter() {
+                let event = (
                     e.token(),
                     e.is_readable() || e.is_read_closed() || e.is_error(),
                     e.is_writable() || e.is_write_closed() || e.is_error(),
                     e.is_read_closed() || e.is_error(),
-                )
-            }));
+                );
+                match self.conns.get(e.token().0) {
+                    Some(c) if matches!(c.conn, Conn::Up(_)) => self.batch_up.push(event),
+                    _ => self.batch.push(event),
+                }
+            }
             for i in 0..self.batch.len() {
                 let (token, readable, writable, hup) = self.batch[i];
+                self.event(token, readable, writable, hup);
+            }
+            if !self.batch_up.is_empty() {
+                self.flush_dirty();
+            }
+            for i in 0..self.batch_up.len() {
+                let (token, readable, writable, hup) = self.batch_up[i];
                 self.event(token, readable, writable, hup);
             }
             // Connections with reads left over from the last turn.

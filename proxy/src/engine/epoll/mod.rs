@@ -29,6 +29,18 @@
 //!   (an O(1) `split`, no copy; the core's outbox is free again and does not grow into a
 //!   copy of the backlog); on the next writable edge the queue and the outbox go out
 //!   together with one `writev`.
+//! * **Order of a turn.** The events of callers (and of the listeners and the waker) are
+//!   handled first, then the dirty connections are written, then the events of provider
+//!   connections, then the dirty connections again. The calls read from callers thus leave
+//!   before the responses that came meanwhile are read, and that write carries the ACK for
+//!   those responses: a read of two or more segments the kernel has not acknowledged yet
+//!   sends an ACK segment of its own (Linux's ACK for every second segment, in
+//!   `tcp_cleanup_rbuf`), which on loopback runs the provider's TCP input in our time
+//!   (`ss -ti` over 16x1/64: 0.13 pure ACKs per call to the provider before, 0.06 after).
+//!   It costs no write more: the first phase writes what callers' events produced (calls
+//!   for providers, and the proxy's own answers), the second what providers' produced
+//!   (responses for callers); a caller is written in both only when it got an answer of
+//!   the proxy's and a response in the same turn.
 //! * **Backpressure.** [`Effect::PauseRead`](crate::core::Effect::PauseRead) marks a
 //!   connection paused: its readable edges are dropped (the kernel's buffers fill and TCP
 //!   pushes back on the caller). [`Effect::ResumeRead`](crate::core::Effect::ResumeRead)
