@@ -149,7 +149,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
         if self.dec.peek_u8()? == crate::marker::NULL {
-            self.dec.pull()?;
+            self.dec.consume_peeked();
             fix(visitor.visit_none(), at)
         } else {
             fix(visitor.visit_some(self), at)

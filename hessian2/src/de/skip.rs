@@ -73,7 +73,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     #[inline]
     pub(super) fn at_end_marker(&mut self) -> Result<bool> {
         if self.dec.peek_u8()? == crate::marker::list::END {
-            self.dec.pull()?;
+            self.dec.consume_peeked();
             Ok(true)
         } else {
             Ok(false)

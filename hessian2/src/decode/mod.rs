@@ -228,6 +228,13 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self.input.chunk().first().copied()
     }
 
+    /// Consumes the one-byte value just seen with [`peek_u8`](Self::peek_u8) (a `N` or a `Z`),
+    /// instead of pulling it.
+    #[inline]
+    pub(crate) fn consume_peeked(&mut self) {
+        self.input.advance(1);
+    }
+
     #[inline]
     pub(crate) fn read_u8(&mut self) -> Result<u8> {
         let b = self.peek_u8()?;
