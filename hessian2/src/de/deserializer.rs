@@ -209,7 +209,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        let header = self.dec.pull()?;
+        let header = self.dec.pull_inlined()?;
         self.seq_from(header, at, visitor)
     }
 
@@ -228,7 +228,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        let header = self.dec.pull()?;
+        let header = self.dec.pull_inlined()?;
         self.map_from(header, at, visitor)
     }
 
@@ -240,7 +240,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         let at = self.dec.offset();
-        match self.dec.pull()? {
+        match self.dec.pull_inlined()? {
             header @ (Header::Object { .. } | Header::Map { .. } | Header::Ref(_)) => {
                 self.map_from(header, at, visitor)
             }
