@@ -190,8 +190,7 @@ fn bench_rows_allocate_only_their_output() {
 
     let mix_value = mix();
     let mix_wire = hessian2::to_vec(&mix_value).unwrap();
-    let user_value = user(1);
-    let user_wire = hessian2::to_vec(&user_value).unwrap();
+    let user_wire = hessian2::to_vec(&user(1)).unwrap();
     let java_mix = include_bytes!("vectors/lite3/mix_self_ref.bin");
 
     fn twice_then_count<T>(mut decode: impl FnMut() -> T) -> usize {
@@ -199,31 +198,28 @@ fn bench_rows_allocate_only_their_output() {
         drop(decode());
         allocations(|| drop(decode()))
     }
+    /// A `T` decoded from `wire` by a `Deserializer` reset per message.
+    fn reused<'a, T: Deserialize<'a>>(wire: &'a [u8]) -> usize {
+        let mut de = Deserializer::from_slice(wire);
+        twice_then_count(|| {
+            de.reset(wire);
+            de.next_value::<T>().unwrap()
+        })
+    }
 
     let n = twice_then_count(|| hessian2::from_slice::<Mix>(&mix_wire).unwrap());
     assert_eq!(n, 8, "Mix from_slice");
-    let mut de = Deserializer::from_slice(&mix_wire[..]);
-    let n = twice_then_count(|| {
-        de.reset(&mix_wire);
-        de.next_value::<Mix>().unwrap()
-    });
-    assert_eq!(n, 8, "Mix, reused Deserializer");
-    let expected = mix_borrowed(&mix_value);
-    let mut de = Deserializer::from_slice(&mix_wire[..]);
-    let n = twice_then_count(|| {
-        de.reset(&mix_wire);
-        let m: MixBorrowed = de.next_value().unwrap();
-        assert_eq!(m, expected);
-    });
-    assert_eq!(n, 4, "borrowed Mix, reused Deserializer");
+    assert_eq!(reused::<Mix>(&mix_wire), 8, "Mix, reused Deserializer");
+    let borrowed: MixBorrowed = hessian2::from_slice(&mix_wire).unwrap();
+    assert_eq!(borrowed, mix_borrowed(&mix_value));
+    assert_eq!(
+        reused::<MixBorrowed>(&mix_wire),
+        4,
+        "borrowed Mix, reused Deserializer"
+    );
     let n = twice_then_count(|| hessian2::from_slice::<User>(&user_wire).unwrap());
     assert_eq!(n, 2, "User from_slice");
-    let mut de = Deserializer::from_slice(&user_wire[..]);
-    let n = twice_then_count(|| {
-        de.reset(&user_wire);
-        de.next_value::<User>().unwrap()
-    });
-    assert_eq!(n, 2, "User, reused Deserializer");
+    assert_eq!(reused::<User>(&user_wire), 2, "User, reused Deserializer");
     // The `Value` of Java's self-referencing Mix (`CD` and `D["m"]` are references): the
     // object's values, `B`, `CC`, `D`'s entries, its keys `A`, `floats`, `m`, and the items of
     // `D["floats"]`.

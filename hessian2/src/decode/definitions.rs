@@ -64,18 +64,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 // Replaying: the name was recorded the first time, at this index.
                 let index = *next_type;
                 *next_type += 1;
-                return if index < self.t.types.len() {
-                    Ok(index)
-                } else {
-                    Err(self.error_at(
-                        at,
-                        ErrorKind::BadReference {
-                            table: "type",
-                            index: index as u64,
-                            len: self.t.types.len(),
-                        },
-                    ))
-                };
+                return self.known_type(index, at);
             }
             self.t.types.push(name);
             Ok(self.t.types.len() - 1)
@@ -88,18 +77,23 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 }
                 _ => self.read_length("type index")?,
             };
-            if index < self.t.types.len() {
-                Ok(index)
-            } else {
-                Err(self.error_at(
-                    at,
-                    ErrorKind::BadReference {
-                        table: "type",
-                        index: index as u64,
-                        len: self.t.types.len(),
-                    },
-                ))
-            }
+            self.known_type(index, at)
+        }
+    }
+
+    /// `index` if the stream has defined that many type names; else an error at `at`.
+    fn known_type(&self, index: usize, at: u64) -> Result<usize> {
+        if index < self.t.types.len() {
+            Ok(index)
+        } else {
+            Err(self.error_at(
+                at,
+                ErrorKind::BadReference {
+                    table: "type",
+                    index: index as u64,
+                    len: self.t.types.len(),
+                },
+            ))
         }
     }
 
