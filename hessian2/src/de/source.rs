@@ -3,6 +3,8 @@
 
 use bytes::Bytes;
 
+#[cfg(doc)]
+use super::Deserializer;
 use crate::input::{BufInput, Input, SliceInput};
 
 mod sealed {

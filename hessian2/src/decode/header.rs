@@ -1,6 +1,9 @@
 //! What [`Decoder::pull`](super::Decoder::pull) returns: the [`Header`] of a value, and the
 //! [`Mark`] of where a container began.
 
+#[cfg(doc)]
+use super::Decoder;
+
 /// What a value starts with: scalars complete, containers and chunks as a head whose contents
 /// follow.
 #[derive(Debug, Clone, Copy, PartialEq)]

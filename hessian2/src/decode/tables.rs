@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use super::intern::Interned;
 use super::ClassDef;
+#[cfg(doc)]
+use super::Decoder;
 
 /// The decoder's tables and buffers (none of which borrow the input).
 #[derive(Default)]
