@@ -24,10 +24,10 @@ use bytes::Bytes;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
 use hessian2::encode::Encoder;
-use hessian2::types::{Date, JavaArray};
 use hessian2::value::{self, Value};
 use hessian2::{Deserializer, Serializer};
-use interop_model::{alice, mix, page, Mix, MixDOf, User, UserPage};
+use interop_model::borrowed::{mix_borrowed, user_borrowed};
+use interop_model::{alice, mix, page, UserPage};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -80,61 +80,6 @@ fn longs() -> Vec<i64> {
 
 fn text(unit: &str, bytes: usize) -> String {
     unit.repeat(bytes.div_ceil(unit.len()))
-}
-
-/// `Mix` with its text borrowed from the input: the `hessian2-borrowed-reused` row, decoding
-/// what the wire holds as plain UTF-8 without copying it (the `double[]`s and the nested `Mix`
-/// still allocate: 4 allocations instead of 8).
-#[derive(Deserialize, Debug, PartialEq)]
-#[allow(non_snake_case)]
-struct MixBorrowed<'a> {
-    #[serde(borrow)]
-    D: Option<MixDOf<JavaArray<f64>, MixBorrowed<'a>>>,
-    #[serde(with = "hessian2::types::java_array")]
-    CD: Vec<f64>,
-    CA: Date,
-    CC: &'a str,
-    CB: i64,
-    B: &'a str,
-    A: i32,
-}
-
-fn mix_borrowed(m: &Mix) -> MixBorrowed<'_> {
-    MixBorrowed {
-        D: m.D.as_ref().map(|d| MixDOf {
-            a: d.a,
-            floats: d.floats.clone(),
-            m: d.m.as_ref().map(|inner| Box::new(mix_borrowed(inner))),
-        }),
-        CD: m.CD.clone(),
-        CA: m.CA,
-        CC: &m.CC,
-        CB: m.CB,
-        B: &m.B,
-        A: m.A,
-    }
-}
-
-/// `User` with its text borrowed from the input (no allocation at all).
-#[derive(Deserialize, Debug, PartialEq)]
-struct UserBorrowed<'a> {
-    created: Option<Date>,
-    active: bool,
-    email: Option<&'a str>,
-    age: i32,
-    name: Option<&'a str>,
-    id: i64,
-}
-
-fn user_borrowed(u: &User) -> UserBorrowed<'_> {
-    UserBorrowed {
-        created: u.created,
-        active: u.active,
-        email: u.email.as_deref(),
-        age: u.age,
-        name: u.name.as_deref(),
-        id: u.id,
-    }
 }
 
 /// `hessian2-borrowed-reused`: a borrowed decode (`B<'_>`, its text `&str` slices of the input)

@@ -13,6 +13,7 @@
 
 use std::hint::black_box;
 
+use interop_model::borrowed::{mix_borrowed, MixBorrowed};
 use interop_model::{mix, user, Mix, User};
 
 fn text(unit: &str, bytes: usize) -> String {
@@ -55,6 +56,24 @@ fn profile() {
                     de.next_value().unwrap()
                 };
                 assert_eq!(black_box(u), value);
+            }
+        }
+        "mix_borrowed" => {
+            let value = mix();
+            let wire = hessian2::to_vec(&value).unwrap();
+            let expected = mix_borrowed(&value);
+            let mut de = hessian2::Deserializer::from_slice(&wire);
+            for _ in 0..iters {
+                de.reset(black_box(&wire));
+                let m: MixBorrowed = de.next_value().unwrap();
+                assert_eq!(black_box(m).A, expected.A);
+            }
+        }
+        "value_java" => {
+            let wire = include_bytes!("vectors/lite3/mix_self_ref.bin");
+            for _ in 0..iters {
+                let v = hessian2::value::from_slice(black_box(wire)).unwrap();
+                assert!(matches!(black_box(v), hessian2::value::Value::Object(_)));
             }
         }
         "mix_floor" => {

@@ -178,3 +178,51 @@ fn steady_state_allocations() {
     });
     println!("skip of Mix from Bytes with a new Deserializer: {n} allocations");
 }
+
+/// The allocations of each decode row of the benches (`benches/benches/hessian2.rs`): the
+/// output's own and nothing else, once the thread's decoder tables have seen the messages'
+/// class definitions and type names. (`Mix` holds 8: `B`, `CC`, `CD`, `D.floats`, the box of
+/// `D.m` and its `B`, `CC`, `CD`; borrowed, its text is `&str`: 4. `User`: `name`, `email`.)
+#[test]
+fn bench_rows_allocate_only_their_output() {
+    use interop_model::borrowed::{mix_borrowed, MixBorrowed};
+    use interop_model::{mix, user, Mix, User};
+
+    let mix_value = mix();
+    let mix_wire = hessian2::to_vec(&mix_value).unwrap();
+    let user_wire = hessian2::to_vec(&user(1)).unwrap();
+    let java_mix = include_bytes!("vectors/lite3/mix_self_ref.bin");
+
+    fn twice_then_count<T>(mut decode: impl FnMut() -> T) -> usize {
+        drop(decode());
+        drop(decode());
+        allocations(|| drop(decode()))
+    }
+    /// A `T` decoded from `wire` by a `Deserializer` reset per message.
+    fn reused<'a, T: Deserialize<'a>>(wire: &'a [u8]) -> usize {
+        let mut de = Deserializer::from_slice(wire);
+        twice_then_count(|| {
+            de.reset(wire);
+            de.next_value::<T>().unwrap()
+        })
+    }
+
+    let n = twice_then_count(|| hessian2::from_slice::<Mix>(&mix_wire).unwrap());
+    assert_eq!(n, 8, "Mix from_slice");
+    assert_eq!(reused::<Mix>(&mix_wire), 8, "Mix, reused Deserializer");
+    let borrowed: MixBorrowed = hessian2::from_slice(&mix_wire).unwrap();
+    assert_eq!(borrowed, mix_borrowed(&mix_value));
+    assert_eq!(
+        reused::<MixBorrowed>(&mix_wire),
+        4,
+        "borrowed Mix, reused Deserializer"
+    );
+    let n = twice_then_count(|| hessian2::from_slice::<User>(&user_wire).unwrap());
+    assert_eq!(n, 2, "User from_slice");
+    assert_eq!(reused::<User>(&user_wire), 2, "User, reused Deserializer");
+    // The `Value` of Java's self-referencing Mix (`CD` and `D["m"]` are references): the
+    // object's values, `B`, `CC`, `D`'s entries, its keys `A`, `floats`, `m`, and the items of
+    // `D["floats"]`.
+    let n = twice_then_count(|| hessian2::value::from_slice(java_mix).unwrap());
+    assert_eq!(n, 8, "Value of Java's Mix");
+}

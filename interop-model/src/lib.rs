@@ -10,6 +10,7 @@
 //! another shape of the same class (borrowed fields, missing ones) declares it locally.
 #![allow(non_snake_case)]
 
+pub mod borrowed;
 pub mod jsonb;
 
 use std::fmt;

@@ -41,7 +41,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         if self.decoder.is_empty() {
             return Ok(None);
         }
-        let header = self.decoder.pull()?;
+        let header = self.decoder.pull_inlined()?;
         self.value(header).map(Some)
     }
 
@@ -69,7 +69,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                         // A length field is a claim: reserve only what the input can fill.
                         let mut items = Vec::with_capacity(self.decoder.room_for(n));
                         for _ in 0..n {
-                            let h = self.decoder.pull()?;
+                            let h = self.decoder.pull_inlined()?;
                             items.push(self.value(h)?);
                         }
                         items
@@ -77,7 +77,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                     None => {
                         let mut items = Vec::new();
                         loop {
-                            match self.decoder.pull()? {
+                            match self.decoder.pull_inlined()? {
                                 Header::End => break items,
                                 h => items.push(self.value(h)?),
                             }
@@ -93,11 +93,11 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 self.decoder.enter()?;
                 let mut entries = Vec::new();
                 loop {
-                    let key = match self.decoder.pull()? {
+                    let key = match self.decoder.pull_inlined()? {
                         Header::End => break,
                         h => self.value(h)?,
                     };
-                    let h = self.decoder.pull()?;
+                    let h = self.decoder.pull_inlined()?;
                     entries.push((key, self.value(h)?));
                 }
                 self.decoder.leave();
@@ -111,7 +111,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 // Many fields cost their definition's bytes once, then nothing per object.
                 let mut values = Vec::with_capacity(self.decoder.room_for(fields.len()));
                 for _ in 0..fields.len() {
-                    let h = self.decoder.pull()?;
+                    let h = self.decoder.pull_inlined()?;
                     values.push(self.value(h)?);
                 }
                 self.decoder.leave();

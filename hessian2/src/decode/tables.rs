@@ -1,0 +1,133 @@
+//! The decoder's per-stream tables and scratch buffers, and the per-thread pool they come from
+//! and go back to, so that a decoder made per message does not allocate them again.
+
+use std::cell::Cell;
+use std::mem::ManuallyDrop;
+use std::sync::Arc;
+
+use super::intern::Interned;
+use super::ClassDef;
+#[cfg(doc)]
+use super::Decoder;
+
+/// The decoder's tables and buffers (none of which borrow the input).
+#[derive(Default)]
+pub(super) struct TableData {
+    pub(super) types: Vec<Arc<str>>,
+    pub(super) classes: Vec<ClassDef>,
+    /// Raw bytes of strings and binaries that cannot be borrowed.
+    pub(super) scratch: Vec<u8>,
+    /// Text of strings that needed CESU-8 decoding.
+    pub(super) text: String,
+    /// Type names and class definitions read before, kept across [`Decoder::reset`] and
+    /// decoders (see `intern.rs`). Only the strings are shared; each stream's tables start
+    /// empty.
+    pub(super) seen_types: Interned<Arc<str>>,
+    pub(super) seen_classes: Interned<ClassDef>,
+}
+
+/// Scratch buffers larger than this are not kept in the per-thread pool.
+const POOLED_SCRATCH: usize = 64 * 1024;
+/// Stream tables (type names, class definitions) with room for more entries than this are
+/// not kept in the per-thread pool.
+const POOLED_ENTRIES: usize = 1024;
+
+thread_local! {
+    /// The tables of the last decoder dropped on this thread, for the next one.
+    static POOL: Cell<Option<Box<TableData>>> = const { Cell::new(None) };
+}
+
+/// [`TableData`] taken from the per-thread pool (boxed, so that handing it over moves a
+/// pointer), returned to it on drop. `ManuallyDrop` rather than an `Option` that drop empties:
+/// every table access would check the `Option` (77 instructions per typed `Mix` decode).
+pub(super) struct Tables(ManuallyDrop<Box<TableData>>);
+
+impl Tables {
+    #[inline]
+    pub(super) fn take() -> Self {
+        Tables(ManuallyDrop::new(
+            POOL.try_with(Cell::take).ok().flatten().unwrap_or_default(),
+        ))
+    }
+}
+
+impl Drop for Tables {
+    fn drop(&mut self) {
+        // SAFETY: `self.0` is taken once, here, and not touched again: `Tables` is being
+        // dropped, and `ManuallyDrop` does not drop the box a second time.
+        let mut data = unsafe { ManuallyDrop::take(&mut self.0) };
+        data.types.clear();
+        data.classes.clear();
+        if data.types.capacity() > POOLED_ENTRIES {
+            data.types = Vec::new();
+        }
+        if data.classes.capacity() > POOLED_ENTRIES {
+            data.classes = Vec::new();
+        }
+        if data.scratch.capacity() > POOLED_SCRATCH {
+            data.scratch = Vec::new();
+        }
+        if data.text.capacity() > POOLED_SCRATCH {
+            data.text = String::new();
+        }
+        // Keep the pooled set that knows more definitions (nested decoders on one thread).
+        let _ = POOL.try_with(|pool| {
+            let keep = match pool.take() {
+                Some(other)
+                    if other.seen_classes.len() + other.seen_types.len()
+                        > data.seen_classes.len() + data.seen_types.len() =>
+                {
+                    other
+                }
+                _ => data,
+            };
+            pool.set(Some(keep));
+        });
+    }
+}
+
+impl std::ops::Deref for Tables {
+    type Target = TableData;
+    #[inline]
+    fn deref(&self) -> &TableData {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Tables {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut TableData {
+        &mut self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::Decoder;
+
+    /// The `unsafe` of `Tables::drop`: the tables go back to the per-thread pool exactly once,
+    /// whole, also with decoders nested on one thread. Run under Miri:
+    /// `cargo +nightly miri test -p hessian2 --lib tables_go_back`.
+    #[test]
+    fn tables_go_back_to_the_pool_once() {
+        use crate::input::SliceInput;
+        let mut enc = crate::encode::Encoder::new(Vec::new());
+        enc.write_class_definition("a.B", &["x"]);
+        let wire = enc.into_inner();
+        fn read(wire: &[u8]) -> Decoder<'_, SliceInput<'_>> {
+            let mut d = Decoder::new(SliceInput::new(wire));
+            assert!(d.pull().is_err(), "a definition (if any), then nothing");
+            d
+        }
+        drop(read(&wire));
+        // The next decoder gets the same tables: it knows the definition.
+        let outer = Decoder::new(SliceInput::new(&wire));
+        assert_eq!(outer.t.seen_classes.len(), 1);
+        // Nested: the inner one starts with fresh tables; the pool keeps the richer set.
+        let inner = Decoder::new(SliceInput::new(&wire));
+        assert_eq!(inner.t.seen_classes.len(), 0);
+        drop(inner);
+        drop(outer);
+        assert_eq!(read(&[]).t.seen_classes.len(), 1);
+    }
+}
