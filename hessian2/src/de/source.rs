@@ -1,4 +1,4 @@
-//! What a [`Deserializer`](super::Deserializer) reads from: a contiguous input it can go back
+//! What a [`Deserializer`] reads from: a contiguous input it can go back
 //! into to decode a referenced value again.
 
 use bytes::Bytes;

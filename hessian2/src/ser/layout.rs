@@ -9,7 +9,7 @@
 //!   a list item, a map key or value, `Some`, a newtype, the top-level value) knows the value's
 //!   Rust type, `T`. If that value turns out to be a struct never seen with this `T`,
 //!   `serialize_struct` asks that place, through a flag and an error, to *probe* it: the value
-//!   is serialized once more into a [`Probe`] that records the struct's field names without
+//!   is serialized once more into a [`Probe`](super::probe::Probe) that records the struct's field names without
 //!   serializing the field values (so it costs a walk over the top-level fields only), the
 //!   layout is registered, and the value is serialized for real. Nothing had been written yet
 //!   when the probe was asked for: `serialize_struct` is the first call the value makes.
