@@ -321,7 +321,7 @@ impl<'a> Param<'a> {
         self.value
     }
 
-    /// The key, percent-decoded (see [`decode_component`](crate::decode_component)).
+    /// The key, percent-decoded (see [`decode_component`]).
     #[inline]
     pub fn decoded_key(&self) -> Cow<'a, str> {
         if self.escaped {
@@ -331,7 +331,7 @@ impl<'a> Param<'a> {
         }
     }
 
-    /// The value, percent-decoded (see [`decode_component`](crate::decode_component)).
+    /// The value, percent-decoded (see [`decode_component`]).
     #[inline]
     pub fn decoded_value(&self) -> Cow<'a, str> {
         if self.escaped {

@@ -1,5 +1,5 @@
 //! Active health checks of ejected endpoints: with `health_check.probe_interval_ms`, an
-//! ejected endpoint is held out until probes bring it back (see [`Health`]). A probe is a
+//! ejected endpoint is held out until probes bring it back (see [`Health`](crate::core::health::Health)). A probe is a
 //! Dubbo heartbeat on one of the endpoint's open connections, or, when it has none open
 //! (the usual case for a provider that went away), on a fresh connection opened for it at
 //! once instead of at the slot's reconnect backoff. It succeeds when the heartbeat is
