@@ -645,6 +645,32 @@ async fn proxy_registers_itself_as_a_provider() {
     assert_eq!(proxy.wait_exit(Duration::from_secs(15)), Some(0));
 }
 
+/// Registers `up` as providers of `SVC` 1.0.0 (`sayHello`) in ZooKeeper `zka`, in a session
+/// of their own: the nodes live as long as the client returned.
+async fn register_providers(zka: &str, up: &[Upstream]) -> zk::Client {
+    let svc = SVC;
+    let client = zk::Client::connector()
+        .with_session_timeout(Duration::from_millis(SESSION_MS))
+        .connect(zka)
+        .await
+        .unwrap();
+    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    client
+        .mkdir(&format!("/dubbo/{svc}/providers"), &persistent)
+        .await
+        .unwrap();
+    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
+    for u in up {
+        let url = format!(
+            "dubbo://{}/{svc}?interface={svc}&version=1.0.0&methods=sayHello&side=provider",
+            u.addr
+        );
+        let p = registry_urlweight::zk::provider_path("dubbo", svc, &url);
+        client.create(&p, b"", &ephemeral).await.unwrap();
+    }
+    client
+}
+
 /// No call is refused for want of a provider list that is on its way (issue 17): with two
 /// providers registered before the proxy starts, the 64 calls sent the moment it prints
 /// `READY` (on each engine) all reach them, where before the proxy answered the calls that
@@ -659,25 +685,7 @@ async fn calls_wait_for_the_first_provider_list() {
     let zka = zoo.address();
     let svc = SVC;
     let up = upstreams(["w1", "w2"]).await;
-    let client = zk::Client::connector()
-        .with_session_timeout(Duration::from_millis(SESSION_MS))
-        .connect(&zka)
-        .await
-        .unwrap();
-    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
-    client
-        .mkdir(&format!("/dubbo/{svc}/providers"), &persistent)
-        .await
-        .unwrap();
-    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
-    for u in &up {
-        let url = format!(
-            "dubbo://{}/{svc}?interface={svc}&version=1.0.0&methods=sayHello&side=provider",
-            u.addr
-        );
-        let p = registry_urlweight::zk::provider_path("dubbo", svc, &url);
-        client.create(&p, b"", &ephemeral).await.unwrap();
-    }
+    let client = register_providers(&zka, &up).await;
     let conf = |zookeeper: &str, wait_ms: u64| {
         config(
             1,
@@ -739,23 +747,7 @@ async fn a_reload_waits_for_the_first_list_of_a_cluster_it_adds() {
     let zka = zoo.address();
     let svc = SVC;
     let up = upstreams(["static", "found"]).await;
-    let client = zk::Client::connector()
-        .with_session_timeout(Duration::from_millis(SESSION_MS))
-        .connect(&zka)
-        .await
-        .unwrap();
-    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
-    client
-        .mkdir(&format!("/dubbo/{svc}/providers"), &persistent)
-        .await
-        .unwrap();
-    let url = format!(
-        "dubbo://{}/{svc}?interface={svc}&version=1.0.0&methods=sayHello&side=provider",
-        up[1].addr
-    );
-    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
-    let node = registry_urlweight::zk::provider_path("dubbo", svc, &url);
-    client.create(&node, b"", &ephemeral).await.unwrap();
+    let client = register_providers(&zka, &up[1..]).await;
     let static_cluster = format!(
         "[[routes]]\ninterface = \"{svc}\"\ncluster = \"s\"\n\
          [clusters.s]\nendpoints = [{{ address = \"{}\" }}]\n",
