@@ -99,7 +99,8 @@
 //! * `codec` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`], for use
 //!   with `Framed`. Needs no tokio runtime. Without it, use
 //!   [`FrameCodec::decode_frame`] / [`FrameCodec::encode_frame`] on your own buffers.
-//! * `tokio`: the [`client`] and [`server`] modules (enables `codec`).
+//! * `tokio`: the [`client`] and [`server`] modules (enables `codec`); the server reports
+//!   what its limits turn away as `tracing` events.
 //! * `registry`: [`server::Server::register`] (a server's services registered in any
 //!   `dubbo_registry::Registry`, unregistered on shutdown) and the [`cluster`] module (a
 //!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes,

@@ -1,12 +1,15 @@
 //! The server's limits against misbehaving callers on 127.0.0.1: too many connections, too
 //! many calls in flight, a caller that does not read its answers, connections that send
 //! nothing or half a frame, and a shutdown that a stuck caller cannot hold up. Each limit is
-//! counted in `Server::stats`, and the callers that behave are served throughout.
+//! counted in `Server::stats` and reported as one `tracing` event naming the caller, and the
+//! callers that behave are served throughout.
 
 mod common;
 
+use std::fmt::Write as _;
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
@@ -19,7 +22,55 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::Semaphore;
 
+/// Every `tracing` event of this test binary, one line each: `LEVEL name=value ...`.
+static EVENTS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Records every event in [`EVENTS`] (the tests run on several runtime threads at once, so
+/// one global subscriber; each test picks its own events out by the caller's address).
+struct Capture;
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Capture {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let mut line = event.metadata().level().to_string();
+        event.record(
+            &mut |field: &tracing::field::Field, value: &dyn std::fmt::Debug| {
+                let _ = write!(line, " {}={value:?}", field.name());
+            },
+        );
+        EVENTS.lock().unwrap().push(line);
+    }
+}
+
+/// The events so far that name `peer` (as `peer=ADDRESS`) and `limit` (as `limit="NAME"`).
+/// Tests run at once and a client port may be reused by another test's connection, so an
+/// event is told apart by both.
+fn events_of(peer: SocketAddr, limit: &str) -> Vec<String> {
+    let (peer, limit) = (format!(" peer={peer} "), format!(r#" limit="{limit}" "#));
+    EVENTS
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|line| {
+            let line = format!("{line} ");
+            line.contains(&peer) && line.contains(&limit)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Waits (up to 10 s) for `wanted` events naming `peer` and `limit`, and returns them.
+async fn wait_events(peer: SocketAddr, limit: &str, wanted: usize) -> Vec<String> {
+    eventually(|| events_of(peer, limit).len() >= wanted).await;
+    events_of(peer, limit)
+}
+
 async fn start(builder: ServerBuilder) -> Server {
+    static INSTALLED: OnceLock<()> = OnceLock::new();
+    INSTALLED.get_or_init(|| {
+        use tracing_subscriber::layer::SubscriberExt;
+        let subscriber = tracing_subscriber::registry().with(Capture);
+        tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
+    });
     builder
         .service(demo_service())
         .bind("127.0.0.1:0")
@@ -120,6 +171,11 @@ async fn max_connections_closes_the_excess_and_serves_the_others() {
         .await
         .expect("the fourth connection is closed at once");
     eprintln!("the connection over max_connections was closed after {took:?}");
+    let events = wait_events(excess.local_addr().unwrap(), "max_connections", 1).await;
+    assert!(
+        matches!(&events[..], [e] if e.starts_with("WARN ") && e.contains(r#"limit="max_connections" value=3"#)),
+        "{events:?}"
+    );
     let stats = server.stats();
     assert_eq!(
         (stats.connections_accepted, stats.connections_refused),
@@ -177,6 +233,15 @@ async fn max_inflight_answers_threadpool_exhausted_with_the_request_id() {
     }
     assert_eq!(server.inflight(), 4);
     assert_eq!(server.stats().calls_rejected, 2);
+    let events = wait_events(s.local_addr().unwrap(), "max_inflight", 2).await;
+    for (e, id) in events.iter().zip([5, 6]) {
+        assert!(
+            e.starts_with("WARN ")
+                && e.contains(&format!(" request_id={id} "))
+                && e.contains(r#"limit="max_inflight" value=4"#),
+            "{events:?}"
+        );
+    }
     // A one-way call past the limit is dropped (nothing to answer), and counted.
     let oneway = Request::builder("Gate", "wait")
         .build()
@@ -246,6 +311,11 @@ async fn write_timeout_closes_a_caller_that_does_not_read_and_frees_its_answers(
         server.stats().closed_write_timeout,
         1,
         "closed for not reading"
+    );
+    let events = wait_events(sloth.local_addr().unwrap(), "write_timeout", 1).await;
+    assert!(
+        matches!(&events[..], [e] if e.starts_with("WARN ") && e.contains(r#"limit="write_timeout" value_ms=500"#)),
+        "{events:?}"
     );
     eprintln!(
         "a caller not reading {CALLS} answers of {ANSWER} B was closed {closed_after:?} after its calls (write timeout {write_timeout:?}); at most {most_waiting} answers waited"
@@ -349,6 +419,15 @@ async fn frame_timeout_counts_from_the_start_of_each_frame() {
     assert!(took >= timeout - Duration::from_millis(20), "{took:?}");
     let stats = server.stats();
     assert_eq!((stats.closed_partial_frame, stats.closed_idle), (1, 0));
+    let events = wait_events(s.local_addr().unwrap(), "frame_timeout", 1).await;
+    let ours: Vec<&String> = events
+        .iter()
+        .filter(|e| e.contains(" value_ms=300"))
+        .collect();
+    assert!(
+        matches!(&ours[..], [e] if e.starts_with("DEBUG ")),
+        "{events:?}"
+    );
     server.shutdown(Duration::from_secs(1)).await;
 }
 

@@ -120,7 +120,13 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
         tokio::select! {
             _ = sigterm.recv() => break,
             _ = sigint.recv() => break,
-            _ = sighup.recv() => reload(&args, &shared),
+            _ = sighup.recv() => {
+                // Read at once; put in force by a task of its own, which may wait for the
+                // clusters the reload adds (signals and the admin go on meanwhile).
+                if let Some(config) = load_for_reload(&args, &shared) {
+                    tokio::spawn(reload(shared.clone(), config));
+                }
+            }
         }
     }
     tracing::info!("shutting down: out of the registry, read-only event to callers, draining");
@@ -135,20 +141,29 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     Ok(())
 }
 
-fn reload(args: &Args, shared: &Shared) {
-    match args.load() {
-        Ok(c) => {
-            for w in shared.reload(c) {
+async fn reload(shared: Arc<Shared>, config: dubbo_proxy::config::Config) {
+    match dubbo_proxy::discovery::reload(&shared, config).await {
+        Some(warnings) => {
+            for w in warnings {
                 tracing::warn!("reload: {w}");
             }
             tracing::info!("configuration reloaded");
         }
+        None => tracing::info!("reload replaced by a later one before it was in force"),
+    }
+}
+
+/// The configuration file again, or `None` (logged and counted) when it is refused.
+fn load_for_reload(args: &Args, shared: &Shared) -> Option<dubbo_proxy::config::Config> {
+    match args.load() {
+        Ok(c) => Some(c),
         Err(e) => {
             shared
                 .metrics
                 .reload_failures
                 .fetch_add(1, Ordering::Relaxed);
             tracing::error!("reload refused, keeping the running configuration:\n{e}");
+            None
         }
     }
 }

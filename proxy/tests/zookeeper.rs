@@ -645,6 +645,32 @@ async fn proxy_registers_itself_as_a_provider() {
     assert_eq!(proxy.wait_exit(Duration::from_secs(15)), Some(0));
 }
 
+/// Registers `up` as providers of `SVC` 1.0.0 (`sayHello`) in ZooKeeper `zka`, in a session
+/// of their own: the nodes live as long as the client returned.
+async fn register_providers(zka: &str, up: &[Upstream]) -> zk::Client {
+    let svc = SVC;
+    let client = zk::Client::connector()
+        .with_session_timeout(Duration::from_millis(SESSION_MS))
+        .connect(zka)
+        .await
+        .unwrap();
+    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    client
+        .mkdir(&format!("/dubbo/{svc}/providers"), &persistent)
+        .await
+        .unwrap();
+    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
+    for u in up {
+        let url = format!(
+            "dubbo://{}/{svc}?interface={svc}&version=1.0.0&methods=sayHello&side=provider",
+            u.addr
+        );
+        let p = registry_urlweight::zk::provider_path("dubbo", svc, &url);
+        client.create(&p, b"", &ephemeral).await.unwrap();
+    }
+    client
+}
+
 /// No call is refused for want of a provider list that is on its way (issue 17): with two
 /// providers registered before the proxy starts, the 64 calls sent the moment it prints
 /// `READY` (on each engine) all reach them, where before the proxy answered the calls that
@@ -659,25 +685,7 @@ async fn calls_wait_for_the_first_provider_list() {
     let zka = zoo.address();
     let svc = SVC;
     let up = upstreams(["w1", "w2"]).await;
-    let client = zk::Client::connector()
-        .with_session_timeout(Duration::from_millis(SESSION_MS))
-        .connect(&zka)
-        .await
-        .unwrap();
-    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
-    client
-        .mkdir(&format!("/dubbo/{svc}/providers"), &persistent)
-        .await
-        .unwrap();
-    let ephemeral = zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all());
-    for u in &up {
-        let url = format!(
-            "dubbo://{}/{svc}?interface={svc}&version=1.0.0&methods=sayHello&side=provider",
-            u.addr
-        );
-        let p = registry_urlweight::zk::provider_path("dubbo", svc, &url);
-        client.create(&p, b"", &ephemeral).await.unwrap();
-    }
+    let client = register_providers(&zka, &up).await;
     let conf = |zookeeper: &str, wait_ms: u64| {
         config(
             1,
@@ -721,6 +729,118 @@ async fn calls_wait_for_the_first_provider_list() {
     assert_eq!(cl.call(1, &call("sayHello")).await.0, Status::ServiceError);
     assert_eq!(http(proxy.admin.unwrap(), "GET", "/healthz", "").0, 200);
     assert_eq!(up.iter().map(|u| u.calls()).sum::<u64>(), 128);
+    drop(client);
+    drop(zoo);
+}
+
+/// A reload that adds a discovered cluster waits for that cluster's first provider list
+/// (issue 17): the calls sent back to back from the SIGHUP on are all answered OK, by the
+/// static cluster until the reload is in force and by the discovered provider after, where
+/// before the reload routed them at once to a cluster without endpoints (SERVICE_ERROR until
+/// the list came). The wait is bounded by the new cluster's `initial_fetch_timeout_ms`, and
+/// the static cluster serves throughout it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_waits_for_the_first_list_of_a_cluster_it_adds() {
+    let Some(zoo) = zookeeper("reload-warming") else {
+        return;
+    };
+    let zka = zoo.address();
+    let svc = SVC;
+    let up = upstreams(["static", "found"]).await;
+    let client = register_providers(&zka, &up[1..]).await;
+    let static_cluster = format!(
+        "[[routes]]\ninterface = \"{svc}\"\ncluster = \"s\"\n\
+         [clusters.s]\nendpoints = [{{ address = \"{}\" }}]\n",
+        up[0].addr
+    );
+    let static_only = config(1, &static_cluster);
+    // `sayHello` to the discovered cluster, the rest to the static one.
+    let with_discovered = |zookeeper: &str, wait_ms: u64| {
+        config(
+            1,
+            &format!(
+                "[[routes]]\ninterface = \"{svc}\"\nmethod = \"sayHello\"\ncluster = \"d\"\n\
+                 {static_cluster}[clusters.d]\n[clusters.d.discovery]\nzookeeper = \"{zookeeper}\"\n\
+                 interface = \"{svc}\"\nversion = \"1.0.0\"\nsession_timeout_ms = {SESSION_MS}\n\
+                 warmup = false\ninitial_fetch_timeout_ms = {wait_ms}\n"
+            ),
+        )
+    };
+    let reloads = "dubbo_proxy_config_reloads_total";
+    for engine in ["tokio", "epoll"] {
+        let proxy = Proxy::start(engine, &static_only);
+        let mut cl = Client::connect(proxy.addr()).await;
+        std::fs::write(&proxy.config_path, with_discovered(&zka, 15_000)).unwrap();
+        proxy.signal(libc::SIGHUP);
+        let t0 = Instant::now();
+        let mut by_static = 0;
+        for id in 1u64.. {
+            let (st, msg) = cl.call(id, &call("sayHello")).await;
+            assert_eq!(
+                st,
+                Status::Ok,
+                "{engine}: call {id}, {:?} after SIGHUP: {msg}",
+                t0.elapsed()
+            );
+            if msg == "found:sayHello" {
+                break;
+            }
+            assert_eq!(msg, "static:sayHello", "{engine}");
+            by_static += 1;
+            assert!(
+                t0.elapsed() < Duration::from_secs(10),
+                "{engine}: the reload never came into force"
+            );
+        }
+        eprintln!(
+            "{engine}: the reload adding a discovered cluster was in force {:?} after SIGHUP; {by_static} calls served by the static cluster meanwhile, none refused",
+            t0.elapsed()
+        );
+        assert_eq!(proxy.metric(reloads), 1.0, "{engine}");
+        for id in 1_000..1_020u64 {
+            assert_eq!(
+                cl.call(id, &call("sayHello")).await,
+                (Status::Ok, "found:sayHello".to_owned())
+            );
+        }
+    }
+
+    // A ZooKeeper nothing answers on: the reload comes into force after the bound, the
+    // static cluster serving every call meanwhile; then the new route has no provider.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_addr = dead.local_addr().unwrap().to_string();
+    drop(dead);
+    let proxy = Proxy::start("tokio", &static_only);
+    let mut cl = Client::connect(proxy.addr()).await;
+    std::fs::write(&proxy.config_path, with_discovered(&dead_addr, 1_500)).unwrap();
+    proxy.signal(libc::SIGHUP);
+    let t0 = Instant::now();
+    let mut id = 0u64;
+    while proxy.metric(reloads) < 1.0 {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the reload never came into force"
+        );
+        for _ in 0..10 {
+            id += 1;
+            assert_eq!(
+                cl.call(id, &call("sayHello")).await,
+                (Status::Ok, "static:sayHello".to_owned())
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let took = t0.elapsed();
+    eprintln!("with ZooKeeper away the reload was in force {took:?} after SIGHUP ({id} calls served meanwhile)");
+    assert!(took >= Duration::from_millis(1_400), "{took:?}");
+    assert_eq!(
+        cl.call(1_000_000, &call("sayHello")).await.0,
+        Status::ServiceError
+    );
+    assert_eq!(
+        cl.call(1_000_001, &call("other")).await,
+        (Status::Ok, "static:other".to_owned())
+    );
     drop(client);
     drop(zoo);
 }

@@ -5,7 +5,7 @@
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
 //!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
 //!                [--misanswer-every N] [--faults kill,stop,reload,disconnect,zookeeper]
-//!                [--warmup-secs S] [--hostile-frames N]
+//!                [--warmup-secs S] [--hostile-frames N] [--malloc-stats]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -27,6 +27,8 @@
 //! `--hostile-frames N` (1,000 with `--short`, else 10,000): bad frames (bad magic, 2 GiB length
 //! claims, garbage bodies, truncated frames) sent on connections of their own during the load;
 //! the table reports the proxy's peak and retained RSS per MiB of them.
+//! `--malloc-stats`: the proxy's live heap at the baseline and after the drain, as glibc's
+//! `malloc_stats` counts it (gdb attaches to the proxy for each; see `benches/soak/README.md`).
 //! `--short` is the run of the test suite: at least 2,000 calls at 500/s, one fault cycle.
 
 use std::path::PathBuf;
@@ -38,7 +40,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
          [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]\n       \
-         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S] [--hostile-frames N]"
+         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S] [--hostile-frames N] [--malloc-stats]"
     );
     std::process::exit(2)
 }
@@ -91,6 +93,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut faults = None;
     let mut warmup_secs: Option<f64> = None;
     let mut hostile_frames: Option<u64> = None;
+    let mut malloc_stats = false;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -105,6 +108,7 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--misanswer-every" => misanswer_every = value(&mut args, &a),
             "--warmup-secs" => warmup_secs = Some(value(&mut args, &a)),
             "--hostile-frames" => hostile_frames = Some(value(&mut args, &a)),
+            "--malloc-stats" => malloc_stats = true,
             "--faults" => {
                 let names: String = value(&mut args, &a);
                 let kinds = names.split(',').map(|n| {
@@ -135,6 +139,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     opts.zookeeper = zookeeper;
     opts.misanswer_every = misanswer_every;
     opts.faults = faults;
+    opts.malloc_stats = malloc_stats;
     if let Some(s) = warmup_secs {
         opts.warmup = std::time::Duration::from_secs_f64(s.max(0.1));
     }

@@ -14,7 +14,7 @@ use tokio::sync::Notify;
 use dubbo_test_support::zookeeper::ZooKeeper;
 
 use super::config::{proxy_config, Backends};
-use super::procs::{memory_kib, metric, start_provider, Proc, ProxyProc, Signal};
+use super::procs::{memory_kib, metric, start_provider, Memory, Proc, ProxyProc, Signal};
 use super::provider::ProviderOptions;
 use super::rng::Rng;
 
@@ -33,9 +33,9 @@ pub struct FaultCounts {
     /// Caller disconnects requested (the callers' tally counts those done).
     pub disconnects: u64,
     pub cycles: u64,
-    /// The proxy's resident set (KiB) at the end of each cycle: a leak grows with the cycles,
-    /// memory the allocator keeps for reuse levels off.
-    pub rss_kib_by_cycle: Vec<u64>,
+    /// The proxy's memory at the end of each cycle: a leak grows with the cycles, memory the
+    /// allocator keeps for reuse levels off.
+    pub memory_by_cycle: Vec<Memory>,
 }
 
 /// A kind of fault (`--faults` names them).
@@ -216,8 +216,9 @@ pub fn run_schedule(
             }
         }
         counts.cycles += 1;
-        let (_, rss) = memory_kib(world.proxy.proc.pid());
-        counts.rss_kib_by_cycle.push(rss);
+        counts
+            .memory_by_cycle
+            .push(memory_kib(world.proxy.proc.pid()));
         if enough.load(Ordering::Acquire) {
             // The callers act on the last fault, and calls after it are checked too.
             std::thread::sleep(TAIL);

@@ -5,6 +5,7 @@
 mod caller;
 mod config;
 mod faults;
+mod heap;
 mod hostile;
 mod procs;
 pub mod provider;
@@ -24,6 +25,8 @@ use dubbo_test_support::zookeeper::ZooKeeper;
 use dubbo_test_support::LogDir;
 pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
+pub use heap::Heap;
+pub use procs::Memory;
 use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
 use provider::ProviderOptions;
 pub use report::Report;
@@ -66,6 +69,9 @@ pub struct Options {
     /// Bad frames sent on connections of their own during the load (see `hostile`); the
     /// callers are their bystanders.
     pub hostile_frames: u64,
+    /// Reads the proxy's live heap at the baseline and after the drain (`malloc_stats`
+    /// through gdb, see `heap`).
+    pub malloc_stats: bool,
 }
 
 impl Options {
@@ -85,6 +91,7 @@ impl Options {
             faults: None,
             warmup: Duration::from_secs(1),
             hostile_frames: 1_000,
+            malloc_stats: false,
         }
     }
 }
@@ -163,7 +170,13 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         tally.sent, tally.ok, tally.statuses
     );
     let fds_before = settled_fds(pid, None);
-    let (_, rss_before) = memory_kib(pid);
+    let memory_before = memory_kib(pid);
+    let heap_of = || {
+        opts.malloc_stats
+            .then(|| heap::malloc_stats(pid, &scratch.0))
+            .flatten()
+    };
+    let heap_before = heap_of();
 
     // The load under the fault schedule.
     let main = shared(opts.seed);
@@ -202,7 +215,8 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
     let fds_after = settled_fds(pid, Some(fds_before + slack));
-    let (hwm, rss_after) = memory_kib(pid);
+    let memory_after = memory_kib(pid);
+    let heap_after = heap_of();
     drop(world);
     Ok(Report {
         engine: opts.engine.clone(),
@@ -215,9 +229,10 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         fds_before,
         fds_after,
         fd_slack: slack,
-        rss_before_kib: rss_before,
-        rss_after_kib: rss_after,
-        hwm_kib: hwm,
+        memory_before,
+        memory_after,
+        heap_before,
+        heap_after,
         hostile_wanted: opts.hostile_frames,
         hostile,
     })

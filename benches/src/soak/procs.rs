@@ -141,8 +141,21 @@ pub fn start_proxy(proxy_bin: &Path, config: &Path, engine: &str) -> std::io::Re
     })
 }
 
-/// `VmHWM` (peak resident set) and `VmRSS` of a process, in KiB.
-pub fn memory_kib(pid: u32) -> (u64, u64) {
+/// A process's memory as `/proc/PID/status` tells it, in KiB.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// `VmHWM`: the peak resident set.
+    pub hwm: u64,
+    /// `VmRSS`: resident now, `anon` + `file` (+ shared memory).
+    pub rss: u64,
+    /// `RssAnon`: heap, stacks: where a leak or memory the allocator keeps shows.
+    pub anon: u64,
+    /// `RssFile`: pages of mapped files, mostly the binary's code, resident once first run.
+    pub file: u64,
+}
+
+/// The memory of process `pid` now (zeros once it is gone).
+pub fn memory_kib(pid: u32) -> Memory {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     let field = |name: &str| {
         status
@@ -151,7 +164,12 @@ pub fn memory_kib(pid: u32) -> (u64, u64) {
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0)
     };
-    (field("VmHWM:"), field("VmRSS:"))
+    Memory {
+        hwm: field("VmHWM:"),
+        rss: field("VmRSS:"),
+        anon: field("RssAnon:"),
+        file: field("RssFile:"),
+    }
 }
 
 /// How many file descriptors a process has open.

@@ -7,7 +7,9 @@ use dubbo_codec::Status;
 
 use super::caller::Tally;
 use super::faults::{Fault, FaultCounts};
+use super::heap::Heap;
 use super::hostile::Hostile;
+use super::procs::Memory;
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -26,9 +28,12 @@ pub struct Report {
     /// Provider connections that may be open after the load and not before (or the reverse):
     /// one per worker and endpoint.
     pub fd_slack: usize,
-    pub rss_before_kib: u64,
-    pub rss_after_kib: u64,
-    pub hwm_kib: u64,
+    /// The proxy's memory after the warm-up (the baseline) and after the drain.
+    pub memory_before: Memory,
+    pub memory_after: Memory,
+    /// The proxy's heap as glibc counts it at the same two moments (`--malloc-stats`).
+    pub heap_before: Option<Heap>,
+    pub heap_after: Option<Heap>,
     /// Bad frames the run was to send during the load.
     pub hostile_wanted: u64,
     /// The bad frames sent.
@@ -36,7 +41,7 @@ pub struct Report {
 }
 
 /// The table's header (the columns of [`Report::row`]).
-pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy fds before / after | hostile frames (MiB): peak / retained KiB per MiB | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |";
+pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy heap in use before / end (more held by glibc) | proxy fds before / after | hostile frames (MiB): peak / retained KiB per MiB | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |";
 
 impl Report {
     /// Why the run failed; empty when it passed.
@@ -122,12 +127,28 @@ impl Report {
             return "none".into();
         }
         let mib = h.bytes as f64 / (1024.0 * 1024.0);
-        let over = |kib: u64| kib.saturating_sub(self.rss_before_kib) as f64 / mib;
+        let over = |kib: u64| kib.saturating_sub(self.memory_before.rss) as f64 / mib;
         format!(
             "{} ({mib:.1}): {:.0} / {:.0}",
             h.frames,
-            over(self.hwm_kib),
-            over(self.rss_after_kib)
+            over(self.memory_after.hwm),
+            over(self.memory_after.rss)
+        )
+    }
+
+    /// The live heap at the baseline and after the drain, and what glibc held beyond it
+    /// (MiB); "not read" without `--malloc-stats`.
+    fn heap(&self) -> String {
+        let (Some(b), Some(a)) = (self.heap_before, self.heap_after) else {
+            return "not read".into();
+        };
+        let mib = |bytes: u64| bytes as f64 / (1024.0 * 1024.0);
+        format!(
+            "{:.2} / {:.2} MiB (+{:.2} / +{:.2})",
+            mib(b.in_use),
+            mib(a.in_use),
+            mib(b.kept()),
+            mib(a.kept())
         )
     }
 
@@ -137,7 +158,7 @@ impl Report {
         let f = &self.faults;
         let mib = |kib: u64| kib as f64 / 1024.0;
         format!(
-            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} / {} | {} | {}, {}, {}, {}, {} ({}) |",
+            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} | {} / {} | {} | {}, {}, {}, {}, {} ({}) |",
             self.label(),
             self.seed,
             self.load_secs,
@@ -149,9 +170,10 @@ impl Report {
             t.stray,
             t.malformed,
             t.abandoned,
-            mib(self.rss_before_kib),
-            mib(self.rss_after_kib),
-            mib(self.hwm_kib),
+            mib(self.memory_before.rss),
+            mib(self.memory_after.rss),
+            mib(self.memory_after.hwm),
+            self.heap(),
             self.fds_before,
             self.fds_after,
             self.hostile_cost(),
@@ -169,22 +191,49 @@ impl Report {
         let t = &self.tally;
         let f = &self.faults;
         let mut s = format!(
-            "SOAK engine={} discovery={} seed={} sent={} ok={} never_answered={} misrouted={} stray={} malformed={} abandoned={} connect_errors={} kills={} stops={} reloads={} disconnects={} zookeeper_restarts={} cycles={} fds_before={} fds_after={} fd_slack={} rss_before_kib={} rss_after_kib={} hwm_kib={}",
+            "SOAK engine={} discovery={} seed={} sent={} ok={} never_answered={} misrouted={} stray={} malformed={} abandoned={} connect_errors={} kills={} stops={} reloads={} disconnects={} zookeeper_restarts={} cycles={} fds_before={} fds_after={} fd_slack={}",
             self.engine, self.discovery, self.seed, t.sent, t.ok, t.never_answered, t.misrouted, t.stray,
             t.malformed, t.abandoned, t.connect_errors, f.kills, f.stops, f.reloads,
             t.disconnects, f.zookeeper_restarts, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
-            self.rss_before_kib, self.rss_after_kib, self.hwm_kib,
+        );
+        let (b, a) = (&self.memory_before, &self.memory_after);
+        let _ = write!(
+            s,
+            " rss_before_kib={} rss_after_kib={} hwm_kib={} anon_before_kib={} anon_after_kib={} file_before_kib={} file_after_kib={}",
+            b.rss, a.rss, a.hwm, b.anon, a.anon, b.file, a.file
         );
         let _ = write!(
             s,
             " hostile_frames={} hostile_bytes={}",
             self.hostile.frames, self.hostile.bytes
         );
+        for (when, heap) in [("before", self.heap_before), ("after", self.heap_after)] {
+            if let Some(h) = heap {
+                let _ = write!(
+                    s,
+                    " heap_in_use_{when}={} heap_system_{when}={} heap_arenas_{when}={}",
+                    h.in_use, h.system, h.arenas
+                );
+            }
+        }
         for (code, n) in &t.statuses {
             let _ = write!(s, " status_{code}={n}");
         }
-        let by_cycle: Vec<String> = f.rss_kib_by_cycle.iter().map(u64::to_string).collect();
-        let _ = write!(s, " rss_kib_by_cycle={}", by_cycle.join(","));
+        let by_cycle = |kib: fn(&Memory) -> u64| {
+            let v: Vec<String> = f
+                .memory_by_cycle
+                .iter()
+                .map(|m| kib(m).to_string())
+                .collect();
+            v.join(",")
+        };
+        let _ = write!(
+            s,
+            " rss_kib_by_cycle={} anon_kib_by_cycle={} file_kib_by_cycle={}",
+            by_cycle(|m| m.rss),
+            by_cycle(|m| m.anon),
+            by_cycle(|m| m.file)
+        );
         s
     }
 }

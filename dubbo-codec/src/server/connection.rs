@@ -28,10 +28,11 @@ pub(super) async fn accept_loop(listener: TcpListener, state: Arc<State>) {
     loop {
         match listener.accept().await {
             Ok((stream, peer)) => {
-                if state.open.load(Ordering::Acquire) >= state.limits.max_connections {
+                let max = state.limits.max_connections;
+                if state.open.load(Ordering::Acquire) >= max {
                     // Closed at once: the caller sees the end of the stream, the open
                     // connections go on.
-                    state.counters.refused.fetch_add(1, Ordering::Relaxed);
+                    state.counters.refused(peer, max);
                     drop(stream);
                     continue;
                 }
@@ -155,7 +156,7 @@ async fn serve_conn(stream: TcpStream, peer: SocketAddr, state: Arc<State>, open
         }
     };
     if let Some(why) = why {
-        state.counters.closed(why);
+        state.counters.closed(why, peer, &state.limits);
     }
     lock(&state.conns).remove(&id);
     drop(conn);

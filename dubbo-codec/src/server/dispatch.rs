@@ -66,7 +66,7 @@ pub(super) async fn on_frame(frame: Frame, state: &Arc<State>, conn: &Connection
             };
             let running = conn.inflight.load(Ordering::Acquire);
             if running >= state.limits.max_inflight {
-                state.counters.rejected.fetch_add(1, Ordering::Relaxed);
+                state.counters.rejected(peer, id, state.limits.max_inflight);
                 if two_way {
                     // Java's answer when its thread pool rejects a call.
                     let msg = format!(

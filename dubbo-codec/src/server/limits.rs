@@ -1,10 +1,17 @@
 //! How much one caller may hold of a server (connections, calls in flight, time to send a
 //! frame, time to take its answers), and the counters of what the limits turned away.
 //!
+//! Each refusal or close is also one `tracing` event naming the caller (`peer`), the setting
+//! (`limit`) and its value: `warn` when the server is at a capacity limit or a caller does
+//! not read its answers (an operator may need to raise a limit or find the caller), `debug`
+//! for the read timeouts (routine for idle callers, and a flood of them under an attack must
+//! not flood the log).
+//!
 //! The names and defaults are those of `dubbo-proxy`'s listener settings
 //! (`max_connections`, `max_inflight`, `frame_timeout_ms`, `first_frame_timeout_ms`,
 //! `idle_timeout_ms`), so a server behind the proxy and the proxy itself bound callers alike.
 
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -66,6 +73,19 @@ pub(super) enum Closed {
     WriteTimeout,
 }
 
+impl Closed {
+    /// The setting that closed the connection, and its value in milliseconds.
+    fn limit(self, limits: &Limits) -> (&'static str, u64) {
+        let (name, timeout) = match self {
+            Closed::NoFrame => ("first_frame_timeout", limits.first_frame_timeout),
+            Closed::PartialFrame => ("frame_timeout", limits.frame_timeout),
+            Closed::Idle => ("idle_timeout", limits.idle_timeout),
+            Closed::WriteTimeout => ("write_timeout", limits.write_timeout),
+        };
+        (name, u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
+    }
+}
+
 /// What the limits did, counted since the server started ([`Server::stats`](super::Server::stats)).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -92,8 +112,8 @@ pub struct ServerStats {
 #[derive(Debug, Default)]
 pub(super) struct Counters {
     pub(super) accepted: AtomicU64,
-    pub(super) refused: AtomicU64,
-    pub(super) rejected: AtomicU64,
+    refused: AtomicU64,
+    rejected: AtomicU64,
     no_frame: AtomicU64,
     partial_frame: AtomicU64,
     idle: AtomicU64,
@@ -101,7 +121,20 @@ pub(super) struct Counters {
 }
 
 impl Counters {
-    pub(super) fn closed(&self, why: Closed) {
+    /// A connection from `peer` closed at once: `max_connections` were open.
+    pub(super) fn refused(&self, peer: SocketAddr, max_connections: usize) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(%peer, limit = "max_connections", value = max_connections, "connection refused: the server has max_connections open");
+    }
+
+    /// A call of `peer` turned away: `max_inflight` calls of its connection were running.
+    pub(super) fn rejected(&self, peer: SocketAddr, request_id: u64, max_inflight: usize) {
+        self.rejected.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(%peer, request_id, limit = "max_inflight", value = max_inflight, "call rejected: max_inflight calls of its connection are running");
+    }
+
+    /// The connection of `peer` closed by the timeout `why`.
+    pub(super) fn closed(&self, why: Closed, peer: SocketAddr, limits: &Limits) {
         let counter = match why {
             Closed::NoFrame => &self.no_frame,
             Closed::PartialFrame => &self.partial_frame,
@@ -109,6 +142,19 @@ impl Counters {
             Closed::WriteTimeout => &self.write_timeout,
         };
         counter.fetch_add(1, Ordering::Relaxed);
+        let (limit, value_ms) = why.limit(limits);
+        match why {
+            Closed::WriteTimeout => {
+                tracing::warn!(%peer, limit, value_ms, "connection closed: the caller did not read its answers")
+            }
+            Closed::NoFrame => {
+                tracing::debug!(%peer, limit, value_ms, "connection closed: no frame since it opened")
+            }
+            Closed::PartialFrame => {
+                tracing::debug!(%peer, limit, value_ms, "connection closed: a frame began and did not finish")
+            }
+            Closed::Idle => tracing::debug!(%peer, limit, value_ms, "connection closed: idle"),
+        }
     }
 
     pub(super) fn snapshot(&self) -> ServerStats {

@@ -32,7 +32,10 @@
 //! [`write_timeout`](ServerBuilder::write_timeout) (30 s without writing a byte to a caller
 //! that does not read closes it), [`first_frame_timeout`](ServerBuilder::first_frame_timeout)
 //! (90 s), [`frame_timeout`](ServerBuilder::frame_timeout) (10 s to finish a frame begun) and
-//! [`idle_timeout`](ServerBuilder::idle_timeout) (180 s).
+//! [`idle_timeout`](ServerBuilder::idle_timeout) (180 s). Each connection refused or closed
+//! and each call rejected by a limit is also one `tracing` event with the caller's address
+//! (`peer`), the setting (`limit`) and its value: `warn` for `max_connections`,
+//! `max_inflight` and `write_timeout`, `debug` for the read timeouts.
 //!
 //! [`Server::shutdown`] is graceful: it stops accepting, sends the read-only event to every
 //! client (Java's `HeaderExchangeServer` does the same, so Java consumers stop sending new

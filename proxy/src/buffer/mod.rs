@@ -34,6 +34,11 @@
 //!   last reads brought ([`ReadBuf`]), so a stream of 64 KiB frames reads in 64 KiB reads
 //!   and a stream of heartbeats in 4 KiB blocks.
 //!
+//! The pool gives back what a burst left it: [`BlockPool::trim`], called every second by
+//! the event loop, frees the blocks no connection took since the last trim. Without it,
+//! every block a burst needed stayed for the life of the loop (the chaos soak's hostile
+//! frames left 59 blocks, 483 KB, in the pools after the load, measured with heaptrack).
+//!
 //! Reading into a block's spare capacity without zeroing it first is in [`read`], the one
 //! `unsafe` of the crate.
 
@@ -59,6 +64,9 @@ pub fn class_for(n: usize) -> usize {
 #[derive(Debug, Default)]
 pub struct BlockPool {
     free: [Vec<BytesMut>; 5],
+    /// Per class, the fewest free blocks the list held since the last trim: those at the
+    /// bottom of the list that no `get` reached.
+    idle: [usize; 5],
     /// Blocks allocated (not taken from the free lists), for the tests and stats.
     allocated: u64,
 }
@@ -72,7 +80,9 @@ impl BlockPool {
     /// An empty block of class `class` (or larger): the most recently returned one.
     pub fn get(&mut self, class: usize) -> BytesMut {
         let class = class.min(CLASSES.len() - 1);
-        if let Some(b) = self.free[class].pop() {
+        let popped = self.free[class].pop();
+        self.idle[class] = self.idle[class].min(self.free[class].len());
+        if let Some(b) = popped {
             return b;
         }
         self.allocated += 1;
@@ -95,6 +105,15 @@ impl BlockPool {
                 }
                 return;
             }
+        }
+    }
+
+    /// Frees the free blocks that stayed unused since the last trim (the bottom of each
+    /// last-in first-out list), keeping those the connections took in between.
+    pub fn trim(&mut self) {
+        for (free, idle) in self.free.iter_mut().zip(&mut self.idle) {
+            free.drain(..(*idle).min(free.len()));
+            *idle = free.len();
         }
     }
 
@@ -218,6 +237,40 @@ mod tests {
         pool.put(b);
         assert_eq!(pool.free_blocks(), 1);
         assert_eq!(pool.get(0).capacity(), CLASSES[0]);
+    }
+
+    #[test]
+    fn trim_frees_the_blocks_unused_since_the_last_trim() {
+        let mut pool = BlockPool::new();
+        // A burst: 10 blocks at once, then back.
+        let burst: Vec<BytesMut> = (0..10).map(|_| pool.get(1)).collect();
+        let recent = burst.last().unwrap().as_ptr();
+        burst.into_iter().for_each(|b| pool.put(b));
+        pool.trim();
+        assert_eq!(
+            pool.free_blocks(),
+            10,
+            "all of them were taken since the start"
+        );
+        // A second in which at most 2 were needed at once: the other 8 go.
+        let (a, b) = (pool.get(1), pool.get(1));
+        pool.put(b);
+        pool.put(a);
+        pool.trim();
+        assert_eq!(pool.free_blocks(), 2);
+        assert_eq!(
+            pool.get(1).as_ptr(),
+            recent,
+            "the most recently used are kept"
+        );
+        // A second without any use: none is kept, whatever its class.
+        let b = pool.get(1);
+        pool.put(b);
+        pool.put(BytesMut::with_capacity(CLASSES[3]));
+        pool.trim();
+        pool.trim();
+        assert_eq!(pool.free_blocks(), 0);
+        assert_eq!(pool.allocated(), 10);
     }
 
     #[test]

@@ -51,7 +51,8 @@ pub struct Discovery {
     pub session_timeout_ms: u64,
     /// `clusters.NAME.discovery.initial_fetch_timeout_ms`: at start, how long the proxy waits
     /// for this cluster's first provider list before it serves calls (Envoy's cluster
-    /// warming and `initial_fetch_timeout`); 0: no wait.
+    /// warming and `initial_fetch_timeout`); a reload that adds the cluster waits as long
+    /// before it comes into force; 0: no wait.
     #[serde(default = "default_initial_fetch_timeout")]
     pub initial_fetch_timeout_ms: u64,
 }

@@ -13,6 +13,10 @@
 //! carries the latest discovered endpoints of those clusters. Publishing is serialised, so a
 //! reload and a discovery update never undo each other.
 //!
+//! A reload that adds a cluster with a `discovery` is held back ([`Shared::stage`], see
+//! [`staging`]) until that cluster has its first provider list, so that no call is routed to
+//! a cluster that has no endpoints yet only because its list is on its way.
+//!
 //! Each snapshot carries a [`SharedEndpoint`] per endpoint of each cluster. A new snapshot
 //! keeps those of the endpoints still there (their health and calls in flight go on) and
 //! makes fresh ones for endpoints that are new; a worker moves to them when it picks up the
@@ -29,6 +33,8 @@ use crate::config::{Config, Endpoint, Metadata};
 use crate::core::health::Health;
 use crate::core::metrics::{EndpointHealth, Registry};
 use crate::core::route::RouteTable;
+
+pub mod staging;
 
 /// One immutable version of everything the workers route with.
 pub struct Snapshot {
@@ -124,6 +130,10 @@ pub struct Shared {
     discovered_metadata: Mutex<BTreeMap<String, ProviderInfo>>,
     /// Held while a snapshot is built and stored.
     publishing: Mutex<()>,
+    /// A reloaded configuration waiting for the discovered clusters it adds.
+    staged: Mutex<Option<staging::Staged>>,
+    /// Bumped each time `staged` changes (the discovery rescans on it).
+    staging: AtomicU64,
     /// All counters.
     pub metrics: Registry,
     /// `/api/v1/downgrade/on`: the per-call access log (`log.access_log`) off.
@@ -212,6 +222,8 @@ impl Shared {
             discovered: Mutex::new(BTreeMap::new()),
             discovered_metadata: Mutex::new(BTreeMap::new()),
             publishing: Mutex::new(()),
+            staged: Mutex::new(None),
+            staging: AtomicU64::new(0),
             metrics,
             downgrade: AtomicBool::new(false),
         })
@@ -342,6 +354,14 @@ impl Shared {
                 Some((name.clone(), Duration::from_millis(wait)))
             })
             .collect()
+    }
+
+    /// True when `cluster` has had a provider list from its discovery.
+    fn has_list(&self, cluster: &str) -> bool {
+        self.discovered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(cluster)
     }
 
     /// The methods the discovered providers of `cluster` offer (sorted), none when unknown.

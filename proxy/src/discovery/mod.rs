@@ -31,18 +31,24 @@
 //! caller or a load balancer never sees a call refused for want of a list that was on its way.
 //! A cluster whose ZooKeeper does not answer in time is served without a list (its calls get
 //! SERVICE_ERROR until one comes), and the wait names it in a warning.
+//!
+//! A reload that adds a discovered cluster is held back the same way ([`reload`], bounded by
+//! the new cluster's `initial_fetch_timeout_ms`): its watch starts at once, and the reloaded
+//! configuration comes into force when the list is there. Meanwhile the running
+//! configuration serves every cluster it has, as before the reload.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 use tokio::task::JoinHandle as TaskHandle;
 
 use crate::config::{self, Config};
+use crate::core::shared::staging::Reload;
 use crate::core::Shared;
 
 pub mod member;
@@ -162,12 +168,41 @@ pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Resul
 /// Waits until every cluster with a `discovery` has its first provider list, or its
 /// `initial_fetch_timeout_ms` has passed since `since`; returns the clusters that had none
 /// in time.
-pub async fn warm_up(shared: &Shared, since: std::time::Instant) -> Vec<String> {
+pub async fn warm_up(shared: &Shared, since: Instant) -> Vec<String> {
+    let cold = wait_for_lists(since, || Some(shared.warming())).await;
+    cold.unwrap_or_default()
+}
+
+/// Reloads `config` (validated): at once when it adds no cluster with a `discovery`; else once
+/// the clusters it adds have their first provider lists or their `initial_fetch_timeout_ms`
+/// has passed (a warning names those that had none), the running configuration serving
+/// meanwhile. Returns the reload's warnings, or `None` when a later reload replaced it
+/// while it waited.
+pub async fn reload(shared: &Shared, config: Config) -> Option<Vec<String>> {
+    let since = Instant::now();
+    let ticket = match shared.stage(config) {
+        Reload::Applied(warnings) => return Some(warnings),
+        Reload::Staged(ticket) => ticket,
+    };
+    let cold = wait_for_lists(since, || shared.staged_warming(ticket)).await?;
+    if !cold.is_empty() {
+        tracing::warn!(clusters = ?cold, "reload: no provider list within initial_fetch_timeout_ms: the clusters it adds are served without one");
+    }
+    shared.apply_staged(ticket)
+}
+
+/// Polls `waiting` (the clusters without a provider list yet, with how long to wait for
+/// each; `None`: stop waiting) until each has its list or its wait since `since` is over;
+/// the clusters that had none, or `None` when `waiting` said stop.
+async fn wait_for_lists(
+    since: Instant,
+    mut waiting: impl FnMut() -> Option<Vec<(String, Duration)>>,
+) -> Option<Vec<String>> {
     loop {
-        let waiting = shared.warming();
+        let waiting = waiting()?;
         let elapsed = since.elapsed();
         if waiting.iter().all(|(_, limit)| elapsed >= *limit) {
-            return waiting.into_iter().map(|(name, _)| name).collect();
+            return Some(waiting.into_iter().map(|(name, _)| name).collect());
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -181,9 +216,9 @@ async fn supervise(
 ) {
     let mut running: BTreeMap<String, (ClusterDiscovery, TaskHandle<()>)> = BTreeMap::new();
     let mut member = member::Member::default();
-    let mut seen = 0u64;
+    let mut seen = (0u64, 0u64);
     loop {
-        let g = shared.generation();
+        let g = (shared.generation(), shared.staging());
         if g != seen {
             seen = g;
             let config = shared.snapshot().config.clone();
@@ -191,7 +226,14 @@ async fn supervise(
                 .sync(&config, &bound, |c| shared.discovered_methods(c))
                 .await;
             let own = member::own_addrs(&config, &bound);
-            let wanted = selectors(&config);
+            let mut wanted = selectors(&config);
+            // A reload waiting for the clusters it adds: their watches start now (those the
+            // running configuration has keep its settings until the reload is in force).
+            if let Some(staged) = shared.staged_config() {
+                for (name, sel) in selectors(&staged) {
+                    wanted.entry(name).or_insert(sel);
+                }
+            }
             let names: Vec<String> = running.keys().cloned().collect();
             for name in names {
                 let keep = wanted.get(&name) == running.get(&name).map(|(s, _)| s);

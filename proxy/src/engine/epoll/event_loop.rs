@@ -27,6 +27,9 @@ const READ_MAX: usize = 256 * 1024;
 const MAX_IOV: usize = 64;
 /// After an accept error (EMFILE...), try again after this long.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
+/// How often the block pool frees the blocks it did not lend since the last time: a block
+/// idle for a second is given back (see [`BlockPool::trim`]).
+const POOL_TRIM: Duration = Duration::from_secs(1);
 
 /// Listener `i`'s token.
 fn listener_token(i: usize) -> Token {
@@ -85,6 +88,8 @@ pub(super) struct Loop {
     down_tok: Vec<u32>,
     up_tok: Vec<u32>,
     pool: BlockPool,
+    /// When the pool next gives back the blocks it did not lend since the last trim.
+    next_trim: Instant,
     wheel: Wheel<Timer>,
     fired: Vec<Timer>,
     core_gen: u64,
@@ -146,6 +151,7 @@ impl Loop {
             down_tok: Vec::new(),
             up_tok: Vec::new(),
             pool: BlockPool::new(),
+            next_trim: now + POOL_TRIM,
             wheel: Wheel::new(now),
             fired: Vec::new(),
             core_gen: 0,
@@ -682,6 +688,10 @@ impl Loop {
                     self.worker.tick(self.now);
                     self.drain_effects();
                     self.arm_core();
+                    if self.now >= self.next_trim {
+                        self.pool.trim();
+                        self.next_trim = self.now + POOL_TRIM;
+                    }
                 }
                 Timer::Core(_) => {}
                 Timer::Connect(k) => {
