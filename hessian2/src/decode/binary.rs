@@ -77,10 +77,22 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     }
 
     /// Appends binary chunks to the scratch buffer through the final chunk.
-    fn gather_binary(&mut self, mut len: usize, mut last: bool) -> Result<()> {
+    fn gather_binary(&mut self, len: usize, last: bool) -> Result<()> {
+        self.binary_chunks(len, last, Self::copy_into_scratch)
+    }
+
+    /// Walks a binary's chunks from one of `len` bytes (`last`: the final one) through the
+    /// final chunk, handing each chunk's length to `take` once its bytes are in the input
+    /// (`take` must consume them).
+    pub(super) fn binary_chunks(
+        &mut self,
+        mut len: usize,
+        mut last: bool,
+        mut take: impl FnMut(&mut Self, usize),
+    ) -> Result<()> {
         loop {
             self.ensure(len)?;
-            self.copy_into_scratch(len);
+            take(self, len);
             if last {
                 return Ok(());
             }

@@ -85,17 +85,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             | Header::Date(_)
             | Header::Ref(_) => Ok(()),
             Header::String { len, last } => string::skip_str(self, len, last),
-            Header::Binary { mut len, mut last } => loop {
-                self.ensure(len)?;
-                self.skip_bytes(len);
-                if last {
-                    return Ok(());
-                }
-                (len, last) = self.expect("a binary chunk", |h| match h {
-                    Header::Binary { len, last } => Some((len, last)),
-                    _ => None,
-                })?;
-            },
+            Header::Binary { len, last } => self.binary_chunks(len, last, Self::skip_bytes),
             Header::List { len: Some(n), .. } => self.nested(|d| {
                 for _ in 0..n {
                     d.skip()?;
