@@ -5,7 +5,7 @@
 //! on its own, so fewer workers gather more calls per system call and per wake-up. Where
 //! the proxy shares its cores with the provider or the callers (a sidecar, a small host),
 //! one worker on 2 cores costs less CPU per call than two (2026-11-26, epoll engine: half
-//! the sleeps per call, 0.90-0.99x the CPU per call at 16x1/64, 0.72-0.88x at 64x4/64; see
+//! the sleeps per call, 0.90-0.99x the CPU per call at 16x1/64, 0.68-0.88x at 64x4/64; see
 //! `benches/proxy-compare/README.md`). A proxy on cores of its own that must carry more than
 //! half of them can set a number (or `0`, one per core).
 
