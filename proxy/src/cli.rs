@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-use crate::config::{Config, ConfigError, EngineKind};
+use crate::config::{Config, ConfigError, EngineKind, Workers};
 
 /// A Dubbo proxy that routes calls without decoding their arguments.
 ///
@@ -28,9 +28,9 @@ pub struct Args {
     /// The I/O engine.
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
-    /// Worker threads (0: one per core).
+    /// Worker threads: "auto" (one per two cores), 0 (one per core) or a number.
     #[arg(long)]
-    pub workers: Option<usize>,
+    pub workers: Option<Workers>,
     /// Check the configuration, print it, and exit.
     #[arg(long)]
     pub check: bool,

@@ -10,8 +10,8 @@
 //! The embedded default (`default.toml`) is what the binary runs with no arguments.
 //!
 //! One module per part, each with its types, defaults and checks: [`runtime`] (engine, admin,
-//! log, shutdown), [`listeners`], [`routes`] (and the metadata cache entries), [`clusters`]
-//! (endpoints, balancing, health), [`discovery`] and [`limits`].
+//! log, shutdown), [`workers`], [`listeners`], [`routes`] (and the metadata cache entries),
+//! [`clusters`] (endpoints, balancing, health), [`discovery`] and [`limits`].
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,6 +28,7 @@ pub mod routes;
 pub mod runtime;
 #[cfg(test)]
 mod tests;
+pub mod workers;
 
 pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier};
 pub use discovery::{parse_connect_string, Discovery};
@@ -36,6 +37,7 @@ pub use listeners::Listener;
 pub use membership::Membership;
 pub use routes::{Metadata, Pattern, Route};
 pub use runtime::{is_plain_log_filter, Admin, EngineKind, EpollOptions, Log, Shutdown};
+pub use workers::Workers;
 
 /// The configuration the binary runs with when given no `--config`.
 pub const DEFAULT_TOML: &str = include_str!("../../default.toml");
@@ -58,9 +60,10 @@ pub struct Config {
     /// `[epoll]`: the epoll engine's settings.
     #[serde(default)]
     pub epoll: EpollOptions,
-    /// `workers`: event-loop threads; 0 = one per core.
+    /// `workers`: worker threads; `"auto"` (one per two cores), `0` (one per core) or a
+    /// number.
     #[serde(default)]
-    pub workers: usize,
+    pub workers: Workers,
     /// `[admin]`
     #[serde(default)]
     pub admin: Admin,
@@ -198,11 +201,8 @@ impl Config {
 
     /// The number of worker threads to run.
     pub fn worker_count(&self) -> usize {
-        if self.workers > 0 {
-            self.workers
-        } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        self.workers.count(cores)
     }
 
     /// The route's name: its `name`, else `routes[i]`.
@@ -217,8 +217,13 @@ impl Config {
     /// (in its own module); the problems come in file order.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let mut p = Problems::default();
-        if self.workers > 1024 {
-            p.bad("workers", "must be at most 1024");
+        if let Workers::Fixed(n) = self.workers {
+            if n.get() > workers::MAX_WORKERS {
+                p.bad(
+                    "workers",
+                    format!("must be at most {}", workers::MAX_WORKERS),
+                );
+            }
         }
         self.epoll.validate(&mut p);
         self.admin.validate(&mut p);

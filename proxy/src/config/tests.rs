@@ -13,7 +13,31 @@ fn embedded_default_is_the_documented_shape() {
     );
     assert_eq!(c.clusters["default"].endpoints[0].weight, 100);
     assert_eq!(c.engine, EngineKind::Tokio);
+    assert_eq!(c.workers, Workers::Auto);
     assert_eq!(c.routes[0].timeout_ms, 5_000);
+}
+
+#[test]
+fn workers_are_auto_zero_or_a_number() {
+    let base = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"d\"\n\
+                [clusters.d]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n";
+    for (line, workers) in [
+        ("", Workers::Auto),
+        ("workers = \"auto\"\n", Workers::Auto),
+        ("workers = 0\n", Workers::PerCore),
+        ("workers = 3\n", Workers::from_count(3)),
+    ] {
+        let c = Config::from_toml(&format!("{line}{base}")).unwrap();
+        assert_eq!(c.workers, workers, "{line}");
+        assert_eq!(Config::from_toml(&c.to_toml()).unwrap(), c);
+    }
+    let e = Config::from_toml(&format!("workers = 2000\n{base}")).unwrap_err();
+    assert_eq!(
+        e.problems,
+        [("workers".into(), "must be at most 1024".into())]
+    );
+    let e = Config::from_toml(&format!("workers = \"many\"\n{base}")).unwrap_err();
+    assert!(e.to_string().contains("\"auto\" or a number"), "{e}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The tokio engine: one current-thread runtime per worker thread, each owning one
-//! [`Worker`] (thread per core, no work stealing: a connection and its calls stay on the
-//! thread that accepted it, and the core needs no locks).
+//! [`Worker`] (`workers` threads, by default one per two cores; no work stealing: a
+//! connection and its calls stay on the thread that accepted it, and the core needs no
+//! locks).
 //!
 //! Worker 0 accepts for all: it hands each accepted connection to the workers in turn (its
 //! own included) over a channel, as the epoll engine does. With every worker accepting from

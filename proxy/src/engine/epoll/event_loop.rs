@@ -15,6 +15,7 @@ use super::wheel::Wheel;
 use super::{Cmd, Options, Remote, WAKER};
 use crate::buffer::read::read_into;
 use crate::buffer::{BlockPool, ReadBuf};
+use crate::core::outbox::Outbox;
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 
 /// Reads per connection per turn before it waits for the next turn (its edge will not come
@@ -25,6 +26,8 @@ const READS_PER_TURN: usize = 16;
 const READ_MAX: usize = 256 * 1024;
 /// Chunks gathered into one `writev`.
 const MAX_IOV: usize = 64;
+/// Slices for the common outbox: the open buffer, behind at most one chunk.
+const SMALL_IOV: usize = 2;
 /// After an accept error (EMFILE...), try again after this long.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 /// How often the block pool frees the blocks it did not lend since the last time: a block
@@ -619,15 +622,13 @@ impl Loop {
                 }
                 return;
             }
-            let mut iov = [IoSlice::new(&[]); MAX_IOV];
-            let n = out.gather(&mut iov);
-            if n == 0 {
+            if out.is_empty() {
                 if c.closing {
                     self.gone(t);
                 }
                 return;
             }
-            match c.stream.write_vectored(&iov[..n]) {
+            match write_outbox(&mut c.stream, out) {
                 Ok(0) => {
                     self.gone(t);
                     return;
@@ -737,6 +738,25 @@ impl ConnIo {
             hup: false,
         }
     }
+}
+
+/// Writes what `out` holds with one `writev`. An outbox is nearly always its open buffer
+/// alone (chunks come from bodies forwarded by reference and from a write that blocked), so
+/// it is gathered into [`SMALL_IOV`] slices unless it has more chunks: filling all
+/// [`MAX_IOV`] slices before every write cost about 380 instructions (callgrind: 8% of the
+/// proxy's instructions per call at 16 callers x 64 B).
+fn write_outbox(stream: &mut TcpStream, out: &Outbox) -> io::Result<usize> {
+    if out.chunks() < SMALL_IOV {
+        write_gathered::<SMALL_IOV>(stream, out)
+    } else {
+        write_gathered::<MAX_IOV>(stream, out)
+    }
+}
+
+fn write_gathered<const N: usize>(stream: &mut TcpStream, out: &Outbox) -> io::Result<usize> {
+    let mut iov = [IoSlice::new(&[]); N];
+    let n = out.gather(&mut iov);
+    stream.write_vectored(&iov[..n])
 }
 
 fn set_tok(map: &mut Vec<u32>, k: Key, t: usize) {

@@ -1,6 +1,7 @@
 //! The epoll engine: mio, edge-triggered, one event loop per worker thread, each owning one
-//! [`Worker`](crate::core::Worker) (thread per core, no work stealing: a connection is
-//! registered with one loop for its whole life, and the core needs no locks).
+//! [`Worker`](crate::core::Worker) (`workers` threads, by default one per two cores; no work
+//! stealing: a connection is registered with one loop for its whole life, and the core needs
+//! no locks).
 //!
 //! * **Accepting.** Worker 0's loop owns the listeners; it accepts until `WouldBlock` and
 //!   hands each connection to the workers in turn (its own included) over a channel, then
