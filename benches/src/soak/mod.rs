@@ -27,7 +27,7 @@ pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
 pub use heap::Heap;
 pub use procs::Memory;
-use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
+use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir, Trims};
 use provider::ProviderOptions;
 pub use report::Report;
 
@@ -170,7 +170,11 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         tally.sent, tally.ok, tally.statuses
     );
     let fds_before = settled_fds(pid, None);
+    let admin = proxy.admin;
+    // The proxy gives back what closed connections freed within a second or two.
+    std::thread::sleep(SETTLE);
     let memory_before = memory_kib(pid);
+    let trims_before = Trims::read(admin);
     let heap_of = || {
         opts.malloc_stats
             .then(|| heap::malloc_stats(pid, &scratch.0))
@@ -207,6 +211,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         schedule.is_finished()
     }));
     let load_secs = load_started.elapsed().as_secs_f64();
+    let trims_load = Trims::read(admin);
     let hostile = runtime.block_on(hostile)?;
     let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
     let counts: FaultCounts = counts?;
@@ -215,7 +220,9 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
     let fds_after = settled_fds(pid, Some(fds_before + slack));
+    std::thread::sleep(SETTLE);
     let memory_after = memory_kib(pid);
+    let trims_after = Trims::read(admin);
     let heap_after = heap_of();
     drop(world);
     Ok(Report {
@@ -233,6 +240,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         memory_after,
         heap_before,
         heap_after,
+        trims: [trims_before, trims_load, trims_after],
         hostile_wanted: opts.hostile_frames,
         hostile,
     })
@@ -269,6 +277,10 @@ async fn load(
 /// The proxy's open fds once they stop changing (the proxy closes the connections of callers
 /// that left on its own time): the same count three reads in a row, or at most `target`,
 /// within 5 s.
+/// How long the proxy is left alone after its callers closed before its memory is read:
+/// it gives back what they freed on its next trim tick (`dubbo_proxy::memory`, every second).
+const SETTLE: Duration = Duration::from_secs(3);
+
 fn settled_fds(pid: u32, target: Option<usize>) -> usize {
     let end = Instant::now() + Duration::from_secs(5);
     let mut last = open_fds(pid);
