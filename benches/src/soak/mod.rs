@@ -72,6 +72,10 @@ pub struct Options {
     /// Reads the proxy's live heap at the baseline and after the drain (`malloc_stats`
     /// through gdb, see `heap`).
     pub malloc_stats: bool,
+    /// How long the proxy is left alone after its callers closed before its memory is read
+    /// (baseline and end): it gives back what they freed on its next trim tick
+    /// (`dubbo_proxy::memory`, every second). 0 in the short run, which reads no memory goal.
+    pub settle: Duration,
 }
 
 impl Options {
@@ -92,6 +96,7 @@ impl Options {
             warmup: Duration::from_secs(1),
             hostile_frames: 1_000,
             malloc_stats: false,
+            settle: Duration::ZERO,
         }
     }
 }
@@ -171,8 +176,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     );
     let fds_before = settled_fds(pid, None);
     let admin = proxy.admin;
-    // The proxy gives back what closed connections freed within a second or two.
-    std::thread::sleep(SETTLE);
+    std::thread::sleep(opts.settle);
     let memory_before = memory_kib(pid);
     let trims_before = Trims::read(admin);
     let heap_of = || {
@@ -220,7 +224,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
     let fds_after = settled_fds(pid, Some(fds_before + slack));
-    std::thread::sleep(SETTLE);
+    std::thread::sleep(opts.settle);
     let memory_after = memory_kib(pid);
     let trims_after = Trims::read(admin);
     let heap_after = heap_of();
@@ -277,10 +281,6 @@ async fn load(
 /// The proxy's open fds once they stop changing (the proxy closes the connections of callers
 /// that left on its own time): the same count three reads in a row, or at most `target`,
 /// within 5 s.
-/// How long the proxy is left alone after its callers closed before its memory is read:
-/// it gives back what they freed on its next trim tick (`dubbo_proxy::memory`, every second).
-const SETTLE: Duration = Duration::from_secs(3);
-
 fn settled_fds(pid: u32, target: Option<usize>) -> usize {
     let end = Instant::now() + Duration::from_secs(5);
     let mut last = open_fds(pid);
