@@ -96,6 +96,19 @@ impl Trimmer {
     }
 }
 
+/// Of a freed block of `size` bytes, what stays in malloc's arenas for a trim to give back:
+/// all of a small block, nothing of one of [`WORTH_TRIMMING`] or more, which glibc mmaps
+/// (with the threshold pinned, [`pin_trim_threshold`]) and unmaps when it is freed. So a pool
+/// that frees and takes again a large block each second under a steady load (the epoll read
+/// blocks of 64 KiB bodies) does not make the process trim each second.
+pub fn left_in_arenas(size: usize) -> usize {
+    if (size as u64) < WORTH_TRIMMING {
+        size
+    } else {
+        0
+    }
+}
+
 /// An empty buffer larger than this, and than four times what its last period needed, is
 /// given back by [`Peak::release_oversized`].
 pub const KEEP_UP_TO: usize = 256 * 1024;
