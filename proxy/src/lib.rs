@@ -10,8 +10,10 @@
 //! * [`discovery`]: clusters whose endpoints are the providers registered in ZooKeeper.
 //! * [`admin`]: the loopback HTTP endpoint (`/metrics`, `/healthz`, `/config`, downgrade,
 //!   `/metadata`).
+//! * [`memory`]: freed memory given back to the system after a burst (`malloc_trim`).
 
-// `unsafe` is denied everywhere but in `buffer::read` (reads into uninitialised capacity).
+// `unsafe` is denied everywhere but in `buffer::read` (reads into uninitialised capacity) and
+// `memory` (glibc's `malloc_trim`).
 #![deny(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -22,3 +24,4 @@ pub mod config;
 pub mod core;
 pub mod discovery;
 pub mod engine;
+pub mod memory;

@@ -21,6 +21,8 @@ use dubbo_proxy::core::Shared;
 use dubbo_proxy::engine;
 
 fn main() -> ExitCode {
+    // Before any thread allocates (see `memory::pin_trim_threshold`).
+    dubbo_proxy::memory::pin_trim_threshold();
     let args = Args::parse();
     let config = match args.load() {
         Ok(c) => c,
@@ -108,6 +110,8 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
         tracing::warn!(clusters = ?cold, "no provider list within initial_fetch_timeout_ms: serving without one");
     }
     let handle = engine::start(kind, shared.clone(), bound, workers)?;
+    // What the workers freed goes back to the system from this thread, not theirs.
+    tokio::spawn(trim_memory(shared.clone()));
     warming.store(false, Ordering::Relaxed);
     tracing::info!(listen = %listen.join(","), admin = ?admin_addr, workers, "dubbo-proxy started");
     {
@@ -139,6 +143,17 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     handle.join();
     tracing::info!("drained, bye");
     Ok(())
+}
+
+/// Once a second, gives freed memory back to the system if enough was freed (see
+/// [`dubbo_proxy::memory`]).
+async fn trim_memory(shared: Arc<Shared>) {
+    let mut every = tokio::time::interval(dubbo_proxy::memory::TRIM_INTERVAL);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        shared.metrics.memory.tick();
+    }
 }
 
 async fn reload(shared: Arc<Shared>, config: dubbo_proxy::config::Config) {

@@ -21,20 +21,6 @@ const BUDGET: usize = 32 << 20;
 /// Bytes of body each hostile caller sends of its 4 MiB frame.
 const SENT: usize = 3 << 19;
 
-/// (VmRSS, VmHWM) of a process, in bytes.
-fn rss(pid: u32) -> (usize, usize) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    let field = |k: &str| -> usize {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(k))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
-            .unwrap_or_else(|| panic!("{k} in {status}"))
-            * 1024
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
 /// A call that may wait up to 30 s for its answer (the machine may be loaded: what counts here
 /// is that the bystander is answered, not how fast).
 async fn patient_call(c: &mut Client, id: u64, req: &dubbo_codec::Request) -> (Status, String) {

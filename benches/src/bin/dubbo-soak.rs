@@ -131,6 +131,7 @@ fn run(mut args: impl Iterator<Item = String>) {
         opts.gaps_ms = (1000, 4000);
         opts.warmup = std::time::Duration::from_secs(20);
         opts.hostile_frames = 10_000;
+        opts.settle = std::time::Duration::from_secs(3);
     }
     opts.hostile_frames = hostile_frames.unwrap_or(opts.hostile_frames);
     opts.calls = calls.unwrap_or(opts.calls);

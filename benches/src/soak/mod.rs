@@ -27,7 +27,7 @@ pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
 pub use heap::Heap;
 pub use procs::Memory;
-use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir};
+use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir, Trims};
 use provider::ProviderOptions;
 pub use report::Report;
 
@@ -72,6 +72,10 @@ pub struct Options {
     /// Reads the proxy's live heap at the baseline and after the drain (`malloc_stats`
     /// through gdb, see `heap`).
     pub malloc_stats: bool,
+    /// How long the proxy is left alone after its callers closed before its memory is read
+    /// (baseline and end): it gives back what they freed on its next trim tick
+    /// (`dubbo_proxy::memory`, every second). 0 in the short run, which reads no memory goal.
+    pub settle: Duration,
 }
 
 impl Options {
@@ -92,6 +96,7 @@ impl Options {
             warmup: Duration::from_secs(1),
             hostile_frames: 1_000,
             malloc_stats: false,
+            settle: Duration::ZERO,
         }
     }
 }
@@ -170,7 +175,10 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         tally.sent, tally.ok, tally.statuses
     );
     let fds_before = settled_fds(pid, None);
+    let admin = proxy.admin;
+    std::thread::sleep(opts.settle);
     let memory_before = memory_kib(pid);
+    let trims_before = Trims::read(admin);
     let heap_of = || {
         opts.malloc_stats
             .then(|| heap::malloc_stats(pid, &scratch.0))
@@ -207,6 +215,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         schedule.is_finished()
     }));
     let load_secs = load_started.elapsed().as_secs_f64();
+    let trims_load = Trims::read(admin);
     let hostile = runtime.block_on(hostile)?;
     let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
     let counts: FaultCounts = counts?;
@@ -215,7 +224,9 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
     let fds_after = settled_fds(pid, Some(fds_before + slack));
+    std::thread::sleep(opts.settle);
     let memory_after = memory_kib(pid);
+    let trims_after = Trims::read(admin);
     let heap_after = heap_of();
     drop(world);
     Ok(Report {
@@ -233,6 +244,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         memory_after,
         heap_before,
         heap_after,
+        trims: [trims_before, trims_load, trims_after],
         hostile_wanted: opts.hostile_frames,
         hostile,
     })

@@ -201,6 +201,23 @@ pub fn metric(admin: SocketAddr, series: &str) -> std::io::Result<f64> {
         .unwrap_or(0.0))
 }
 
+/// The proxy's trims so far (`dubbo_proxy::memory`; 0 for a proxy without them).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Trims {
+    pub count: f64,
+    pub seconds: f64,
+}
+
+impl Trims {
+    pub fn read(admin: SocketAddr) -> Trims {
+        let read = |series| metric(admin, series).unwrap_or(0.0);
+        Trims {
+            count: read("dubbo_proxy_memory_trims_total"),
+            seconds: read("dubbo_proxy_memory_trim_seconds_total"),
+        }
+    }
+}
+
 /// A scratch directory removed when dropped.
 pub struct ScratchDir(pub PathBuf);
 

@@ -9,7 +9,7 @@ use super::caller::Tally;
 use super::faults::{Fault, FaultCounts};
 use super::heap::Heap;
 use super::hostile::Hostile;
-use super::procs::Memory;
+use super::procs::{Memory, Trims};
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -34,6 +34,8 @@ pub struct Report {
     /// The proxy's heap as glibc counts it at the same two moments (`--malloc-stats`).
     pub heap_before: Option<Heap>,
     pub heap_after: Option<Heap>,
+    /// The proxy's trims at the baseline, at the end of the load and after the drain.
+    pub trims: [Trims; 3],
     /// Bad frames the run was to send during the load.
     pub hostile_wanted: u64,
     /// The bad frames sent.
@@ -216,6 +218,15 @@ impl Report {
                 );
             }
         }
+        let [b, l, a] = self.trims;
+        let _ = write!(
+            s,
+            " trims_load={} trims_per_s_load={:.2} trim_ms_load={:.1} trims_drain={}",
+            l.count - b.count,
+            (l.count - b.count) / self.load_secs.max(1e-9),
+            (l.seconds - b.seconds) * 1e3,
+            a.count - l.count,
+        );
         for (code, n) in &t.statuses {
             let _ = write!(s, " status_{code}={n}");
         }

@@ -44,6 +44,8 @@
 
 use bytes::BytesMut;
 
+use crate::memory;
+
 pub mod read;
 
 /// Block sizes: 4 KiB to 1 MiB by powers of four.
@@ -109,12 +111,18 @@ impl BlockPool {
     }
 
     /// Frees the free blocks that stayed unused since the last trim (the bottom of each
-    /// last-in first-out list), keeping those the connections took in between.
-    pub fn trim(&mut self) {
+    /// last-in first-out list), keeping those the connections took in between. Returns the
+    /// bytes freed that stay in malloc's arenas ([`memory::left_in_arenas`]).
+    pub fn trim(&mut self) -> usize {
+        let mut freed = 0;
         for (free, idle) in self.free.iter_mut().zip(&mut self.idle) {
-            free.drain(..(*idle).min(free.len()));
+            freed += free
+                .drain(..(*idle).min(free.len()))
+                .map(|b| memory::left_in_arenas(b.capacity()))
+                .sum::<usize>();
             *idle = free.len();
         }
+        freed
     }
 
     /// Blocks allocated so far (those taken from the free lists not counted).
@@ -246,7 +254,7 @@ mod tests {
         let burst: Vec<BytesMut> = (0..10).map(|_| pool.get(1)).collect();
         let recent = burst.last().unwrap().as_ptr();
         burst.into_iter().for_each(|b| pool.put(b));
-        pool.trim();
+        assert_eq!(pool.trim(), 0, "nothing freed");
         assert_eq!(
             pool.free_blocks(),
             10,
@@ -256,7 +264,7 @@ mod tests {
         let (a, b) = (pool.get(1), pool.get(1));
         pool.put(b);
         pool.put(a);
-        pool.trim();
+        assert_eq!(pool.trim(), 8 * CLASSES[1], "the bytes of the blocks freed");
         assert_eq!(pool.free_blocks(), 2);
         assert_eq!(
             pool.get(1).as_ptr(),
@@ -267,8 +275,12 @@ mod tests {
         let b = pool.get(1);
         pool.put(b);
         pool.put(BytesMut::with_capacity(CLASSES[3]));
-        pool.trim();
-        pool.trim();
+        assert_eq!(pool.trim(), 0, "each came back since the last trim");
+        assert_eq!(
+            pool.trim(),
+            CLASSES[1],
+            "the 256 KiB block is unmapped when freed: not counted"
+        );
         assert_eq!(pool.free_blocks(), 0);
         assert_eq!(pool.allocated(), 10);
     }

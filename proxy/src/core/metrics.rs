@@ -14,6 +14,8 @@ use std::time::Duration;
 
 use dubbo_codec::Status;
 
+use crate::memory::Trimmer;
+
 /// Upper bounds of the latency buckets, in microseconds.
 pub const BUCKETS_US: [u64; 16] = [
     50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
@@ -183,6 +185,8 @@ pub struct Registry {
     pub reloads: AtomicU64,
     /// Config reloads refused.
     pub reload_failures: AtomicU64,
+    /// What was freed since the last trim, and the trims (`malloc_trim`) so far.
+    pub memory: Trimmer,
 }
 
 /// Why a caller connection was closed as too slow (the `reason` label of
@@ -240,6 +244,7 @@ impl Registry {
             worker_panics: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
+            memory: Trimmer::new(),
         }
     }
 
@@ -430,6 +435,11 @@ impl Registry {
                 self.memory_closed.load(Relaxed),
             ),
             (
+                "dubbo_proxy_memory_trims_total",
+                "Times freed memory was given back to the system (glibc's malloc_trim, at most once a second, after connections closed or pooled blocks were freed).",
+                self.memory.trims(),
+            ),
+            (
                 "dubbo_proxy_upstream_backed_up_total",
                 "Calls answered SERVER_THREADPOOL_EXHAUSTED_ERROR: every provider connection that could take them was backed up.",
                 self.upstream_backed_up.load(Relaxed),
@@ -448,6 +458,17 @@ impl Registry {
             g(&mut out, name, help, "counter");
             let _ = writeln!(out, "{name} {v}");
         }
+        g(
+            &mut out,
+            "dubbo_proxy_memory_trim_seconds_total",
+            "Time spent giving freed memory back to the system (dubbo_proxy_memory_trims_total), off the workers' threads.",
+            "counter",
+        );
+        let _ = writeln!(
+            out,
+            "dubbo_proxy_memory_trim_seconds_total {:.6}",
+            self.memory.trim_time().as_secs_f64()
+        );
         let routes = self
             .routes
             .lock()

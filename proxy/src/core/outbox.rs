@@ -21,6 +21,8 @@ use std::io::IoSlice;
 
 use bytes::{Buf, Bytes, BytesMut};
 
+use crate::memory::Peak;
+
 /// See the [module docs](self).
 #[derive(Debug, Default)]
 pub struct Outbox {
@@ -32,7 +34,12 @@ pub struct Outbox {
     /// next byte pushed. The engine may advance the open buffer itself, so what was written
     /// is not counted; it is what was pushed and is no longer waiting.
     pushed: u64,
+    /// The most bytes the open buffer held since the last [`Outbox::release_oversized`].
+    peak: Peak,
 }
+
+/// The open buffer's room when a connection opens, and after an oversized one is released.
+pub const ROOM: usize = 16 * 1024;
 
 impl Outbox {
     /// An empty outbox whose open buffer has room for `n` bytes.
@@ -42,6 +49,7 @@ impl Outbox {
             chunked: 0,
             buf: BytesMut::with_capacity(n),
             pushed: 0,
+            peak: Peak::default(),
         }
     }
 
@@ -55,6 +63,11 @@ impl Outbox {
     #[inline]
     pub fn len(&self) -> usize {
         self.buf.len() + self.chunked
+    }
+
+    /// Bytes of room the open buffer holds (what it frees when dropped).
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
     }
 
     /// Drops everything waiting (the connection is being closed for not reading it).
@@ -93,6 +106,7 @@ impl Outbox {
         self.pushed += (header.len() + body.len()) as u64;
         self.buf.extend_from_slice(header);
         self.buf.extend_from_slice(body);
+        self.peak.saw(self.buf.len());
     }
 
     /// Appends a frame: the header copied, the body copied too unless it is at least
@@ -108,6 +122,13 @@ impl Outbox {
         } else {
             self.buf.extend_from_slice(body);
         }
+        self.peak.saw(self.buf.len());
+    }
+
+    /// Called once a second: an open buffer that a burst grew and the last second did not
+    /// need is replaced by one of [`ROOM`] bytes (see [`Peak`]). Returns the bytes given back.
+    pub fn release_oversized(&mut self) -> usize {
+        self.peak.release_oversized(&mut self.buf, ROOM)
     }
 
     /// Moves what is in the open buffer into a chunk of its own (no copy): later frames go
@@ -225,6 +246,22 @@ mod tests {
         let mut iov = [IoSlice::new(&[]); 8];
         let n = o.gather(&mut iov);
         iov[..n].iter().flat_map(|s| s.iter().copied()).collect()
+    }
+
+    #[test]
+    fn a_burst_grown_buffer_goes_after_a_period_of_small_frames() {
+        let mut o = Outbox::with_capacity(ROOM);
+        o.push(&[7; 16], &[1; 400 << 10]);
+        let n = o.len();
+        o.advance(n);
+        assert_eq!(o.release_oversized(), 0, "the burst's period needed it");
+        o.push(&[7; 16], b"small");
+        o.advance(21);
+        let freed = o.release_oversized();
+        assert!(freed > 399 << 10, "{freed}");
+        assert_eq!(o.buf().capacity(), ROOM);
+        o.push(&[7; 16], b"after");
+        assert_eq!(wire(&o), [&[7; 16][..], b"after"].concat());
     }
 
     #[test]

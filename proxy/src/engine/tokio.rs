@@ -47,6 +47,7 @@ use tokio::time::Instant as TokioInstant;
 use std::time::Instant;
 
 use crate::core::{Conn, Effect, Key, Shared, Worker};
+use crate::memory::{self, Peak};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -277,6 +278,11 @@ fn finish(local: &Rc<Local>, conn: Conn, io: &ConnIo) {
 
 async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     let mut buf = BytesMut::with_capacity(READ_CHUNK);
+    // A buffer that large frames grew goes back once a second of reads shows it is not
+    // needed any more (see `Peak`): checked after a read, so an idle connection keeps it
+    // until its next read.
+    let mut peak = Peak::default();
+    let mut period_end = Instant::now() + memory::TRIM_INTERVAL;
     loop {
         if io.finished.get() {
             return;
@@ -309,7 +315,13 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
                 if cfg!(target_os = "linux") && n < room {
                     drained(&io.stream);
                 }
-                feed(&local, conn, &mut buf);
+                peak.saw(buf.len());
+                let now = feed(&local, conn, &mut buf);
+                if now >= period_end {
+                    period_end = now + memory::TRIM_INTERVAL;
+                    let freed = peak.release_oversized(&mut buf, READ_CHUNK);
+                    local.worker.borrow().shared().metrics.memory.freed(freed);
+                }
                 // An outbox went over the high watermark: let the flusher write it before
                 // reading more (it was woken already, so it runs first).
                 if local.worker.borrow_mut().take_pressure() {
@@ -323,6 +335,13 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     }
     // The reader's own abort handle is of no use now.
     io.reader.borrow_mut().take();
+    local
+        .worker
+        .borrow()
+        .shared()
+        .metrics
+        .memory
+        .freed(buf.capacity());
     finish(&local, conn, &io);
 }
 
@@ -361,8 +380,9 @@ fn drained(stream: &TcpStream) {
     });
 }
 
-/// Hands the core what was read, and applies the effects.
-fn feed(local: &Rc<Local>, conn: Conn, buf: &mut BytesMut) {
+/// Hands the core what was read, and applies the effects. Returns the time it gave the
+/// core.
+fn feed(local: &Rc<Local>, conn: Conn, buf: &mut BytesMut) -> Instant {
     let now = Instant::now();
     {
         let mut w = local.worker.borrow_mut();
@@ -372,6 +392,7 @@ fn feed(local: &Rc<Local>, conn: Conn, buf: &mut BytesMut) {
         }
     }
     drive(local);
+    now
 }
 
 enum Wrote {

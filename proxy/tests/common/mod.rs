@@ -429,20 +429,29 @@ impl Client {
 
     /// The next frame (responses and events), within 5 s.
     pub async fn next_frame(&mut self) -> Option<Frame> {
-        tokio::time::timeout(Duration::from_secs(5), self.rx.recv())
+        self.next_frame_within(Duration::from_secs(5)).await
+    }
+
+    async fn next_frame_within(&mut self, gap: Duration) -> Option<Frame> {
+        tokio::time::timeout(gap, self.rx.recv())
             .await
             .ok()
             .flatten()
     }
 
-    /// Waits for the response with this id.
+    /// Waits for the response with this id (no frame for 5 s: a panic).
     pub async fn response(&mut self, id: u64) -> Frame {
+        self.response_within(id, Duration::from_secs(5)).await
+    }
+
+    /// Waits for the response with this id, as long as frames come at most `gap` apart.
+    pub async fn response_within(&mut self, id: u64, gap: Duration) -> Frame {
         if let Some(f) = self.pending.remove(&id) {
             return f;
         }
         loop {
             let f = self
-                .next_frame()
+                .next_frame_within(gap)
                 .await
                 .unwrap_or_else(|| panic!("no response for id {id}"));
             if f.header().is_event() || f.header().is_request() {
@@ -505,6 +514,20 @@ pub fn big_call(n: usize) -> Request {
 
 pub fn body_bytes(req: &Request) -> Bytes {
     req.to_bytes()
+}
+
+/// (VmRSS, VmHWM) of a process, in bytes.
+pub fn rss(pid: u32) -> (usize, usize) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let field = |k: &str| -> usize {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(k))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("{k} in {status}"))
+            * 1024
+    };
+    (field("VmRSS:"), field("VmHWM:"))
 }
 
 /// Polls `f` until it holds or 5 s pass.

@@ -50,7 +50,7 @@ impl Worker {
             gen,
             listener: listener as u32,
             codec,
-            out: Outbox::with_capacity(16 * 1024),
+            out: Outbox::with_capacity(outbox::ROOM),
             inflight: 0,
             last_frame: now,
             idle_timeout,
@@ -198,6 +198,7 @@ impl Worker {
                 let d = self.downs.remove(k.idx());
                 self.budget.release(d.counted, &self.shared.metrics);
                 let m = &self.shared.metrics;
+                m.memory.freed(d.out.capacity());
                 m.downstream_connections.fetch_sub(1, Relaxed);
                 if let Some(ls) = m.listeners.get(d.listener as usize) {
                     ls.open.fetch_sub(1, Relaxed);
@@ -217,6 +218,7 @@ impl Worker {
                     return;
                 }
                 let u = self.ups.remove(k.idx());
+                self.shared.metrics.memory.freed(u.out.capacity());
                 // Callers paused for it resume (a call they send now finds another
                 // connection, or none: then an answer at once).
                 self.unblock(|_| false);

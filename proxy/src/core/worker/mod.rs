@@ -46,7 +46,7 @@ use crate::core::health::is_failure_status;
 use crate::core::inflight::{InFlight, InFlightTable};
 use crate::core::key::{Conn, Key};
 use crate::core::metrics::{EndpointHealth, SlowCaller, Stats};
-use crate::core::outbox::Outbox;
+use crate::core::outbox::{self, Outbox};
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, SharedEndpoint, Snapshot};
 use dubbo_registry::balance::Balancer;
@@ -463,6 +463,11 @@ impl Worker {
     /// This worker's index.
     pub fn id(&self) -> usize {
         self.id
+    }
+
+    /// What the workers share (configuration, metrics).
+    pub fn shared(&self) -> &Shared {
+        &self.shared
     }
 
     /// The next thing for the engine to do.

@@ -228,7 +228,7 @@ impl Worker {
             slot: si as u32,
             state: UpState::Connecting,
             codec: FrameCodec::with_max_payload(c.spec.max_payload),
-            out: Outbox::with_capacity(16 * 1024),
+            out: Outbox::with_capacity(outbox::ROOM),
             inflight: 0,
             last_read: now,
             heartbeat_sent: None,

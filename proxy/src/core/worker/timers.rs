@@ -93,6 +93,15 @@ impl Worker {
         self.ids = dead;
         self.probes(now);
 
+        // Every second: outboxes a burst grew and the last second did not need give their
+        // room back (to the system, by `crate::memory`).
+        if self.housekeeping_round % 10 == 0 {
+            let downs = self.downs.iter_mut().map(|(_, d)| &mut d.out);
+            let ups = self.ups.iter_mut().map(|(_, u)| &mut u.out);
+            let freed: usize = downs.chain(ups).map(Outbox::release_oversized).sum();
+            self.shared.metrics.memory.freed(freed);
+        }
+
         // Idle and slow callers (every second), and the drain after the read-only event.
         if self.draining || self.housekeeping_round % 10 == 0 {
             let draining = self.draining;

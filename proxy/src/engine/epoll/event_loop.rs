@@ -690,7 +690,8 @@ impl Loop {
                     self.drain_effects();
                     self.arm_core();
                     if self.now >= self.next_trim {
-                        self.pool.trim();
+                        let freed = self.pool.trim();
+                        self.worker.shared().metrics.memory.freed(freed);
                         self.next_trim = self.now + POOL_TRIM;
                     }
                 }

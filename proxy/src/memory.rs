@@ -1,0 +1,280 @@
+//! Giving the memory the proxy freed back to the operating system, after a burst.
+//!
+//! glibc's malloc keeps much of what a program frees: free chunks inside the heaps (the
+//! worker threads allocate in arenas of their own) stay resident, and after one burst of
+//! large buffers it raises its mmap threshold to their size and its trim threshold to twice
+//! that (up to 64 MiB), so large blocks come from the arenas from then on and their free
+//! tops are not given back either. After a burst of callers, provider restarts or large bodies
+//! the proxy's live heap came back to its baseline but its RSS did not (the chaos soak: 0.7-1.8
+//! MiB kept after the drain; 18.9 MiB instead of 6.9 after 64 KiB bodies on the epoll engine;
+//! a tokio proxy +28.8 MiB 15 s after a burst of 256 KiB bodies). Three things bring it back:
+//!
+//! * [`pin_trim_threshold`], once at start: glibc's trim threshold pinned at its default
+//!   (128 KiB), which turns the raising off: large blocks are mmapped and unmapped when
+//!   freed, and an arena's free top is given back once it passes 128 KiB;
+//! * [`Trimmer`]: `malloc_trim(0)` walks every arena and gives back each whole free page
+//!   inside it (`madvise(MADV_DONTNEED)`), as HAProxy does after releasing its pools
+//!   (`trim_all_pools`). The engines and the core only *note* what they free, with one
+//!   relaxed add where it happens (a connection closed, the epoll block pool giving back
+//!   the blocks it did not lend, an oversized buffer released): never per call.
+//!   [`Trimmer::tick`], called once a second from the main thread (see `main.rs`), trims
+//!   when at least [`WORTH_TRIMMING`] bytes were noted since the last trim: a proxy under a
+//!   steady load of long-lived connections does not trim, one whose connections come and go
+//!   trims at most once a second;
+//! * [`Peak`]: a connection's buffer that a burst grew (an outbox, the tokio engine's read
+//!   buffer) is released once a second of traffic shows it is no longer needed.
+//!
+//! A trim with 4 MiB live and 4 MiB freed in 16 KiB pieces (one `madvise` each) took
+//! 0.68-0.93 ms on the shared 2-core project machine at load average 10 (once 4.5 ms,
+//! preempted; `trims_cost_little` prints it), on the main thread, not a worker's; a worker
+//! that allocates meanwhile waits for its arena's lock at most that long.
+//! `dubbo_proxy_memory_trim_seconds_total` counts the time spent.
+//!
+//! Only glibc has `malloc_trim` and these thresholds: elsewhere (and under Miri, which
+//! cannot call foreign functions) nothing is pinned, and [`Trimmer::tick`] trims nothing and
+//! counts nothing.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+
+/// How often the process looks at what was freed.
+pub const TRIM_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Bytes freed since the last trim that make the next tick trim: glibc's own threshold for
+/// giving back the top of its heap (`M_TRIM_THRESHOLD`, 128 KiB by default).
+pub const WORTH_TRIMMING: u64 = 128 << 10;
+
+/// True where [`Trimmer::tick`] can give memory back (glibc, not under Miri).
+pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_env = "gnu", not(miri)));
+
+/// What was freed since the last trim, and the trims so far (shared by the workers and the
+/// thread that ticks it).
+#[derive(Debug, Default)]
+pub struct Trimmer {
+    freed: AtomicU64,
+    trims: AtomicU64,
+    trim_nanos: AtomicU64,
+}
+
+impl Trimmer {
+    /// Nothing freed, no trim yet.
+    pub fn new() -> Trimmer {
+        Trimmer::default()
+    }
+
+    /// Notes that about `bytes` were freed (a connection's buffers, pooled blocks).
+    #[inline]
+    pub fn freed(&self, bytes: usize) {
+        self.freed.fetch_add(bytes as u64, Relaxed);
+    }
+
+    /// Trims if at least [`WORTH_TRIMMING`] bytes were noted since the last trim; true if
+    /// it did.
+    pub fn tick(&self) -> bool {
+        if !SUPPORTED || self.freed.load(Relaxed) < WORTH_TRIMMING {
+            return false;
+        }
+        self.freed.store(0, Relaxed);
+        let start = Instant::now();
+        give_back_free_pages();
+        let spent = start.elapsed().as_nanos().min(u64::MAX as u128) as u64;
+        self.trim_nanos.fetch_add(spent, Relaxed);
+        self.trims.fetch_add(1, Relaxed);
+        true
+    }
+
+    /// Trims so far.
+    pub fn trims(&self) -> u64 {
+        self.trims.load(Relaxed)
+    }
+
+    /// Time spent trimming so far.
+    pub fn trim_time(&self) -> Duration {
+        Duration::from_nanos(self.trim_nanos.load(Relaxed))
+    }
+}
+
+/// Of a freed block of `size` bytes, what stays in malloc's arenas for a trim to give back:
+/// all of a small block, nothing of one of [`WORTH_TRIMMING`] or more, which glibc mmaps
+/// (with the threshold pinned, [`pin_trim_threshold`]) and unmaps when it is freed. So a pool
+/// that frees and takes again a large block each second under a steady load (the epoll read
+/// blocks of 64 KiB bodies) does not make the process trim each second.
+pub fn left_in_arenas(size: usize) -> usize {
+    if (size as u64) < WORTH_TRIMMING {
+        size
+    } else {
+        0
+    }
+}
+
+/// An empty buffer larger than this, and than four times what its last period needed, is
+/// given back by [`Peak::release_oversized`].
+pub const KEEP_UP_TO: usize = 256 * 1024;
+
+/// The most bytes a buffer held in a period (a second): a buffer that a burst grew (a
+/// provider connection fed 64 KiB calls by 16 callers grows its outbox to 1 MiB, a large
+/// answer grows a read buffer) is given back once a period shows the load no longer needs
+/// it, and one that the steady load needs is kept (no allocation per frame).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Peak(usize);
+
+impl Peak {
+    /// The buffer holds `len` bytes now.
+    #[inline]
+    pub fn saw(&mut self, len: usize) {
+        self.0 = self.0.max(len);
+    }
+
+    /// Ends a period: if `buf` is empty and its room is larger than [`KEEP_UP_TO`] and four
+    /// times the period's peak, it is replaced by a buffer of `room` bytes (a frame split
+    /// off it still holds its share of the block, which goes when the frame does). Returns
+    /// the bytes given back (for [`Trimmer::freed`]).
+    pub fn release_oversized(&mut self, buf: &mut BytesMut, room: usize) -> usize {
+        let needed = std::mem::replace(&mut self.0, buf.len());
+        let keep = needed.saturating_mul(4).max(KEEP_UP_TO);
+        // `try_reclaim` gives an empty buffer that no frame shares all its room back (what
+        // was written from its front included) before it is weighed.
+        if buf.is_empty() && buf.try_reclaim(keep + 1) {
+            let freed = buf.capacity();
+            *buf = BytesMut::with_capacity(room);
+            return freed;
+        }
+        0
+    }
+}
+
+/// Pins glibc's trim threshold at its default, [`WORTH_TRIMMING`], for the life of the
+/// process (call it once, at start, before the workers). Left to itself, glibc raises its
+/// mmap threshold to the size of the largest mmapped block freed (up to 32 MiB) and its trim
+/// threshold to twice that: after one burst of large buffers, large blocks come from the
+/// arenas and the free top of a worker's arena is not given back (and `malloc_trim` gives
+/// back the top of the main arena only). Pinned, which turns that raising off, blocks of
+/// 128 KiB and more are mmapped and unmapped when freed, and an arena's top is given back
+/// at free once it passes 128 KiB. In `memory_trim`'s burst of 256 KiB bodies through a
+/// tokio proxy, the trims alone left the RSS 11 MiB over its level before (glibc's heap in
+/// use: 1.5 MB; a `malloc_trim` by hand gave back nothing); with the threshold pinned too,
+/// +244 KiB. Left alone when the operator tunes these thresholds in `GLIBC_TUNABLES`. True
+/// if it was pinned.
+pub fn pin_trim_threshold() -> bool {
+    let tuned = std::env::var("GLIBC_TUNABLES")
+        .is_ok_and(|t| t.contains("trim_threshold") || t.contains("mmap_threshold"));
+    SUPPORTED && !tuned && set_trim_threshold(WORTH_TRIMMING)
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+#[allow(unsafe_code)]
+fn set_trim_threshold(bytes: u64) -> bool {
+    let bytes = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
+    // SAFETY: `mallopt` takes two integers and no pointer; it changes a malloc parameter under
+    // the arenas' lock and is safe to call from any thread.
+    unsafe { libc::mallopt(libc::M_TRIM_THRESHOLD, bytes) == 1 }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(miri))))]
+fn set_trim_threshold(_bytes: u64) -> bool {
+    false
+}
+
+/// glibc's `malloc_trim(0)`: every arena's free pages back to the system.
+#[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+#[allow(unsafe_code)]
+fn give_back_free_pages() {
+    // SAFETY: `malloc_trim` takes no pointer and touches only malloc's own state; it is
+    // thread-safe (it takes each arena's lock in turn) and may be called at any time.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu", not(miri))))]
+fn give_back_free_pages() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_only_once_enough_was_freed() {
+        let t = Trimmer::new();
+        assert!(!t.tick(), "nothing freed");
+        t.freed(WORTH_TRIMMING as usize - 1);
+        assert!(!t.tick(), "less than worth trimming");
+        t.freed(1);
+        assert_eq!(t.tick(), SUPPORTED);
+        assert!(!t.tick(), "what was freed is counted once");
+        assert_eq!(t.trims(), u64::from(SUPPORTED));
+    }
+
+    #[test]
+    fn a_buffer_a_burst_grew_is_released_once_a_period_does_not_need_it() {
+        let mut peak = Peak::default();
+        let mut buf = BytesMut::with_capacity(16);
+        buf.extend_from_slice(&[1; 400 << 10]);
+        peak.saw(buf.len());
+        let grown = buf.capacity();
+        // Each call ends a period.
+        assert_eq!(peak.release_oversized(&mut buf, 16), 0, "not empty");
+        let frame = buf.split().freeze();
+        assert_eq!(
+            peak.release_oversized(&mut buf, 16),
+            0,
+            "needed this period"
+        );
+        drop(frame);
+        assert_eq!(
+            peak.release_oversized(&mut buf, 16),
+            grown,
+            "a period that did not need it"
+        );
+        assert_eq!(buf.capacity(), 16);
+        assert_eq!(peak.release_oversized(&mut buf, 16), 0);
+    }
+
+    #[test]
+    fn a_frame_split_off_stays_whole_when_its_buffer_is_released() {
+        let mut peak = Peak::default();
+        let mut buf = BytesMut::with_capacity(400 << 10);
+        buf.extend_from_slice(&[1; 100]);
+        let frame = buf.split().freeze();
+        // The buffer lets go of its share; the block goes when the frame does.
+        assert!(peak.release_oversized(&mut buf, 16) > KEEP_UP_TO);
+        assert_eq!(&frame[..], &[1; 100][..]);
+    }
+
+    #[test]
+    fn a_buffer_the_steady_load_needs_is_kept() {
+        let mut peak = Peak::default();
+        let mut buf = BytesMut::with_capacity(1 << 20);
+        for _ in 0..3 {
+            buf.extend_from_slice(&[1; 300 << 10]);
+            peak.saw(buf.len());
+            buf.clear();
+            assert_eq!(peak.release_oversized(&mut buf, 16), 0);
+        }
+        assert_eq!(buf.capacity(), 1 << 20);
+    }
+
+    /// What one trim costs with a few MiB of heap freed in pieces (the soak's case): printed,
+    /// and held under a bound that a loaded machine still meets.
+    #[test]
+    #[cfg_attr(miri, ignore = "no malloc_trim under Miri")]
+    fn trims_cost_little() {
+        // 8 MiB in 16 KiB pieces, every other one freed: free chunks between live ones,
+        // which only a trim gives back.
+        let mut pieces: Vec<Vec<u8>> = (0..512).map(|i| vec![i as u8; 16 << 10]).collect();
+        let mut i = 0;
+        pieces.retain(|_| {
+            i += 1;
+            i % 2 == 0
+        });
+        let t = Trimmer::new();
+        t.freed(4 << 20);
+        assert_eq!(t.tick(), SUPPORTED);
+        let spent = t.trim_time();
+        println!("one malloc_trim(0) with 4 MiB live and 4 MiB freed: {spent:?}");
+        assert!(spent < Duration::from_millis(50), "{spent:?}");
+        drop(pieces);
+    }
+}
