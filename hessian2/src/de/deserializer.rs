@@ -95,6 +95,22 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         }
     }
 
+    /// What the inline fast path of `deserialize_str` does not take (chunked strings, other
+    /// types, errors), out of line.
+    #[inline(never)]
+    fn str_slow<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        let header = self.dec.pull()?;
+        self.str_from(header, at, visitor)
+    }
+
+    /// What the inline fast path of `deserialize_enum` does not take (Java enum objects,
+    /// maps of one variant, references, errors), out of line.
+    #[inline(never)]
+    fn enum_slow<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        let header = self.dec.pull()?;
+        self.enum_from(header, at, visitor)
+    }
+
     /// What the inline fast path of `deserialize_f64` did not take, out of line.
     #[inline(never)]
     fn float_slow(&mut self, exp: &dyn de::Expected) -> Result<f64> {
@@ -185,8 +201,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if let Some(len) = self.dec.try_string_header() {
             return self.visit_read::<TEXT, V>(len, true, at, visitor);
         }
-        let header = self.dec.pull()?;
-        self.str_from(header, at, visitor)
+        self.str_slow(visitor, at)
     }
 
     #[inline]
@@ -296,6 +311,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         }
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -307,8 +323,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if let Some(len) = self.dec.try_string_header() {
             return self.visit_read::<ENUM_NAME, V>(len, true, at, visitor);
         }
-        let header = self.dec.pull()?;
-        self.enum_from(header, at, visitor)
+        self.enum_slow(visitor, at)
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
