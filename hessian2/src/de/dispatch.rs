@@ -25,6 +25,20 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
+            other => self.seq_from_other(other, at, visitor),
+        }
+    }
+
+    /// A sequence from anything but a list (a binary, `null`, a reference), or an error: out
+    /// of line, so that the list case stays small where it is inlined.
+    #[inline(never)]
+    fn seq_from_other<V: Visitor<'de>>(
+        &mut self,
+        header: Header,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match header {
             Header::Binary { len, last } => {
                 let bytes = self.dec.read_binary(len, last)?;
                 fix(
@@ -72,6 +86,19 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
+            other => self.map_from_other(other, at, visitor),
+        }
+    }
+
+    /// A map from `null` or a reference, or an error: out of line, as `seq_from_other`.
+    #[inline(never)]
+    fn map_from_other<V: Visitor<'de>>(
+        &mut self,
+        header: Header,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match header {
             Header::Null => fix(
                 visitor.visit_map(de::value::MapDeserializer::<_, Error>::new(
                     std::iter::empty::<((), ())>(),
