@@ -113,28 +113,49 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// A type name whose exact bytes were seen before, if the input holds them next.
     fn take_seen_type(&mut self) -> Option<Arc<str>> {
-        let (name, n) = self.t.seen_types.find_prefix(self.input.chunk())?;
-        let name = name.clone();
+        let (i, n) = self.t.seen_types.find_prefix(self.input.chunk())?;
+        let name = self.t.seen_types.get(i).clone();
         self.input.advance(n);
         Some(name)
     }
 
-    /// A class definition whose exact bytes were seen before, if the input holds them next.
-    fn take_seen_class(&mut self) -> Option<ClassDef> {
-        let (def, n) = self.t.seen_classes.find_prefix(self.input.chunk())?;
-        let def = def.clone();
+    /// A class definition whose exact bytes were seen before, if the input holds them next,
+    /// and its index among them.
+    fn take_seen_class(&mut self) -> Option<(ClassDef, usize)> {
+        let (i, n) = self.t.seen_classes.find_prefix(self.input.chunk())?;
+        let def = self.t.seen_classes.get(i).clone();
         self.input.advance(n);
-        Some(def)
+        Some((def, i))
     }
 
     pub(super) fn read_class_def(&mut self) -> Result<()> {
-        let (def, new) = match self.take_seen_class() {
-            Some(def) => (def, false),
+        let slot = self.t.class_count;
+        if self.replay.is_none() {
+            // The definition the previous stream had in this slot, met again: taken as it is.
+            if let Some(&Some(seen)) = self.t.class_seen.get(slot) {
+                let bytes = self.t.seen_classes.bytes(seen);
+                if self.input.chunk().starts_with(bytes) {
+                    let n = bytes.len();
+                    self.input.advance(n);
+                    self.t.class_count += 1;
+                    return Ok(());
+                }
+            }
+        }
+        let (def, seen) = match self.take_seen_class() {
+            Some((def, i)) => (def, Some(i)),
             None => {
                 let seen = std::mem::take(&mut self.t.seen_classes);
                 let result = self.read_class_def_in(&seen);
                 self.t.seen_classes = seen;
-                result?
+                let (def, new) = result?;
+                let seen = match new {
+                    true if self.replay.is_none() => {
+                        self.t.seen_classes.insert(def.clone(), encoded_class)
+                    }
+                    _ => None,
+                };
+                (def, seen)
             }
         };
         if let Some((_, next_class)) = &mut self.replay {
@@ -142,10 +163,11 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             *next_class += 1;
             return Ok(());
         }
-        if new {
-            self.t.seen_classes.insert(def.clone(), encoded_class);
-        }
+        self.t.classes.truncate(slot);
+        self.t.class_seen.truncate(slot);
         self.t.classes.push(def);
+        self.t.class_seen.push(seen);
+        self.t.class_count += 1;
         Ok(())
     }
 

@@ -93,7 +93,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self.start = input.remaining();
         self.input = input;
         self.t.types.clear();
-        self.t.classes.clear();
+        self.t.forget_classes();
         self.depth = 0;
         self.last = Mark::default();
         self.replay = None;
@@ -113,7 +113,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// Number of class definitions read so far in the stream.
     pub fn class_count(&self) -> usize {
-        self.t.classes.len()
+        self.t.class_count
     }
 
     /// Swaps in another input and returns the current one, keeping the tables, the depth and

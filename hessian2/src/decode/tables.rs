@@ -14,7 +14,15 @@ use super::Decoder;
 #[derive(Default)]
 pub(super) struct TableData {
     pub(super) types: Vec<Arc<str>>,
+    /// The stream's class definitions are the first `class_count`; the slots after them hold
+    /// earlier streams' definitions that are kept (interned, so bounded), so that a stream
+    /// defining the same classes in the same order takes each after one comparison of its
+    /// bytes, with no reference counting and no push (see [`Decoder::reset`]).
     pub(super) classes: Vec<ClassDef>,
+    /// For each slot of `classes`: the index of its definition among `seen_classes`, if kept
+    /// there (its bytes are then known).
+    pub(super) class_seen: Vec<Option<usize>>,
+    pub(super) class_count: usize,
     /// Raw bytes of strings and binaries that cannot be borrowed.
     pub(super) scratch: Vec<u8>,
     /// Text of strings that needed CESU-8 decoding.
@@ -24,6 +32,24 @@ pub(super) struct TableData {
     /// empty.
     pub(super) seen_types: Interned<Arc<str>>,
     pub(super) seen_classes: Interned<ClassDef>,
+}
+
+impl TableData {
+    /// Ends the stream's class table: its slots stay for the next stream as far as their
+    /// definitions are kept in `seen_classes` (so what stays is bounded as that table is).
+    #[inline]
+    pub(super) fn forget_classes(&mut self) {
+        self.class_count = 0;
+        let kept = self
+            .class_seen
+            .iter()
+            .position(Option::is_none)
+            .unwrap_or(self.class_seen.len());
+        if kept < self.classes.len() {
+            self.classes.truncate(kept);
+            self.class_seen.truncate(kept);
+        }
+    }
 }
 
 /// Scratch buffers larger than this are not kept in the per-thread pool.
@@ -57,12 +83,13 @@ impl Drop for Tables {
         // dropped, and `ManuallyDrop` does not drop the box a second time.
         let mut data = unsafe { ManuallyDrop::take(&mut self.0) };
         data.types.clear();
-        data.classes.clear();
+        data.forget_classes();
         if data.types.capacity() > POOLED_ENTRIES {
             data.types = Vec::new();
         }
         if data.classes.capacity() > POOLED_ENTRIES {
             data.classes = Vec::new();
+            data.class_seen = Vec::new();
         }
         if data.scratch.capacity() > POOLED_SCRATCH {
             data.scratch = Vec::new();
@@ -129,5 +156,63 @@ mod tests {
         drop(inner);
         drop(outer);
         assert_eq!(read(&[]).t.seen_classes.len(), 1);
+    }
+
+    /// The class slots kept from one stream to the next: a stream that defines the same
+    /// classes in the same order takes them from their slots; one that differs gets its own,
+    /// and a definition too big to be kept does not stay behind after the stream.
+    #[test]
+    fn class_slots_follow_each_stream() {
+        use crate::input::SliceInput;
+        fn stream(classes: &[(&str, &[&str])]) -> Vec<u8> {
+            let mut enc = crate::encode::Encoder::new(Vec::new());
+            for (i, (name, fields)) in classes.iter().enumerate() {
+                enc.write_class_definition(name, fields);
+                enc.write_object_instance(i as u32);
+                for _ in 0..fields.len() {
+                    enc.write_int(1);
+                }
+            }
+            enc.into_inner()
+        }
+        fn classes<'a>(d: &mut Decoder<'a, SliceInput<'a>>) -> Vec<(String, usize)> {
+            let mut out = Vec::new();
+            while !d.is_empty() {
+                if let crate::decode::Header::Object { class } = d.pull().unwrap() {
+                    let def = d.class(class);
+                    out.push((def.name.to_string(), def.fields.len()));
+                }
+            }
+            out
+        }
+        let ab = stream(&[("a.A", &["x"]), ("a.B", &["y", "z"])]);
+        let ac = stream(&[("a.A", &["x"]), ("a.C", &[])]);
+        let b = stream(&[("a.B", &["y", "z"])]);
+        let huge_fields: Vec<String> = (0..5000).map(|i| format!("f{i}")).collect();
+        let huge_refs: Vec<&str> = huge_fields.iter().map(|f| &**f).collect();
+        let huge = stream(&[("a.Huge", &huge_refs)]);
+        let mut d = Decoder::new(SliceInput::new(&ab));
+        let expect_ab = vec![("a.A".to_string(), 1), ("a.B".to_string(), 2)];
+        assert_eq!(classes(&mut d), expect_ab);
+        for _ in 0..2 {
+            d.reset(SliceInput::new(&ab));
+            assert_eq!(classes(&mut d), expect_ab);
+            assert_eq!(d.class_count(), 2);
+            d.reset(SliceInput::new(&ac));
+            assert_eq!(classes(&mut d), vec![("a.A".into(), 1), ("a.C".into(), 0)]);
+            d.reset(SliceInput::new(&b));
+            assert_eq!(classes(&mut d), vec![("a.B".into(), 2)]);
+            assert_eq!(d.class_count(), 1);
+        }
+        d.reset(SliceInput::new(&huge));
+        assert_eq!(classes(&mut d), vec![("a.Huge".into(), 5000)]);
+        assert_eq!(d.t.class_seen, [None]);
+        d.reset(SliceInput::new(&[]));
+        assert!(d.t.classes.is_empty(), "a definition not kept is not held");
+        // An index past the stream's own definitions is refused, kept slots or not.
+        d.reset(SliceInput::new(&ab));
+        classes(&mut d);
+        d.reset(SliceInput::new(b"\x61"));
+        assert!(d.pull().is_err());
     }
 }
