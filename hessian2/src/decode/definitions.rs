@@ -40,8 +40,20 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let at = self.offset();
         let code = self.peek_u8()?;
         if marker::classify(code) == marker::Family::String {
-            let name = match self.take_seen_type() {
-                Some(name) => name,
+            if self.replay.is_none() {
+                // The name an earlier stream had in this slot, met again: taken as it is.
+                if let Some(n) = self
+                    .t
+                    .types
+                    .next_known(&self.t.seen_types, self.input.chunk())
+                {
+                    self.input.advance(n);
+                    self.t.types.take_next();
+                    return Ok(self.t.types.len() - 1);
+                }
+            }
+            let (name, seen) = match self.take_seen_type() {
+                Some((name, i)) => (name, Some(i)),
                 None => {
                     let seen = std::mem::take(&mut self.t.seen_types);
                     let mut known = false;
@@ -52,12 +64,14 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     });
                     self.t.seen_types = seen;
                     let name = name?;
-                    if !known {
-                        self.t
+                    let seen = match known {
+                        false => self
+                            .t
                             .seen_types
-                            .insert(name.clone(), |n| encoded_string(n));
-                    }
-                    name
+                            .insert(name.clone(), |n| encoded_string(n)),
+                        true => None,
+                    };
+                    (name, seen)
                 }
             };
             if let Some((next_type, _)) = &mut self.replay {
@@ -66,7 +80,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 *next_type += 1;
                 return self.known_type(index, at);
             }
-            self.t.types.push(name);
+            self.t.types.push(name, seen);
             Ok(self.t.types.len() - 1)
         } else {
             // Usually a one-byte int.
@@ -111,12 +125,13 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Ok(lookup(&text).unwrap_or_else(|| Arc::from(&*text)))
     }
 
-    /// A type name whose exact bytes were seen before, if the input holds them next.
-    fn take_seen_type(&mut self) -> Option<Arc<str>> {
+    /// A type name whose exact bytes were seen before, if the input holds them next, and its
+    /// index among them.
+    fn take_seen_type(&mut self) -> Option<(Arc<str>, usize)> {
         let (i, n) = self.t.seen_types.find_prefix(self.input.chunk())?;
         let name = self.t.seen_types.get(i).clone();
         self.input.advance(n);
-        Some(name)
+        Some((name, i))
     }
 
     /// A class definition whose exact bytes were seen before, if the input holds them next,
@@ -129,17 +144,16 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     }
 
     pub(super) fn read_class_def(&mut self) -> Result<()> {
-        let slot = self.t.class_count;
         if self.replay.is_none() {
-            // The definition the previous stream had in this slot, met again: taken as it is.
-            if let Some(&Some(seen)) = self.t.class_seen.get(slot) {
-                let bytes = self.t.seen_classes.bytes(seen);
-                if self.input.chunk().starts_with(bytes) {
-                    let n = bytes.len();
-                    self.input.advance(n);
-                    self.t.class_count += 1;
-                    return Ok(());
-                }
+            // The definition an earlier stream had in this slot, met again: taken as it is.
+            if let Some(n) = self
+                .t
+                .classes
+                .next_known(&self.t.seen_classes, self.input.chunk())
+            {
+                self.input.advance(n);
+                self.t.classes.take_next();
+                return Ok(());
             }
         }
         let (def, seen) = match self.take_seen_class() {
@@ -163,11 +177,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             *next_class += 1;
             return Ok(());
         }
-        self.t.classes.truncate(slot);
-        self.t.class_seen.truncate(slot);
-        self.t.classes.push(def);
-        self.t.class_seen.push(seen);
-        self.t.class_count += 1;
+        self.t.classes.push(def, seen);
         Ok(())
     }
 

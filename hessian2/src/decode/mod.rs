@@ -15,6 +15,7 @@ mod intern;
 mod pull;
 mod scalar;
 mod skip;
+mod slots;
 mod string;
 mod tables;
 
@@ -92,8 +93,8 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     pub fn reset(&mut self, input: I) {
         self.start = input.remaining();
         self.input = input;
-        self.t.types.clear();
-        self.t.forget_classes();
+        self.t.types.end_stream();
+        self.t.classes.end_stream();
         self.depth = 0;
         self.last = Mark::default();
         self.replay = None;
@@ -113,7 +114,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// Number of class definitions read so far in the stream.
     pub fn class_count(&self) -> usize {
-        self.t.class_count
+        self.t.classes.len()
     }
 
     /// Swaps in another input and returns the current one, keeping the tables, the depth and
@@ -161,12 +162,12 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// The `index`-th type name of the stream.
     pub fn type_name(&self, index: usize) -> &Arc<str> {
-        &self.t.types[index]
+        self.t.types.get(index)
     }
 
     /// The `index`-th class definition of the stream.
     pub fn class(&self, index: usize) -> &ClassDef {
-        &self.t.classes[index]
+        self.t.classes.get(index)
     }
 
     #[cold]

@@ -37,7 +37,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 double::ONE => Header::Double(1.0),
                 list::END => Header::End,
                 // Containers record where they start (for `Q` references).
-                0x60..=0x6f if ((code - object::DIRECT_BASE) as usize) < self.t.class_count => {
+                0x60..=0x6f if ((code - object::DIRECT_BASE) as usize) < self.t.classes.len() => {
                     self.mark_here();
                     Header::Object {
                         class: (code - object::DIRECT_BASE) as usize,
@@ -83,7 +83,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self.last = Mark {
             offset: self.offset(),
             types: self.t.types.len(),
-            classes: self.t.class_count,
+            classes: self.t.classes.len(),
         };
     }
 
@@ -95,7 +95,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             let mark = Mark {
                 offset: at,
                 types: self.t.types.len(),
-                classes: self.t.class_count,
+                classes: self.t.classes.len(),
             };
             let code = self.read_u8()?;
             let header = match code {
@@ -246,7 +246,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     }
 
     fn check_class(&self, index: usize, at: u64) -> Result<Header> {
-        if index < self.t.class_count {
+        if index < self.t.classes.len() {
             Ok(Header::Object { class: index })
         } else {
             Err(self.error_at(
@@ -254,7 +254,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 ErrorKind::BadReference {
                     table: "class",
                     index: index as u64,
-                    len: self.t.class_count,
+                    len: self.t.classes.len(),
                 },
             ))
         }

@@ -6,6 +6,7 @@ use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use super::intern::Interned;
+use super::slots::Slots;
 use super::ClassDef;
 #[cfg(doc)]
 use super::Decoder;
@@ -13,16 +14,9 @@ use super::Decoder;
 /// The decoder's tables and buffers (none of which borrow the input).
 #[derive(Default)]
 pub(super) struct TableData {
-    pub(super) types: Vec<Arc<str>>,
-    /// The stream's class definitions are the first `class_count`; the slots after them hold
-    /// earlier streams' definitions that are kept (interned, so bounded), so that a stream
-    /// defining the same classes in the same order takes each after one comparison of its
-    /// bytes, with no reference counting and no push (see [`Decoder::reset`]).
-    pub(super) classes: Vec<ClassDef>,
-    /// For each slot of `classes`: the index of its definition among `seen_classes`, if kept
-    /// there (its bytes are then known).
-    pub(super) class_seen: Vec<Option<usize>>,
-    pub(super) class_count: usize,
+    /// The stream's type names and class definitions (see `slots.rs`).
+    pub(super) types: Slots<Arc<str>>,
+    pub(super) classes: Slots<ClassDef>,
     /// Raw bytes of strings and binaries that cannot be borrowed.
     pub(super) scratch: Vec<u8>,
     /// Text of strings that needed CESU-8 decoding.
@@ -32,24 +26,6 @@ pub(super) struct TableData {
     /// empty.
     pub(super) seen_types: Interned<Arc<str>>,
     pub(super) seen_classes: Interned<ClassDef>,
-}
-
-impl TableData {
-    /// Ends the stream's class table: its slots stay for the next stream as far as their
-    /// definitions are kept in `seen_classes` (so what stays is bounded as that table is).
-    #[inline]
-    pub(super) fn forget_classes(&mut self) {
-        self.class_count = 0;
-        let kept = self
-            .class_seen
-            .iter()
-            .position(Option::is_none)
-            .unwrap_or(self.class_seen.len());
-        if kept < self.classes.len() {
-            self.classes.truncate(kept);
-            self.class_seen.truncate(kept);
-        }
-    }
 }
 
 /// Scratch buffers larger than this are not kept in the per-thread pool.
@@ -82,14 +58,13 @@ impl Drop for Tables {
         // SAFETY: `self.0` is taken once, here, and not touched again: `Tables` is being
         // dropped, and `ManuallyDrop` does not drop the box a second time.
         let mut data = unsafe { ManuallyDrop::take(&mut self.0) };
-        data.types.clear();
-        data.forget_classes();
+        data.types.end_stream();
+        data.classes.end_stream();
         if data.types.capacity() > POOLED_ENTRIES {
-            data.types = Vec::new();
+            data.types = Slots::default();
         }
         if data.classes.capacity() > POOLED_ENTRIES {
-            data.classes = Vec::new();
-            data.class_seen = Vec::new();
+            data.classes = Slots::default();
         }
         if data.scratch.capacity() > POOLED_SCRATCH {
             data.scratch = Vec::new();
@@ -206,13 +181,50 @@ mod tests {
         }
         d.reset(SliceInput::new(&huge));
         assert_eq!(classes(&mut d), vec![("a.Huge".into(), 5000)]);
-        assert_eq!(d.t.class_seen, [None]);
+        assert_eq!(d.t.classes.slots(), [None]);
         d.reset(SliceInput::new(&[]));
-        assert!(d.t.classes.is_empty(), "a definition not kept is not held");
+        assert!(
+            d.t.classes.slots().is_empty(),
+            "a definition not kept is not held"
+        );
         // An index past the stream's own definitions is refused, kept slots or not.
         d.reset(SliceInput::new(&ab));
         classes(&mut d);
         d.reset(SliceInput::new(b"\x61"));
         assert!(d.pull().is_err());
+    }
+
+    /// Type names keep their slots as class definitions do: the same names in the same order
+    /// are taken from them, other names replace them.
+    #[test]
+    fn type_slots_follow_each_stream() {
+        use crate::input::SliceInput;
+        fn stream(types: &[&str]) -> Vec<u8> {
+            let mut enc = crate::encode::Encoder::new(Vec::new());
+            for ty in types {
+                enc.write_list_start(Some(0), Some(ty));
+            }
+            enc.into_inner()
+        }
+        fn types<'a>(d: &mut Decoder<'a, SliceInput<'a>>) -> Vec<String> {
+            let mut out = Vec::new();
+            while !d.is_empty() {
+                if let crate::decode::Header::List { ty: Some(ty), .. } = d.pull().unwrap() {
+                    out.push(d.type_name(ty).to_string());
+                }
+            }
+            out
+        }
+        let ab = stream(&["[int", "[double", "[int"]);
+        let ba = stream(&["[double", "[long"]);
+        let mut d = Decoder::new(SliceInput::new(&ab));
+        for _ in 0..2 {
+            d.reset(SliceInput::new(&ab));
+            assert_eq!(types(&mut d), ["[int", "[double", "[int"]);
+            assert_eq!(d.type_count(), 2);
+            d.reset(SliceInput::new(&ba));
+            assert_eq!(types(&mut d), ["[double", "[long"]);
+            assert_eq!(d.type_count(), 2);
+        }
     }
 }
