@@ -23,6 +23,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use definitions::ClassDef;
+pub(crate) use header::Container;
 pub use header::{Header, Mark};
 pub use intern::{INTERN_BYTES, INTERN_LIMIT};
 pub use string::Reference;
@@ -95,6 +96,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self.input = input;
         self.t.types.end_stream();
         self.t.classes.end_stream();
+        self.t.containers.clear();
         self.depth = 0;
         self.last = Mark::default();
         self.replay = None;
@@ -158,6 +160,13 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// The input, positioned after what was decoded.
     pub fn into_input(self) -> I {
         self.input
+    }
+
+    /// The containers recorded so far in the stream, for a layer that resolves `Q` references
+    /// (kept with the tables, so that a decoder made per message does not allocate them again).
+    #[inline]
+    pub(crate) fn containers(&mut self) -> &mut Vec<Container> {
+        &mut self.t.containers
     }
 
     /// The `index`-th type name of the stream.

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use super::intern::Interned;
 use super::slots::Slots;
-use super::ClassDef;
 #[cfg(doc)]
 use super::Decoder;
+use super::{ClassDef, Container};
 
 /// The decoder's tables and buffers (none of which borrow the input).
 #[derive(Default)]
@@ -17,6 +17,9 @@ pub(super) struct TableData {
     /// The stream's type names and class definitions (see `slots.rs`).
     pub(super) types: Slots<Arc<str>>,
     pub(super) classes: Slots<ClassDef>,
+    /// The lists, maps and objects of the stream that a later `Q` may refer to, for the
+    /// layers that resolve references by decoding them again (see [`Container`]).
+    pub(super) containers: Vec<Container>,
     /// Raw bytes of strings and binaries that cannot be borrowed.
     pub(super) scratch: Vec<u8>,
     /// Text of strings that needed CESU-8 decoding.
@@ -65,6 +68,10 @@ impl Drop for Tables {
         }
         if data.classes.capacity() > POOLED_ENTRIES {
             data.classes = Slots::default();
+        }
+        data.containers.clear();
+        if data.containers.capacity() > POOLED_ENTRIES * 4 {
+            data.containers = Vec::new();
         }
         if data.scratch.capacity() > POOLED_SCRATCH {
             data.scratch = Vec::new();
