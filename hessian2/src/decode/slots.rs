@@ -14,6 +14,8 @@ pub(super) struct Slots<T> {
     /// are then known).
     seen: Vec<Option<usize>>,
     count: usize,
+    /// How many slots from the first one are interned: those stay after the stream.
+    kept: usize,
 }
 
 impl<T> Default for Slots<T> {
@@ -22,6 +24,7 @@ impl<T> Default for Slots<T> {
             items: Vec::new(),
             seen: Vec::new(),
             count: 0,
+            kept: 0,
         }
     }
 }
@@ -60,6 +63,10 @@ impl<T: Entry> Slots<T> {
     pub(super) fn push(&mut self, item: T, seen: Option<usize>) {
         self.items.truncate(self.count);
         self.seen.truncate(self.count);
+        self.kept = self.kept.min(self.count);
+        if self.kept == self.count && seen.is_some() {
+            self.kept += 1;
+        }
         self.items.push(item);
         self.seen.push(seen);
         self.count += 1;
@@ -69,14 +76,9 @@ impl<T: Entry> Slots<T> {
     #[inline]
     pub(super) fn end_stream(&mut self) {
         self.count = 0;
-        let kept = self
-            .seen
-            .iter()
-            .position(Option::is_none)
-            .unwrap_or(self.seen.len());
-        if kept < self.items.len() {
-            self.items.truncate(kept);
-            self.seen.truncate(kept);
+        if self.kept < self.items.len() {
+            self.items.truncate(self.kept);
+            self.seen.truncate(self.kept);
         }
     }
 
