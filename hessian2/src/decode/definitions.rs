@@ -143,6 +143,26 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Some((def, i))
     }
 
+    /// Consumes the class definitions next in the input that an earlier stream had in the same
+    /// slots (see `slots.rs`), before an object is pulled: what [`pull`](Self::pull) would do
+    /// with them, without going through its general match twice (once for the `C`, once for
+    /// the object after it). Anything else is left to `pull`.
+    #[inline]
+    pub(crate) fn take_known_definitions(&mut self) {
+        while let [marker::object::DEFINITION, def @ ..] = self.input.chunk() {
+            if self.replay.is_some() {
+                return;
+            }
+            match self.t.classes.next_known(&self.t.seen_classes, def) {
+                Some(n) => {
+                    self.input.advance(1 + n);
+                    self.t.classes.take_next();
+                }
+                None => return,
+            }
+        }
+    }
+
     pub(super) fn read_class_def(&mut self) -> Result<()> {
         if self.replay.is_none() {
             // The definition an earlier stream had in this slot, met again: taken as it is.
