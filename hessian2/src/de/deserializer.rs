@@ -300,9 +300,6 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         let at = self.dec.offset();
-        // A class definition met before, in the same slot, is taken here, so that its object
-        // is pulled inline.
-        self.dec.take_known_definitions();
         match self.dec.pull_inlined()? {
             header @ (Header::Object { .. } | Header::Map { .. } | Header::Ref(_)) => {
                 self.map_from(header, at, visitor)

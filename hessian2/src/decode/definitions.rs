@@ -144,11 +144,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     }
 
     /// Consumes the class definitions next in the input that an earlier stream had in the same
-    /// slots (see `slots.rs`), before an object is pulled: what [`pull`](Self::pull) would do
-    /// with them, without going through its general match twice (once for the `C`, once for
-    /// the object after it). Anything else is left to `pull`.
+    /// slots (see `slots.rs`); anything else is left to `pull_slow`.
     #[inline]
-    pub(crate) fn take_known_definitions(&mut self) {
+    pub(super) fn take_known_definitions(&mut self) {
         while let [marker::object::DEFINITION, def @ ..] = self.input.chunk() {
             if self.replay.is_some() {
                 return;

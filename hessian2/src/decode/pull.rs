@@ -47,6 +47,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     self.mark_here();
                     Header::Map { ty: None }
                 }
+                object::DEFINITION => return self.pull_after_definitions(),
                 0x78..=0x7f => {
                     self.mark_here();
                     Header::List {
@@ -85,6 +86,27 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             types: self.t.types.len(),
             classes: self.t.classes.len(),
         };
+    }
+
+    /// Class definitions, then (usually) the object that uses them: definitions an earlier
+    /// stream had in the same slots are taken after one comparison, and a one-byte object
+    /// header after them is read here, instead of going through `pull_slow`'s general match
+    /// once for each.
+    #[inline(never)]
+    fn pull_after_definitions(&mut self) -> Result<Header> {
+        self.take_known_definitions();
+        match self.input.chunk().first() {
+            Some(&code @ 0x60..=0x6f)
+                if ((code - object::DIRECT_BASE) as usize) < self.t.classes.len() =>
+            {
+                self.mark_here();
+                self.input.advance(1);
+                Ok(Header::Object {
+                    class: (code - object::DIRECT_BASE) as usize,
+                })
+            }
+            _ => self.pull_slow(),
+        }
     }
 
     #[inline(never)]
