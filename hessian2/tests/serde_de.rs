@@ -500,3 +500,18 @@ fn a_reused_deserializer_reads_each_message_by_its_own_class_definitions() {
     let err = de.next_value::<Point>().unwrap_err();
     assert_eq!(err.offset(), 0, "{err}");
 }
+
+/// Java's `Mix` writes `CD` as a `Q` reference to the `double[]` in `D`: decoding it again
+/// must find the list's type name where it was the first time, also when a reused
+/// `Deserializer` took that name from the previous message's slot without parsing it.
+#[test]
+fn references_to_typed_lists_replay_in_reused_deserializers() {
+    let java = vector("mix_no_self_ref");
+    let mut de = Deserializer::from_slice(&java);
+    for _ in 0..3 {
+        de.reset(&java);
+        let mix: interop_model::Mix = de.next_value().unwrap();
+        de.end().unwrap();
+        assert_eq!(mix, interop_model::mix_no_self_ref());
+    }
+}

@@ -40,17 +40,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let at = self.offset();
         let code = self.peek_u8()?;
         if marker::classify(code) == marker::Family::String {
-            if self.replay.is_none() {
-                // The name an earlier stream had in this slot, met again: taken as it is.
-                if let Some(n) = self
-                    .t
-                    .types
-                    .next_known(&self.t.seen_types, self.input.chunk())
-                {
-                    self.input.advance(n);
-                    self.t.types.take_next();
-                    return Ok(self.t.types.len() - 1);
-                }
+            // The name an earlier stream had in this slot, met again: taken as it is.
+            if let Some(index) = self.take_known_type(0) {
+                return Ok(index);
             }
             let (name, seen) = match self.take_seen_type() {
                 Some((name, i)) => (name, Some(i)),
@@ -93,6 +85,21 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             };
             self.known_type(index, at)
         }
+    }
+
+    /// When the input, from `skip` bytes on, holds the type name an earlier stream had in the
+    /// next slot (see `slots.rs`): consumes it (and the `skip` bytes before it) and returns its
+    /// index. Not while replaying (the name then has its index from the first time).
+    #[inline]
+    pub(super) fn take_known_type(&mut self, skip: usize) -> Option<usize> {
+        if self.replay.is_some() {
+            return None;
+        }
+        let input = self.input.chunk().get(skip..)?;
+        let n = self.t.types.next_known(&self.t.seen_types, input)?;
+        self.input.advance(skip + n);
+        self.t.types.take_next();
+        Some(self.t.types.len() - 1)
     }
 
     /// `index` if the stream has defined that many type names; else an error at `at`.

@@ -68,7 +68,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                             len: Some((code - list::DIRECT_TYPED) as usize),
                         }
                     }
-                    _ => return self.pull_slow(),
+                    _ => return self.pull_short_typed_list(code),
                 },
                 _ => return self.pull_slow(),
             };
@@ -86,6 +86,28 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             types: self.t.types.len(),
             classes: self.t.classes.len(),
         };
+    }
+
+    /// A short typed list whose type is a name (the first list of its type in the stream):
+    /// a name an earlier stream had in the same slot is taken after one comparison, instead of
+    /// going through `pull_slow` and `read_type`.
+    #[inline(never)]
+    fn pull_short_typed_list(&mut self, code: u8) -> Result<Header> {
+        let mark = Mark {
+            offset: self.offset(),
+            types: self.t.types.len(),
+            classes: self.t.classes.len(),
+        };
+        match self.take_known_type(1) {
+            Some(ty) => {
+                self.last = mark;
+                Ok(Header::List {
+                    ty: Some(ty),
+                    len: Some((code - list::DIRECT_TYPED) as usize),
+                })
+            }
+            None => self.pull_slow(),
+        }
     }
 
     /// Class definitions, then (usually) the object that uses them: definitions an earlier
