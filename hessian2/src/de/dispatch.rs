@@ -54,10 +54,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 )),
                 at,
             ),
-            Header::Ref(n) => self.replay(n, at, |de| {
-                let header = de.dec.pull()?;
-                de.seq_from(header, at, visitor)
-            }),
+            Header::Ref(n) => {
+                self.replay_pulled(n, at, |de, header| de.seq_from(header, at, visitor))
+            }
             other => Err(invalid(other, &visitor, at)),
         }
     }
@@ -105,10 +104,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 )),
                 at,
             ),
-            Header::Ref(n) => self.replay(n, at, |de| {
-                let header = de.dec.pull()?;
-                de.map_from(header, at, visitor)
-            }),
+            Header::Ref(n) => {
+                self.replay_pulled(n, at, |de, header| de.map_from(header, at, visitor))
+            }
             other => Err(invalid(other, &visitor, at)),
         }
     }
@@ -136,10 +134,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 return self.map_from(header, at, visitor)
             }
             Header::Ref(n) => {
-                return self.replay(n, at, |de| {
-                    let header = de.dec.pull()?;
-                    de.any_from(header, at, visitor)
-                })
+                return self.replay_pulled(n, at, |de, header| de.any_from(header, at, visitor))
             }
             Header::End => return Err(invalid(header, &visitor, at)),
         };
@@ -255,10 +250,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
-            Header::Ref(n) => self.replay(n, at, |de| {
-                let header = de.dec.pull()?;
-                de.enum_from(header, at, visitor)
-            }),
+            Header::Ref(n) => {
+                self.replay_pulled(n, at, |de, header| de.enum_from(header, at, visitor))
+            }
             other => Err(invalid(other, &visitor, at)),
         }
     }

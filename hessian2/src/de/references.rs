@@ -27,6 +27,19 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         }
     }
 
+    /// Decodes the `n`-th container of the stream again: pulls its header and hands it to `f`.
+    pub(super) fn replay_pulled<T>(
+        &mut self,
+        n: u32,
+        at: u64,
+        f: impl FnOnce(&mut Self, crate::decode::Header) -> Result<T>,
+    ) -> Result<T> {
+        self.replay(n, at, |de| {
+            let header = de.dec.pull()?;
+            f(de, header)
+        })
+    }
+
     /// Decodes the `n`-th container of the stream again, with `f`.
     pub(super) fn replay<T>(
         &mut self,
