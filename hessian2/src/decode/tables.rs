@@ -170,7 +170,8 @@ mod tests {
         let ab = stream(&[("a.A", &["x"]), ("a.B", &["y", "z"])]);
         let ac = stream(&[("a.A", &["x"]), ("a.C", &[])]);
         let b = stream(&[("a.B", &["y", "z"])]);
-        let huge_fields: Vec<String> = (0..5000).map(|i| format!("f{i}")).collect();
+        // Over the 4 KiB an interned entry may take (its text counts 32 bytes per field).
+        let huge_fields: Vec<String> = (0..100).map(|i| format!("f{i}")).collect();
         let huge_refs: Vec<&str> = huge_fields.iter().map(|f| &**f).collect();
         let huge = stream(&[("a.Huge", &huge_refs)]);
         let mut d = Decoder::new(SliceInput::new(&ab));
@@ -187,7 +188,7 @@ mod tests {
             assert_eq!(d.class_count(), 1);
         }
         d.reset(SliceInput::new(&huge));
-        assert_eq!(classes(&mut d), vec![("a.Huge".into(), 5000)]);
+        assert_eq!(classes(&mut d), vec![("a.Huge".into(), 100)]);
         assert_eq!(d.t.classes.slots(), [None]);
         d.reset(SliceInput::new(&[]));
         assert!(
