@@ -1,8 +1,10 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
 //! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
-//! `user_reused`, `cjk`, `emoji`; `mix_floor` and `user_floor` clone and drop the value instead of
-//! decoding it: the benches' `owned-floor`), `PROFILE_ITERS` the number of decodes; instructions per decode are the difference
-//! of two runs divided by the difference of their iteration counts:
+//! `user_reused`, `page_reused` (the benches' 1 KiB page of users), `mix_borrowed`,
+//! `value_java`, `cjk`, `emoji`; `mix_floor`, `user_floor` and `page_floor` clone and drop the
+//! value instead of decoding it: the benches' `owned-floor`), `PROFILE_ITERS` the number of
+//! decodes; instructions per decode are the difference of two runs divided by the difference
+//! of their iteration counts:
 //!
 //! ```sh
 //! PROFILE_CASE=mix PROFILE_ITERS=10000 valgrind --tool=callgrind \
@@ -14,7 +16,7 @@
 use std::hint::black_box;
 
 use interop_model::borrowed::{mix_borrowed, MixBorrowed};
-use interop_model::{mix, user, Mix, User};
+use interop_model::{mix, page, user, Mix, User, UserPage};
 
 fn text(unit: &str, bytes: usize) -> String {
     unit.repeat(bytes.div_ceil(unit.len()))
@@ -56,6 +58,24 @@ fn profile() {
                     de.next_value().unwrap()
                 };
                 assert_eq!(black_box(u), value);
+            }
+        }
+        "page_reused" => {
+            // The benches' `payload_1k`: the smallest page of users at least 1 KiB long.
+            let value = page(21);
+            let wire = hessian2::to_vec(&value).unwrap();
+            assert!((1024..1100).contains(&wire.len()), "{}", wire.len());
+            let mut de = hessian2::Deserializer::from_slice(&wire);
+            for _ in 0..iters {
+                de.reset(black_box(&wire));
+                let p: UserPage = de.next_value().unwrap();
+                assert_eq!(black_box(p).users.len(), 21);
+            }
+        }
+        "page_floor" => {
+            let value = page(21);
+            for _ in 0..iters {
+                assert_eq!(black_box(black_box(&value).clone()).users.len(), 21);
             }
         }
         "mix_borrowed" => {

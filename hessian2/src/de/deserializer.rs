@@ -15,36 +15,109 @@ macro_rules! integer_method {
         #[inline]
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             let at = self.dec.offset();
-            // The common case first: an int or long, read straight from the input.
+            // The common case inline: an int or long, read straight from the input. Everything
+            // else out of line, so that callers inline a small function.
             if let Some(v) = self.dec.try_integer() {
                 return match <$ty>::try_from(v) {
                     Ok(v) => fix(visitor.$visit(v), at),
-                    Err(_) => Err(relocate(
-                        de::Error::invalid_value(Integer::from_i64(v).unexpected(), &visitor),
-                        at,
-                    )),
+                    Err(_) => Err(out_of_range(Integer::from_i64(v), &visitor, at)),
                 };
             }
-            let header = self.dec.pull()?;
-            // The common case first: an int or long that fits.
-            let direct = match header {
-                Header::Int(v) => <$ty>::try_from(v).ok(),
-                Header::Long(v) => <$ty>::try_from(v).ok(),
-                _ => None,
-            };
-            if let Some(v) = direct {
-                return fix(visitor.$visit(v), at);
-            }
-            let n = self.integer(header, at, &visitor)?;
-            match n.$conv().and_then(|v| <$ty>::try_from(v).ok()) {
-                Some(v) => fix(visitor.$visit(v), at),
-                None => Err(relocate(
-                    de::Error::invalid_value(n.unexpected(), &visitor),
-                    at,
-                )),
-            }
+            self.integer_slow(
+                visitor,
+                at,
+                |n| n.$conv().and_then(|v| <$ty>::try_from(v).ok()),
+                V::$visit,
+            )
         }
     };
+}
+
+#[cold]
+fn out_of_range(n: Integer, exp: &dyn de::Expected, at: u64) -> Error {
+    relocate(de::Error::invalid_value(n.unexpected(), exp), at)
+}
+
+impl<'de, S: Source<'de>> Deserializer<'de, S> {
+    /// The integer forms the inline fast path of `deserialize_i32` and the like does not take
+    /// (a double, a `BigInteger`, a reference, an int split across input chunks, errors), out
+    /// of line. `convert` narrows to the visitor's type.
+    #[inline(never)]
+    fn integer_slow<T, V: Visitor<'de>>(
+        &mut self,
+        visitor: V,
+        at: u64,
+        convert: impl FnOnce(Integer) -> Option<T>,
+        visit: fn(V, T) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        let header = self.dec.pull()?;
+        let n = self.integer(header, at, &visitor)?;
+        match convert(n) {
+            Some(v) => fix(visit(visitor, v), at),
+            None => Err(out_of_range(n, &visitor, at)),
+        }
+    }
+
+    /// What the inline fast path of `deserialize_bool` does not take, out of line.
+    #[inline(never)]
+    fn bool_slow<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        match self.dec.pull()? {
+            Header::Bool(v) => fix(visitor.visit_bool(v), at),
+            Header::Ref(n) => {
+                self.replay(n, at, |de| de::Deserializer::deserialize_bool(de, visitor))
+            }
+            other => Err(invalid(other, &visitor, at)),
+        }
+    }
+
+    /// A date (or the milliseconds of a long or int) that the inline fast path of
+    /// `deserialize_newtype_struct` did not take, out of line.
+    #[inline(never)]
+    fn date_slow<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        match self.dec.pull()? {
+            Header::Date(v) | Header::Long(v) => fix(visitor.visit_i64(v), at),
+            Header::Int(v) => fix(visitor.visit_i64(v.into()), at),
+            other => Err(invalid(other, &visitor, at)),
+        }
+    }
+
+    /// A binary read as `bytes::Bytes` ([`types::bytes`](crate::types::bytes)).
+    fn bytes_token<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        match self.dec.pull()? {
+            Header::Binary { len, last } => {
+                let bytes = self.dec.read_binary_bytes(len, last)?;
+                fix(
+                    crate::types::bytes::hand_off(bytes, |b| visitor.visit_bytes(b)),
+                    at,
+                )
+            }
+            other => self.bytes_from(other, at, visitor),
+        }
+    }
+
+    /// What the inline fast path of `deserialize_str` does not take (chunked strings, other
+    /// types, errors), out of line.
+    #[inline(never)]
+    fn str_slow<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        let header = self.dec.pull()?;
+        self.str_from(header, at, visitor)
+    }
+
+    /// What the inline fast path of `deserialize_enum` does not take (Java enum objects,
+    /// maps of one variant, references, errors), out of line.
+    #[inline(never)]
+    fn enum_slow<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
+        let header = self.dec.pull()?;
+        self.enum_from(header, at, visitor)
+    }
+
+    /// What the inline fast path of `deserialize_f64` did not take, out of line.
+    #[inline(never)]
+    fn float_slow(&mut self, exp: &dyn de::Expected) -> Result<f64> {
+        let at = self.dec.offset();
+        let header = self.dec.pull()?;
+        self.float(header, at, exp)
+    }
 }
 
 impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
@@ -60,13 +133,17 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         self.any_from(header, at, visitor)
     }
 
+    #[inline]
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        match self.dec.pull()? {
-            Header::Bool(v) => fix(visitor.visit_bool(v), at),
-            Header::Ref(n) => self.replay(n, at, |de| de.deserialize_bool(visitor)),
-            other => Err(invalid(other, &visitor, at)),
-        }
+        // The common case inline: `T` or `F`; everything else out of line.
+        let value = match self.dec.peek_byte() {
+            Some(crate::marker::TRUE) => true,
+            Some(crate::marker::FALSE) => false,
+            _ => return self.bool_slow(visitor, at),
+        };
+        self.dec.consume_peeked();
+        fix(visitor.visit_bool(value), at)
     }
 
     integer_method!(deserialize_i8, visit_i8, i8, to_i128);
@@ -83,22 +160,20 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
     #[inline]
     fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        if let Some(v) = self.dec.try_double() {
-            return fix(visitor.visit_f32(v as f32), at);
-        }
-        let header = self.dec.pull()?;
-        let v = self.float(header, at, &visitor)?;
+        let v = match self.dec.try_double() {
+            Some(v) => v,
+            None => self.float_slow(&visitor)?,
+        };
         fix(visitor.visit_f32(v as f32), at)
     }
 
     #[inline]
     fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        if let Some(v) = self.dec.try_double() {
-            return fix(visitor.visit_f64(v), at);
-        }
-        let header = self.dec.pull()?;
-        let v = self.float(header, at, &visitor)?;
+        let v = match self.dec.try_double() {
+            Some(v) => v,
+            None => self.float_slow(&visitor)?,
+        };
         fix(visitor.visit_f64(v), at)
     }
 
@@ -126,8 +201,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if let Some(len) = self.dec.try_string_header() {
             return self.visit_read::<TEXT, V>(len, true, at, visitor);
         }
-        let header = self.dec.pull()?;
-        self.str_from(header, at, visitor)
+        self.str_slow(visitor, at)
     }
 
     #[inline]
@@ -172,38 +246,24 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         self.deserialize_unit(visitor)
     }
 
+    #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
-        if name.as_bytes().first() == Some(&b'$') {
-            if name == token::DATE {
-                let at = self.dec.offset();
-                if let Some(v) = self.dec.try_date() {
-                    return fix(visitor.visit_i64(v), at);
-                }
-                return match self.dec.pull()? {
-                    Header::Date(v) | Header::Long(v) => fix(visitor.visit_i64(v), at),
-                    Header::Int(v) => fix(visitor.visit_i64(v.into()), at),
-                    other => Err(invalid(other, &visitor, at)),
-                };
-            }
-            if name == token::BYTES {
-                let at = self.dec.offset();
-                return match self.dec.pull()? {
-                    Header::Binary { len, last } => {
-                        let bytes = self.dec.read_binary_bytes(len, last)?;
-                        fix(
-                            crate::types::bytes::hand_off(bytes, |b| visitor.visit_bytes(b)),
-                            at,
-                        )
-                    }
-                    other => self.bytes_from(other, at, visitor),
-                };
-            }
-        }
         let at = self.dec.offset();
+        // `name` is a constant where this is inlined: the comparisons fold away.
+        if name == token::DATE {
+            // The common case inline: a date read straight from the input.
+            if let Some(v) = self.dec.try_date() {
+                return fix(visitor.visit_i64(v), at);
+            }
+            return self.date_slow(visitor, at);
+        }
+        if name == token::BYTES {
+            return self.bytes_token(visitor, at);
+        }
         fix(visitor.visit_newtype_struct(self), at)
     }
 
@@ -251,6 +311,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         }
     }
 
+    #[inline]
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -262,8 +323,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if let Some(len) = self.dec.try_string_header() {
             return self.visit_read::<ENUM_NAME, V>(len, true, at, visitor);
         }
-        let header = self.dec.pull()?;
-        self.enum_from(header, at, visitor)
+        self.enum_slow(visitor, at)
     }
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

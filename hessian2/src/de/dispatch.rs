@@ -25,6 +25,20 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
+            other => self.seq_from_other(other, at, visitor),
+        }
+    }
+
+    /// A sequence from anything but a list (a binary, `null`, a reference), or an error: out
+    /// of line, so that the list case stays small where it is inlined.
+    #[inline(never)]
+    fn seq_from_other<V: Visitor<'de>>(
+        &mut self,
+        header: Header,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match header {
             Header::Binary { len, last } => {
                 let bytes = self.dec.read_binary(len, last)?;
                 fix(
@@ -40,10 +54,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 )),
                 at,
             ),
-            Header::Ref(n) => self.replay(n, at, |de| {
-                let header = de.dec.pull()?;
-                de.seq_from(header, at, visitor)
-            }),
+            Header::Ref(n) => {
+                self.replay_pulled(n, at, |de, header| de.seq_from(header, at, visitor))
+            }
             other => Err(invalid(other, &visitor, at)),
         }
     }
@@ -72,16 +85,28 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
+            other => self.map_from_other(other, at, visitor),
+        }
+    }
+
+    /// A map from `null` or a reference, or an error: out of line, as `seq_from_other`.
+    #[inline(never)]
+    fn map_from_other<V: Visitor<'de>>(
+        &mut self,
+        header: Header,
+        at: u64,
+        visitor: V,
+    ) -> Result<V::Value> {
+        match header {
             Header::Null => fix(
                 visitor.visit_map(de::value::MapDeserializer::<_, Error>::new(
                     std::iter::empty::<((), ())>(),
                 )),
                 at,
             ),
-            Header::Ref(n) => self.replay(n, at, |de| {
-                let header = de.dec.pull()?;
-                de.map_from(header, at, visitor)
-            }),
+            Header::Ref(n) => {
+                self.replay_pulled(n, at, |de, header| de.map_from(header, at, visitor))
+            }
             other => Err(invalid(other, &visitor, at)),
         }
     }
@@ -109,10 +134,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 return self.map_from(header, at, visitor)
             }
             Header::Ref(n) => {
-                return self.replay(n, at, |de| {
-                    let header = de.dec.pull()?;
-                    de.any_from(header, at, visitor)
-                })
+                return self.replay_pulled(n, at, |de, header| de.any_from(header, at, visitor))
             }
             Header::End => return Err(invalid(header, &visitor, at)),
         };
@@ -228,10 +250,9 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 self.close(slot);
                 Ok(value)
             }
-            Header::Ref(n) => self.replay(n, at, |de| {
-                let header = de.dec.pull()?;
-                de.enum_from(header, at, visitor)
-            }),
+            Header::Ref(n) => {
+                self.replay_pulled(n, at, |de, header| de.enum_from(header, at, visitor))
+            }
             other => Err(invalid(other, &visitor, at)),
         }
     }

@@ -87,7 +87,6 @@ use serde::de::{self, Deserialize, DeserializeOwned, Unexpected};
 use crate::decode::{Decoder, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::input::Input;
-use references::Refs;
 pub use source::Source;
 
 /// Offset of an error made by serde's `Error::custom`, to be replaced by the deserializer.
@@ -130,7 +129,6 @@ fn relocate(e: Error, at: u64) -> Error {
 pub struct Deserializer<'de, S: Source<'de>> {
     src: S,
     dec: Decoder<'de, S::Input>,
-    refs: Refs,
     /// Nesting of replays (decoding a referenced value again): containers met while
     /// replaying are already in `refs`.
     replaying: u32,
@@ -180,7 +178,6 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             input_len: input.remaining() as u64,
             dec: Decoder::new(input),
             src,
-            refs: Refs::take(),
             replaying: 0,
             replayed: 0,
             replay_per_byte: DEFAULT_REPLAY_PER_BYTE,
@@ -223,7 +220,6 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         self.replayed = 0;
         self.dec.reset(input);
         self.src = src;
-        self.refs.clear();
         self.replaying = 0;
     }
 

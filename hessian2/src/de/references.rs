@@ -2,62 +2,8 @@
 //! referenced one decoded again from there (within a budget of replayed bytes).
 
 use super::{Deserializer, Source};
-use crate::decode::Mark;
+use crate::decode::Container;
 use crate::error::{Error, ErrorKind, Result};
-
-/// A list, map or object of the stream, which a later `Q` may refer to.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Slot {
-    mark: Mark,
-    /// Fully decoded (a reference to it is not a cycle).
-    done: bool,
-}
-
-/// The containers of a stream, in a buffer taken from a per-thread pool (and given back on
-/// drop), so that a `Deserializer` made per message does not allocate it again.
-pub(super) struct Refs(Vec<Slot>);
-
-thread_local! {
-    static REFS: std::cell::Cell<Vec<Slot>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-impl Refs {
-    pub(super) fn take() -> Self {
-        Refs(REFS.try_with(|r| r.take()).unwrap_or_default())
-    }
-}
-
-impl Drop for Refs {
-    fn drop(&mut self) {
-        let mut refs = std::mem::take(&mut self.0);
-        if refs.capacity() <= 4096 {
-            refs.clear();
-            let _ = REFS.try_with(|r| {
-                let pooled = r.take();
-                r.set(if pooled.capacity() > refs.capacity() {
-                    pooled
-                } else {
-                    refs
-                });
-            });
-        }
-    }
-}
-
-impl std::ops::Deref for Refs {
-    type Target = Vec<Slot>;
-    #[inline]
-    fn deref(&self) -> &Vec<Slot> {
-        &self.0
-    }
-}
-
-impl std::ops::DerefMut for Refs {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut Vec<Slot> {
-        &mut self.0
-    }
-}
 
 impl<'de, S: Source<'de>> Deserializer<'de, S> {
     /// Records a list, map or object just pulled; `None` while replaying.
@@ -67,19 +13,31 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         if self.replaying > 0 {
             return Ok(None);
         }
-        self.refs.push(Slot {
-            mark: self.dec.last_mark(),
-            done: false,
-        });
-        Ok(Some(self.refs.len() - 1))
+        let mark = self.dec.last_mark();
+        let refs = self.dec.containers();
+        refs.push(Container { mark, done: false });
+        Ok(Some(refs.len() - 1))
     }
 
     #[inline]
     pub(super) fn close(&mut self, slot: Option<usize>) {
         self.dec.leave();
         if let Some(i) = slot {
-            self.refs[i].done = true;
+            self.dec.containers()[i].done = true;
         }
+    }
+
+    /// Decodes the `n`-th container of the stream again: pulls its header and hands it to `f`.
+    pub(super) fn replay_pulled<T>(
+        &mut self,
+        n: u32,
+        at: u64,
+        f: impl FnOnce(&mut Self, crate::decode::Header) -> Result<T>,
+    ) -> Result<T> {
+        self.replay(n, at, |de| {
+            let header = de.dec.pull()?;
+            f(de, header)
+        })
     }
 
     /// Decodes the `n`-th container of the stream again, with `f`.
@@ -89,12 +47,12 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         at: u64,
         f: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
-        let Some(&slot) = self.refs.get(n as usize) else {
+        let Some(&slot) = self.dec.containers().get(n as usize) else {
             return Err(Error::new(
                 ErrorKind::BadReference {
                     table: "value",
                     index: n.into(),
-                    len: self.refs.len(),
+                    len: self.dec.containers().len(),
                 },
                 at,
             ));
@@ -128,13 +86,13 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         let previous = self.dec.begin_replay(slot.mark);
         self.replaying += 1;
         // While it is decoded again, a reference to it is a cycle.
-        self.refs[n as usize].done = false;
+        self.dec.containers()[n as usize].done = false;
         let result = f(self);
         // The referenced container's own bytes (nested replays counted themselves).
         self.replayed = self
             .replayed
             .saturating_add(self.dec.offset().saturating_sub(slot.mark.offset));
-        self.refs[n as usize].done = true;
+        self.dec.containers()[n as usize].done = true;
         self.replaying -= 1;
         self.dec.end_replay(previous);
         self.dec.replace_input(saved);

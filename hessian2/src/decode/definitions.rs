@@ -40,8 +40,12 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         let at = self.offset();
         let code = self.peek_u8()?;
         if marker::classify(code) == marker::Family::String {
-            let name = match self.take_seen_type() {
-                Some(name) => name,
+            // The name an earlier stream had in this slot, met again: taken as it is.
+            if let Some(index) = self.take_known_type(0) {
+                return Ok(index);
+            }
+            let (name, seen) = match self.take_seen_type() {
+                Some((name, i)) => (name, Some(i)),
                 None => {
                     let seen = std::mem::take(&mut self.t.seen_types);
                     let mut known = false;
@@ -52,12 +56,14 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     });
                     self.t.seen_types = seen;
                     let name = name?;
-                    if !known {
-                        self.t
+                    let seen = match known {
+                        false => self
+                            .t
                             .seen_types
-                            .insert(name.clone(), |n| encoded_string(n));
-                    }
-                    name
+                            .insert(name.clone(), |n| encoded_string(n)),
+                        true => None,
+                    };
+                    (name, seen)
                 }
             };
             if let Some((next_type, _)) = &mut self.replay {
@@ -66,7 +72,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 *next_type += 1;
                 return self.known_type(index, at);
             }
-            self.t.types.push(name);
+            self.t.types.push(name, seen);
             Ok(self.t.types.len() - 1)
         } else {
             // Usually a one-byte int.
@@ -79,6 +85,21 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             };
             self.known_type(index, at)
         }
+    }
+
+    /// When the input, from `skip` bytes on, holds the type name an earlier stream had in the
+    /// next slot (see `slots.rs`): consumes it (and the `skip` bytes before it) and returns its
+    /// index. Not while replaying (the name then has its index from the first time).
+    #[inline]
+    pub(super) fn take_known_type(&mut self, skip: usize) -> Option<usize> {
+        if self.replay.is_some() {
+            return None;
+        }
+        let input = self.input.chunk().get(skip..)?;
+        let n = self.t.types.next_known(&self.t.seen_types, input)?;
+        self.input.advance(skip + n);
+        self.t.types.take_next();
+        Some(self.t.types.len() - 1)
     }
 
     /// `index` if the stream has defined that many type names; else an error at `at`.
@@ -111,30 +132,69 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         Ok(lookup(&text).unwrap_or_else(|| Arc::from(&*text)))
     }
 
-    /// A type name whose exact bytes were seen before, if the input holds them next.
-    fn take_seen_type(&mut self) -> Option<Arc<str>> {
-        let (name, n) = self.t.seen_types.find_prefix(self.input.chunk())?;
-        let name = name.clone();
+    /// A type name whose exact bytes were seen before, if the input holds them next, and its
+    /// index among them.
+    fn take_seen_type(&mut self) -> Option<(Arc<str>, usize)> {
+        let (i, n) = self.t.seen_types.find_prefix(self.input.chunk())?;
+        let name = self.t.seen_types.get(i).clone();
         self.input.advance(n);
-        Some(name)
+        Some((name, i))
     }
 
-    /// A class definition whose exact bytes were seen before, if the input holds them next.
-    fn take_seen_class(&mut self) -> Option<ClassDef> {
-        let (def, n) = self.t.seen_classes.find_prefix(self.input.chunk())?;
-        let def = def.clone();
+    /// A class definition whose exact bytes were seen before, if the input holds them next,
+    /// and its index among them.
+    fn take_seen_class(&mut self) -> Option<(ClassDef, usize)> {
+        let (i, n) = self.t.seen_classes.find_prefix(self.input.chunk())?;
+        let def = self.t.seen_classes.get(i).clone();
         self.input.advance(n);
-        Some(def)
+        Some((def, i))
+    }
+
+    /// Consumes the class definitions next in the input that an earlier stream had in the same
+    /// slots (see `slots.rs`); anything else is left to `pull_slow`.
+    #[inline]
+    pub(super) fn take_known_definitions(&mut self) {
+        while let [marker::object::DEFINITION, def @ ..] = self.input.chunk() {
+            if self.replay.is_some() {
+                return;
+            }
+            match self.t.classes.next_known(&self.t.seen_classes, def) {
+                Some(n) => {
+                    self.input.advance(1 + n);
+                    self.t.classes.take_next();
+                }
+                None => return,
+            }
+        }
     }
 
     pub(super) fn read_class_def(&mut self) -> Result<()> {
-        let (def, new) = match self.take_seen_class() {
-            Some(def) => (def, false),
+        if self.replay.is_none() {
+            // The definition an earlier stream had in this slot, met again: taken as it is.
+            if let Some(n) = self
+                .t
+                .classes
+                .next_known(&self.t.seen_classes, self.input.chunk())
+            {
+                self.input.advance(n);
+                self.t.classes.take_next();
+                return Ok(());
+            }
+        }
+        let (def, seen) = match self.take_seen_class() {
+            Some((def, i)) => (def, Some(i)),
             None => {
                 let seen = std::mem::take(&mut self.t.seen_classes);
                 let result = self.read_class_def_in(&seen);
                 self.t.seen_classes = seen;
-                result?
+                let (def, new) = result?;
+                let seen = match new {
+                    true if self.replay.is_none() => {
+                        self.t.seen_classes.insert(def.clone(), encoded_class)
+                    }
+                    _ => None,
+                };
+                (def, seen)
             }
         };
         if let Some((_, next_class)) = &mut self.replay {
@@ -142,10 +202,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             *next_class += 1;
             return Ok(());
         }
-        if new {
-            self.t.seen_classes.insert(def.clone(), encoded_class);
-        }
-        self.t.classes.push(def);
+        self.t.classes.push(def, seen);
         Ok(())
     }
 

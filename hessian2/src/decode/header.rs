@@ -73,3 +73,11 @@ pub struct Mark {
     /// Class definitions read before the header.
     pub classes: usize,
 }
+
+/// A list, map or object of the stream, which a later `Q` may refer to: where it began, and
+/// whether it is fully decoded (a reference to it is not a cycle).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Container {
+    pub(crate) mark: Mark,
+    pub(crate) done: bool,
+}

@@ -86,14 +86,27 @@ impl<T: Entry> Interned<T> {
         self.entries.len()
     }
 
-    /// One of the first entries kept whose exact encoding starts `input`, and its length.
+    /// One of the first entries kept whose exact encoding starts `input`: its index and the
+    /// length of its encoding.
     #[inline]
-    pub(super) fn find_prefix(&self, input: &[u8]) -> Option<(&T, usize)> {
+    pub(super) fn find_prefix(&self, input: &[u8]) -> Option<(usize, usize)> {
         self.entries
             .iter()
             .take(SCANNED)
-            .find(|s| input.starts_with(&s.bytes))
-            .map(|s| (&s.value, s.bytes.len()))
+            .position(|s| input.starts_with(&s.bytes))
+            .map(|i| (i, self.entries[i].bytes.len()))
+    }
+
+    /// The `index`-th entry (entries are never removed: an index stays valid).
+    #[inline]
+    pub(super) fn get(&self, index: usize) -> &T {
+        &self.entries[index].value
+    }
+
+    /// The canonical encoding of the `index`-th entry.
+    #[inline]
+    pub(super) fn bytes(&self, index: usize) -> &[u8] {
+        &self.entries[index].bytes
     }
 
     /// The entries named `name`.
@@ -105,8 +118,13 @@ impl<T: Entry> Interned<T> {
             .map(|&i| &self.entries[i].value)
     }
 
-    /// Keeps `value`, whose canonical encoding `encode` gives, if the limits allow.
-    pub(super) fn insert(&mut self, value: T, encode: impl FnOnce(&T) -> Box<[u8]>) {
+    /// Keeps `value`, whose canonical encoding `encode` gives, if the limits allow; returns
+    /// its index then.
+    pub(super) fn insert(
+        &mut self,
+        value: T,
+        encode: impl FnOnce(&T) -> Box<[u8]>,
+    ) -> Option<usize> {
         // The encoding is at least the text: check what is known before making it.
         let text = value.text_len() + ENTRY_OVERHEAD;
         let variants = self.by_name.get(&**value.name()).map_or(0, Vec::len);
@@ -115,12 +133,12 @@ impl<T: Entry> Interned<T> {
             || 2 * text > ENTRY_MAX
             || self.bytes + 2 * text > INTERN_BYTES
         {
-            return;
+            return None;
         }
         let bytes = encode(&value);
         let cost = text + bytes.len();
         if cost > ENTRY_MAX || self.bytes + cost > INTERN_BYTES {
-            return;
+            return None;
         }
         self.bytes += cost;
         self.by_name
@@ -128,6 +146,7 @@ impl<T: Entry> Interned<T> {
             .or_default()
             .push(self.entries.len());
         self.entries.push(Seen { value, bytes });
+        Some(self.entries.len() - 1)
     }
 }
 
@@ -164,7 +183,8 @@ mod tests {
         assert_eq!(t.named(&last).next(), Some(&last));
         assert!(t.find_prefix(last.as_bytes()).is_none());
         let first = name(0, 1000);
-        assert_eq!(t.find_prefix(first.as_bytes()), Some((&first, 1000)));
+        assert_eq!(t.find_prefix(first.as_bytes()), Some((0, 1000)));
+        assert_eq!(t.get(0), &first);
         // Too big alone.
         let mut t = Interned::default();
         t.insert(name(0, ENTRY_MAX), encoded);

@@ -15,6 +15,7 @@ mod intern;
 mod pull;
 mod scalar;
 mod skip;
+mod slots;
 mod string;
 mod tables;
 
@@ -22,6 +23,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 pub use definitions::ClassDef;
+pub(crate) use header::Container;
 pub use header::{Header, Mark};
 pub use intern::{INTERN_BYTES, INTERN_LIMIT};
 pub use string::Reference;
@@ -92,8 +94,9 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     pub fn reset(&mut self, input: I) {
         self.start = input.remaining();
         self.input = input;
-        self.t.types.clear();
-        self.t.classes.clear();
+        self.t.types.end_stream();
+        self.t.classes.end_stream();
+        self.t.containers.clear();
         self.depth = 0;
         self.last = Mark::default();
         self.replay = None;
@@ -159,14 +162,21 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
         self.input
     }
 
+    /// The containers recorded so far in the stream, for a layer that resolves `Q` references
+    /// (kept with the tables, so that a decoder made per message does not allocate them again).
+    #[inline]
+    pub(crate) fn containers(&mut self) -> &mut Vec<Container> {
+        &mut self.t.containers
+    }
+
     /// The `index`-th type name of the stream.
     pub fn type_name(&self, index: usize) -> &Arc<str> {
-        &self.t.types[index]
+        self.t.types.get(index)
     }
 
     /// The `index`-th class definition of the stream.
     pub fn class(&self, index: usize) -> &ClassDef {
-        &self.t.classes[index]
+        self.t.classes.get(index)
     }
 
     #[cold]

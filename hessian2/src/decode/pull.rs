@@ -47,6 +47,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     self.mark_here();
                     Header::Map { ty: None }
                 }
+                object::DEFINITION => return self.pull_after_definitions(),
                 0x78..=0x7f => {
                     self.mark_here();
                     Header::List {
@@ -67,7 +68,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                             len: Some((code - list::DIRECT_TYPED) as usize),
                         }
                     }
-                    _ => return self.pull_slow(),
+                    _ => return self.pull_short_typed_list(code),
                 },
                 _ => return self.pull_slow(),
             };
@@ -85,6 +86,49 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
             types: self.t.types.len(),
             classes: self.t.classes.len(),
         };
+    }
+
+    /// A short typed list whose type is a name (the first list of its type in the stream):
+    /// a name an earlier stream had in the same slot is taken after one comparison, instead of
+    /// going through `pull_slow` and `read_type`.
+    #[inline(never)]
+    fn pull_short_typed_list(&mut self, code: u8) -> Result<Header> {
+        let mark = Mark {
+            offset: self.offset(),
+            types: self.t.types.len(),
+            classes: self.t.classes.len(),
+        };
+        match self.take_known_type(1) {
+            Some(ty) => {
+                self.last = mark;
+                Ok(Header::List {
+                    ty: Some(ty),
+                    len: Some((code - list::DIRECT_TYPED) as usize),
+                })
+            }
+            None => self.pull_slow(),
+        }
+    }
+
+    /// Class definitions, then (usually) the object that uses them: definitions an earlier
+    /// stream had in the same slots are taken after one comparison, and a one-byte object
+    /// header after them is read here, instead of going through `pull_slow`'s general match
+    /// once for each.
+    #[inline(never)]
+    fn pull_after_definitions(&mut self) -> Result<Header> {
+        self.take_known_definitions();
+        match self.input.chunk().first() {
+            Some(&code @ 0x60..=0x6f)
+                if ((code - object::DIRECT_BASE) as usize) < self.t.classes.len() =>
+            {
+                self.mark_here();
+                self.input.advance(1);
+                Ok(Header::Object {
+                    class: (code - object::DIRECT_BASE) as usize,
+                })
+            }
+            _ => self.pull_slow(),
+        }
     }
 
     #[inline(never)]

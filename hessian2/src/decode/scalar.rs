@@ -32,7 +32,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// Reads an int or a long in any of their forms, if that is what comes next in the current
     /// input chunk; otherwise consumes nothing (the caller falls back to [`pull`](Self::pull),
     /// which handles every case, errors included).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn try_integer(&mut self) -> Option<i64> {
         self.take_fixed(|d, code| {
             Some(match code {
