@@ -21,8 +21,8 @@ use dubbo_proxy::core::Shared;
 use dubbo_proxy::engine;
 
 fn main() -> ExitCode {
-    // Before any thread allocates (see `memory::pin_trim_threshold`).
-    dubbo_proxy::memory::pin_trim_threshold();
+    // Before any thread allocates (see `memory::pin_thresholds`).
+    dubbo_proxy::memory::pin_thresholds();
     let args = Args::parse();
     let config = match args.load() {
         Ok(c) => c,

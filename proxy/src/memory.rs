@@ -9,9 +9,9 @@
 //! MiB kept after the drain; 18.9 MiB instead of 6.9 after 64 KiB bodies on the epoll engine;
 //! a tokio proxy +28.8 MiB 15 s after a burst of 256 KiB bodies). Three things bring it back:
 //!
-//! * [`pin_trim_threshold`], once at start: glibc's trim threshold pinned at its default
-//!   (128 KiB), which turns the raising off: large blocks are mmapped and unmapped when
-//!   freed, and an arena's free top is given back once it passes 128 KiB;
+//! * [`pin_thresholds`], once at start: glibc's trim threshold pinned at its default
+//!   (128 KiB) and its mmap threshold at 1 MiB, which turns the raising off: an arena's free
+//!   top is given back once it passes 128 KiB, and blocks of 1 MiB and more are mmapped;
 //! * [`Trimmer`]: `malloc_trim(0)` walks every arena and gives back each whole free page
 //!   inside it (`madvise(MADV_DONTNEED)`), as HAProxy does after releasing its pools
 //!   (`trim_all_pools`). The engines and the core only *note* what they free, with one
@@ -97,12 +97,10 @@ impl Trimmer {
 }
 
 /// Of a freed block of `size` bytes, what stays in malloc's arenas for a trim to give back:
-/// all of a small block, nothing of one of [`WORTH_TRIMMING`] or more, which glibc mmaps
-/// (with the threshold pinned, [`pin_trim_threshold`]) and unmaps when it is freed. So a pool
-/// that frees and takes again a large block each second under a steady load (the epoll read
-/// blocks of 64 KiB bodies) does not make the process trim each second.
+/// all of a block below [`MMAP_THRESHOLD`], nothing of a larger one, which glibc mmaps (with
+/// the thresholds pinned, [`pin_thresholds`]) and unmaps when it is freed.
 pub fn left_in_arenas(size: usize) -> usize {
-    if (size as u64) < WORTH_TRIMMING {
+    if (size as u64) < MMAP_THRESHOLD {
         size
     } else {
         0
@@ -145,35 +143,57 @@ impl Peak {
     }
 }
 
-/// Pins glibc's trim threshold at its default, [`WORTH_TRIMMING`], for the life of the
-/// process (call it once, at start, before the workers). Left to itself, glibc raises its
-/// mmap threshold to the size of the largest mmapped block freed (up to 32 MiB) and its trim
-/// threshold to twice that: after one burst of large buffers, large blocks come from the
-/// arenas and the free top of a worker's arena is not given back (and `malloc_trim` gives
-/// back the top of the main arena only). Pinned, which turns that raising off, blocks of
-/// 128 KiB and more are mmapped and unmapped when freed, and an arena's top is given back
-/// at free once it passes 128 KiB. In `memory_trim`'s burst of 256 KiB bodies through a
-/// tokio proxy, the trims alone left the RSS 11 MiB over its level before (glibc's heap in
-/// use: 1.5 MB; a `malloc_trim` by hand gave back nothing); with the threshold pinned too,
-/// +244 KiB. Left alone when the operator tunes these thresholds in `GLIBC_TUNABLES`. True
-/// if it was pinned.
-pub fn pin_trim_threshold() -> bool {
+/// Blocks below this come from the arenas (and are reused there); larger ones are mmapped
+/// and unmapped. glibc's default, 128 KiB, put every buffer of a 64 KiB body's frame that grew
+/// past it into an `mmap`, its page faults and a `munmap`: with the thresholds pinned at the
+/// defaults, the epoll engine at 16 callers x 64 KiB made 0.27 `mmap` and 0.27 `munmap` per
+/// call and cost 78-84 µs of CPU per call against 48 µs before (benches/proxy-compare, quiet
+/// run of 2026-11-26 08:21); with 1 MiB, none. Bodies past 1 MiB are rare, and their copy
+/// costs more than their mapping.
+pub const MMAP_THRESHOLD: u64 = 1 << 20;
+
+/// Pins glibc's thresholds for the life of the process (call it once, at start, before the
+/// workers): the trim threshold at its default, [`WORTH_TRIMMING`], and the mmap threshold at
+/// [`MMAP_THRESHOLD`]. Left to itself, glibc raises its mmap threshold to the size of the
+/// largest mmapped block freed (up to 32 MiB) and its trim threshold to twice that: after one
+/// burst of large buffers, the free top of a worker's arena is not given back (and
+/// `malloc_trim` gives back the top of the main arena only). Pinned, which turns that raising
+/// off, an arena's top is given back at free once it passes 128 KiB. In `memory_trim`'s burst
+/// of 256 KiB bodies through a tokio proxy, the trims alone left the RSS 11 MiB over its level
+/// before (glibc's heap in use: 1.5 MB; a `malloc_trim` by hand gave back nothing); with the
+/// thresholds pinned too, +244 KiB. Left alone when the operator tunes these thresholds in
+/// `GLIBC_TUNABLES`. True if they were pinned.
+pub fn pin_thresholds() -> bool {
     let tuned = std::env::var("GLIBC_TUNABLES")
         .is_ok_and(|t| t.contains("trim_threshold") || t.contains("mmap_threshold"));
-    SUPPORTED && !tuned && set_trim_threshold(WORTH_TRIMMING)
+    SUPPORTED
+        && !tuned
+        && set_threshold(Threshold::Mmap, MMAP_THRESHOLD)
+        && set_threshold(Threshold::Trim, WORTH_TRIMMING)
+}
+
+/// The two glibc malloc parameters [`pin_thresholds`] sets.
+#[derive(Debug, Clone, Copy)]
+enum Threshold {
+    Mmap,
+    Trim,
 }
 
 #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
 #[allow(unsafe_code)]
-fn set_trim_threshold(bytes: u64) -> bool {
+fn set_threshold(which: Threshold, bytes: u64) -> bool {
+    let param = match which {
+        Threshold::Mmap => libc::M_MMAP_THRESHOLD,
+        Threshold::Trim => libc::M_TRIM_THRESHOLD,
+    };
     let bytes = libc::c_int::try_from(bytes).unwrap_or(libc::c_int::MAX);
     // SAFETY: `mallopt` takes two integers and no pointer; it changes a malloc parameter under
     // the arenas' lock and is safe to call from any thread.
-    unsafe { libc::mallopt(libc::M_TRIM_THRESHOLD, bytes) == 1 }
+    unsafe { libc::mallopt(param, bytes) == 1 }
 }
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu", not(miri))))]
-fn set_trim_threshold(_bytes: u64) -> bool {
+fn set_threshold(_which: Threshold, _bytes: u64) -> bool {
     false
 }
 
