@@ -28,7 +28,7 @@ pub struct Args {
     /// The I/O engine.
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
-    /// Worker threads: "auto" (one per two cores), 0 (one per core) or a number.
+    /// Worker threads: 0 (one per core, the default), "auto" (one per two cores) or a number.
     #[arg(long)]
     pub workers: Option<Workers>,
     /// Check the configuration, print it, and exit.

@@ -60,8 +60,8 @@ pub struct Config {
     /// `[epoll]`: the epoll engine's settings.
     #[serde(default)]
     pub epoll: EpollOptions,
-    /// `workers`: worker threads; `"auto"` (one per two cores), `0` (one per core) or a
-    /// number.
+    /// `workers`: worker threads; `0` (one per core, the default), `"auto"` (one per two
+    /// cores) or a number.
     #[serde(default)]
     pub workers: Workers,
     /// `[admin]`

@@ -13,7 +13,7 @@ fn embedded_default_is_the_documented_shape() {
     );
     assert_eq!(c.clusters["default"].endpoints[0].weight, 100);
     assert_eq!(c.engine, EngineKind::Tokio);
-    assert_eq!(c.workers, Workers::Auto);
+    assert_eq!(c.workers, Workers::PerCore);
     assert_eq!(c.routes[0].timeout_ms, 5_000);
 }
 
@@ -22,7 +22,7 @@ fn workers_are_auto_zero_or_a_number() {
     let base = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"d\"\n\
                 [clusters.d]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n";
     for (line, workers) in [
-        ("", Workers::Auto),
+        ("", Workers::PerCore),
         ("workers = \"auto\"\n", Workers::Auto),
         ("workers = 0\n", Workers::PerCore),
         ("workers = 3\n", Workers::from_count(3)),

@@ -1,13 +1,14 @@
 //! `workers`: how many workers (threads, each with its own event loop and connections) run.
 //!
-//! `"auto"`, the default, runs one worker per two available cores. A worker's connections
+//! `0`, the default, runs one worker per available core; `"auto"` one per two. A worker's connections
 //! never move, and every worker has its own connection to each provider and sleeps and wakes
 //! on its own, so fewer workers gather more calls per system call and per wake-up. Where
 //! the proxy shares its cores with the provider or the callers (a sidecar, a small host),
 //! one worker on 2 cores costs less CPU per call than two (2026-11-26, epoll engine: half
 //! the sleeps per call, 0.90-0.99x the CPU per call at 16x1/64, 0.68-0.88x at 64x4/64; see
-//! `benches/proxy-compare/README.md`). A proxy on cores of its own that must carry more than
-//! half of them can set a number (or `0`, one per core).
+//! `benches/proxy-compare/README.md`). It is not the default because one worker also caps
+//! what the proxy carries: in the quiet run of 2026-11-26 08:21 it made 0.79x direct's calls/s
+//! at 64x4/64 against 0.88x with two, and 0.61x at 16x1/64 KiB against 0.84x.
 
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -18,14 +19,14 @@ use serde::{Deserialize, Serialize};
 /// The most workers a configuration may ask for.
 pub const MAX_WORKERS: usize = 1024;
 
-/// `workers`: `"auto"` (the default), `0` (one per available core) or a number.
+/// `workers`: `0` (the default: one per available core), `"auto"` (one per two) or a number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(try_from = "Repr", into = "Repr")]
 pub enum Workers {
     /// One per two available cores, at least one.
-    #[default]
     Auto,
     /// One per available core (`0`).
+    #[default]
     PerCore,
     /// Exactly this many.
     Fixed(NonZeroUsize),

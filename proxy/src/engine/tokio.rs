@@ -1,5 +1,5 @@
 //! The tokio engine: one current-thread runtime per worker thread, each owning one
-//! [`Worker`] (`workers` threads, by default one per two cores; no work stealing: a
+//! [`Worker`] (`workers` threads, by default one per core; no work stealing: a
 //! connection and its calls stay on the thread that accepted it, and the core needs no
 //! locks).
 //!

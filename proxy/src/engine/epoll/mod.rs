@@ -1,5 +1,5 @@
 //! The epoll engine: mio, edge-triggered, one event loop per worker thread, each owning one
-//! [`Worker`](crate::core::Worker) (`workers` threads, by default one per two cores; no work
+//! [`Worker`](crate::core::Worker) (`workers` threads, by default one per core; no work
 //! stealing: a connection is registered with one loop for its whole life, and the core needs
 //! no locks).
 //!
