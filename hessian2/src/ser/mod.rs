@@ -87,6 +87,7 @@
 //! # Ok::<(), hessian2::Error>(())
 //! ```
 
+mod compound;
 mod layout;
 mod probe;
 mod stream_slots;
@@ -102,6 +103,8 @@ use serde::ser::{self, Serialize};
 use crate::encode::{Encoder, LiteVersion};
 use crate::error::{Error, ErrorKind, Result};
 use crate::types::token;
+use compound::StructState;
+pub use compound::{Compound, StructSer};
 use layout::{FxMap, Key, Layout, LocalLayouts};
 use probe::{Millis, Probe};
 use stream_slots::StreamSlots;
@@ -729,182 +732,5 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
 
     fn is_human_readable(&self) -> bool {
         false
-    }
-}
-
-/// A list, map or variant being written.
-pub struct Compound<'a, B> {
-    ser: &'a mut Serializer<B>,
-    /// `Z`s to write at the end.
-    ends: u8,
-}
-
-impl<B: BufMut> Compound<'_, B> {
-    #[inline(always)]
-    fn finish(self) -> Result<()> {
-        for _ in 0..self.ends {
-            self.ser.enc.write_end();
-        }
-        Ok(())
-    }
-}
-
-/// The list-like serde traits of [`Compound`]: each item is the next value of the list.
-macro_rules! list_compound {
-    ($($trait:ident::$method:ident),*) => {$(
-        impl<B: BufMut> ser::$trait for Compound<'_, B> {
-            type Ok = ();
-            type Error = Error;
-
-            #[inline(always)]
-            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-                self.ser.put(value)
-            }
-
-            #[inline(always)]
-            fn end(self) -> Result<()> {
-                self.finish()
-            }
-        }
-    )*};
-}
-
-list_compound!(
-    SerializeSeq::serialize_element,
-    SerializeTuple::serialize_element,
-    SerializeTupleStruct::serialize_field,
-    SerializeTupleVariant::serialize_field
-);
-
-impl<B: BufMut> ser::SerializeMap for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline]
-    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        self.ser.put(key)
-    }
-
-    #[inline]
-    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.ser.put(value)
-    }
-
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
-
-impl<B: BufMut> ser::SerializeStructVariant for Compound<'_, B> {
-    type Ok = ();
-    type Error = Error;
-
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.ser.enc.write_str(key);
-        self.ser.put(value)
-    }
-
-    fn end(self) -> Result<()> {
-        self.finish()
-    }
-}
-
-/// A struct being written: as an object (the normal case) or, for a struct this process has
-/// not seen and whose Rust type is unknown, as a typed map.
-pub struct StructSer<'a, B>(StructState<'a, B>);
-
-enum StructState<'a, B> {
-    Object {
-        ser: &'a mut Serializer<B>,
-        layout: &'static Layout,
-        next: usize,
-    },
-    Map {
-        ser: &'a mut Serializer<B>,
-        class: &'static str,
-        keys: Vec<&'static str>,
-    },
-}
-
-#[cold]
-fn field_mismatch(layout: &Layout, next: usize, key: &str) -> Error {
-    let expected = layout
-        .fields
-        .get(next)
-        .copied()
-        .unwrap_or("the end of the struct");
-    message(format!(
-        "struct `{}` wrote field `{key}` where its class definition has `{expected}`: a type \
-         with this serde name was seen with other fields; give each Rust struct its own name, \
-         and make its Serialize impl name the same fields every time",
-        layout.class
-    ))
-}
-
-impl<B: BufMut> ser::SerializeStruct for StructSer<'_, B> {
-    type Ok = ();
-    type Error = Error;
-
-    #[inline(always)]
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        match &mut self.0 {
-            StructState::Object { ser, layout, next } => {
-                if !layout.has_field_at(*next, key) {
-                    return Err(field_mismatch(layout, *next, key));
-                }
-                *next += 1;
-                ser.put(value)
-            }
-            StructState::Map { ser, keys, .. } => {
-                keys.push(key);
-                ser.enc.write_str(key);
-                ser.put(value)
-            }
-        }
-    }
-
-    fn skip_field(&mut self, key: &'static str) -> Result<()> {
-        match &mut self.0 {
-            StructState::Object { ser, layout, next } => {
-                if !layout.has_field_at(*next, key) {
-                    return Err(field_mismatch(layout, *next, key));
-                }
-                *next += 1;
-                ser.enc.write_null();
-                Ok(())
-            }
-            StructState::Map { keys, .. } => {
-                keys.push(key);
-                Ok(())
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn end(self) -> Result<()> {
-        match self.0 {
-            StructState::Object { layout, next, .. } => {
-                if next == layout.fields.len() {
-                    Ok(())
-                } else {
-                    Err(field_mismatch(layout, next, "(none)"))
-                }
-            }
-            StructState::Map { ser, class, keys } => {
-                ser.enc.write_end();
-                let key = Key::unknown_holder(class);
-                let layout = layout::register(key, class, &keys);
-                ser.st.layouts.insert(key, layout);
-                Ok(())
-            }
-        }
     }
 }
