@@ -1,10 +1,11 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
 //! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
 //! `user_reused`, `page_reused` (the benches' 1 KiB page of users), `mix_borrowed`,
-//! `value_java`, `cjk`, `emoji`; `mix_floor`, `user_floor` and `page_floor` clone and drop the
-//! value instead of decoding it: the benches' `owned-floor`), `PROFILE_ITERS` the number of
-//! decodes; instructions per decode are the difference of two runs divided by the difference
-//! of their iteration counts:
+//! `value_java`, `cjk`, `emoji`; `mix_floor`, `user_floor`, `page_floor`, `mix_borrowed_floor`
+//! and `value_floor` (the `Value` of `value_java`) clone and drop the value instead of decoding
+//! it: the benches' `owned-floor`, `borrowed-floor` and `value-floor`), `PROFILE_ITERS` the
+//! number of decodes; instructions per decode are the difference of two runs divided by the
+//! difference of their iteration counts:
 //!
 //! ```sh
 //! PROFILE_CASE=mix PROFILE_ITERS=10000 valgrind --tool=callgrind \
@@ -93,6 +94,22 @@ fn profile() {
             let wire = include_bytes!("vectors/lite3/mix_self_ref.bin");
             for _ in 0..iters {
                 let v = hessian2::value::from_slice(black_box(wire)).unwrap();
+                assert!(matches!(black_box(v), hessian2::value::Value::Object(_)));
+            }
+        }
+        "mix_borrowed_floor" => {
+            let value = mix();
+            let expected = mix_borrowed(&value);
+            for _ in 0..iters {
+                assert_eq!(black_box(black_box(&expected).clone()).A, 97);
+            }
+        }
+        "value_floor" => {
+            let value =
+                hessian2::value::from_slice(include_bytes!("vectors/lite3/mix_self_ref.bin"))
+                    .unwrap();
+            for _ in 0..iters {
+                let v = black_box(&value).clone();
                 assert!(matches!(black_box(v), hessian2::value::Value::Object(_)));
             }
         }
