@@ -36,6 +36,8 @@ CROSS = {
         ("hessian2 borrowed `Mix` (`&str` text), reused `Deserializer` (169 B)", "mix/decode",
          "hessian2-borrowed-reused"),
         ("hessian2 `Value` of Java's bytes (self-ref, 125 B)", "mix_self_ref/decode", "hessian2-value"),
+        ("hessian2 `Value` of Java's bytes, reused `ValueDecoder` (self-ref, 125 B)",
+         "mix_self_ref/decode", "hessian2-value-reused"),
     ],
     ("user", "encode"): [("hessian2 typed `User` (112 B)", "user/encode", "hessian2")],
     ("user", "decode"): [
@@ -72,6 +74,7 @@ FASTJSON2_PEERS = ("java-fastjson2",)
 LIKE_FOR_LIKE = {
     "hessian2-reused": ("java-hessian-lite3", "java-hessian-lite4"),
     "hessian2-borrowed-reused": ("java-hessian-lite3", "java-hessian-lite4"),
+    "hessian2-value-reused": ("java-hessian-lite3", "java-hessian-lite4"),
 }
 # Functions that are references, not implementations: shown last in their group with what they
 # stand for, never compared as peers (no chart bar).

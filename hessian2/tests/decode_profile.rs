@@ -1,11 +1,12 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
 //! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
 //! `user_reused`, `page_reused` (the benches' 1 KiB page of users), `mix_borrowed`,
-//! `value_java`, `cjk`, `emoji`; `mix_floor`, `user_floor`, `page_floor`, `mix_borrowed_floor`
-//! and `value_floor` (the `Value` of `value_java`) clone and drop the value instead of decoding
-//! it: the benches' `owned-floor`, `borrowed-floor` and `value-floor`), `PROFILE_ITERS` the
-//! number of decodes; instructions per decode are the difference of two runs divided by the
-//! difference of their iteration counts:
+//! `value_java`, `value_java_reused` (one `ValueDecoder` reset per message), `cjk`, `emoji`;
+//! `mix_floor`, `user_floor`, `page_floor`, `mix_borrowed_floor` and `value_floor` (the `Value`
+//! of `value_java`) clone and drop the value instead of decoding it: the benches'
+//! `owned-floor`, `borrowed-floor` and `value-floor`), `PROFILE_ITERS` the number of decodes;
+//! instructions per decode are the difference of two runs divided by the difference of their
+//! iteration counts:
 //!
 //! ```sh
 //! PROFILE_CASE=mix PROFILE_ITERS=10000 valgrind --tool=callgrind \
@@ -90,11 +91,19 @@ fn profile() {
                 assert_eq!(black_box(m).A, expected.A);
             }
         }
-        "value_java" => {
-            let wire = include_bytes!("vectors/lite3/mix_self_ref.bin");
+        "value_java" | "value_java_reused" => {
+            use hessian2::input::SliceInput;
+            use hessian2::value::{Value, ValueDecoder};
+            let wire = &include_bytes!("vectors/lite3/mix_self_ref.bin")[..];
+            let mut decoder = ValueDecoder::new(SliceInput::new(wire));
             for _ in 0..iters {
-                let v = hessian2::value::from_slice(black_box(wire)).unwrap();
-                assert!(matches!(black_box(v), hessian2::value::Value::Object(_)));
+                let v = if case == "value_java" {
+                    hessian2::value::from_slice(black_box(wire)).unwrap()
+                } else {
+                    decoder.reset(SliceInput::new(black_box(wire)));
+                    decoder.next_value().unwrap().unwrap()
+                };
+                assert!(matches!(black_box(v), Value::Object(_)));
             }
         }
         "mix_borrowed_floor" => {

@@ -24,6 +24,29 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         ValueDecoder { decoder, refs: 0 }
     }
 
+    /// Starts over on a new stream (the next message of a connection): empty class, type and
+    /// reference tables, keeping their memory and the class definitions and type names read
+    /// before, which the next stream takes after one comparison of their bytes when it defines
+    /// them again (as Dubbo does in every message).
+    ///
+    /// ```
+    /// use hessian2::input::SliceInput;
+    /// use hessian2::value::{self, Value, ValueDecoder};
+    ///
+    /// let first = value::to_vec(&Value::Int(1));
+    /// let second = value::to_vec(&Value::from("two"));
+    /// let mut decoder = ValueDecoder::new(SliceInput::new(&first));
+    /// assert_eq!(decoder.next_value()?, Some(Value::Int(1)));
+    /// decoder.reset(SliceInput::new(&second));
+    /// assert_eq!(decoder.next_value()?, Some(Value::from("two")));
+    /// assert_eq!(decoder.next_value()?, None);
+    /// # Ok::<(), hessian2::Error>(())
+    /// ```
+    pub fn reset(&mut self, input: I) {
+        self.decoder.reset(input);
+        self.refs = 0;
+    }
+
     /// The underlying decoder.
     pub fn decoder(&self) -> &Decoder<'de, I> {
         &self.decoder
