@@ -1,7 +1,8 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
 //! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
 //! `user_reused`, `page_reused` (the benches' 1 KiB page of users), `mix_borrowed`,
-//! `value_java`, `value_java_reused` (one `ValueDecoder` reset per message), `cjk`, `emoji`;
+//! `value_java`, `value_java_reused` (one `ValueDecoder` reset per message), `skip_java`
+//! (`skip_value` over the same bytes, as the benches' `hessian2-skip`), `cjk`, `emoji`;
 //! `mix_floor`, `user_floor`, `page_floor`, `mix_borrowed_floor` and `value_floor` (the `Value`
 //! of `value_java`) clone and drop the value instead of decoding it: the benches'
 //! `owned-floor`, `borrowed-floor` and `value-floor`), `PROFILE_ITERS` the number of decodes;
@@ -104,6 +105,14 @@ fn profile() {
                     decoder.next_value().unwrap().unwrap()
                 };
                 assert!(matches!(black_box(v), Value::Object(_)));
+            }
+        }
+        "skip_java" => {
+            let wire = &include_bytes!("vectors/lite3/mix_self_ref.bin")[..];
+            for _ in 0..iters {
+                let mut de = hessian2::Deserializer::from_slice(black_box(wire));
+                de.skip_value().unwrap();
+                assert_eq!(black_box(de.offset()), wire.len() as u64);
             }
         }
         "mix_borrowed_floor" => {
