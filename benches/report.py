@@ -36,6 +36,8 @@ CROSS = {
         ("hessian2 borrowed `Mix` (`&str` text), reused `Deserializer` (169 B)", "mix/decode",
          "hessian2-borrowed-reused"),
         ("hessian2 `Value` of Java's bytes (self-ref, 125 B)", "mix_self_ref/decode", "hessian2-value"),
+        ("hessian2 `Value` of Java's bytes, reused `ValueDecoder` (self-ref, 125 B)",
+         "mix_self_ref/decode", "hessian2-value-reused"),
     ],
     ("user", "encode"): [("hessian2 typed `User` (112 B)", "user/encode", "hessian2")],
     ("user", "decode"): [
@@ -72,12 +74,17 @@ FASTJSON2_PEERS = ("java-fastjson2",)
 LIKE_FOR_LIKE = {
     "hessian2-reused": ("java-hessian-lite3", "java-hessian-lite4"),
     "hessian2-borrowed-reused": ("java-hessian-lite3", "java-hessian-lite4"),
+    "hessian2-value-reused": ("java-hessian-lite3", "java-hessian-lite4"),
 }
 # Functions that are references, not implementations: shown last in their group with what they
 # stand for, never compared as peers (no chart bar).
 REFERENCES = {
     "owned-floor": "reference, not a decoder: a clone of the expected value, the allocations "
                    "and copies any decode into an owned value makes",
+    "borrowed-floor": "reference, not a decoder: a clone of the expected borrowed value, the "
+                      "allocations and copies any borrowed decode makes",
+    "value-floor": "reference, not a decoder: a clone of the expected `Value`, the allocations "
+                   "and copies any decode into a `Value` makes",
 }
 PEER_NAMES = {
     "go-hessian2": "dubbo-go-hessian2",
@@ -287,15 +294,20 @@ def main():
 
         cross_rows(w, crit, allocs, peer_by, comparisons, CROSS, peer_list, "hessian2", goals)
         w("")
-        floors = [(g, crit.get((g, "owned-floor", "")), allocs.get((g, "owned-floor"), (None, None))[0])
-                  for g in ("mix/decode", "user/decode")]
-        floors = [(g, row, a) for g, row, a in floors if row is not None]
+        floors = [(g, f, crit.get((g, f, "")), allocs.get((g, f), (None, None))[0])
+                  for g, f in (("mix/decode", "owned-floor"), ("user/decode", "owned-floor"),
+                               ("mix/decode", "borrowed-floor"),
+                               ("user/decode", "borrowed-floor"),
+                               ("mix_self_ref/decode", "value-floor"))]
+        floors = [(g, f, row, a) for g, f, row, a in floors if row is not None]
         if floors:
-            w("The floor under the typed decode rows (a reference, not an implementation: "
-              "`owned-floor` clones the expected value, making the allocations and copies any "
-              "decoder that returns it owned must make): "
-              + "; ".join(f"{g} {ns(row['mean'])} (min {ns(row['min'])}), "
-                          f"{'—' if a is None else a} allocations" for g, row, a in floors) + ".")
+            w("The floors under the decode rows (references, not implementations: each clones "
+              "the expected value, making the allocations and copies any decoder that returns it "
+              "must make; `owned-floor` under the typed rows, `borrowed-floor` under "
+              "`hessian2-borrowed-reused`, `value-floor` under `hessian2-value`): "
+              + "; ".join(f"{g} `{f}` {ns(row['mean'])} (min {ns(row['min'])}), "
+                          f"{'—' if a is None else a} allocations" for g, f, row, a in floors)
+              + ".")
             w("")
         if peers:
             w("Peer allocations per op (Go: `testing` allocs/op; Java: counted by the allocation "

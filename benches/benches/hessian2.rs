@@ -24,7 +24,8 @@ use bytes::Bytes;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode};
 use hessian2::encode::Encoder;
-use hessian2::value::{self, Value};
+use hessian2::input::SliceInput;
+use hessian2::value::{self, Value, ValueDecoder};
 use hessian2::{Deserializer, Serializer};
 use interop_model::borrowed::{mix_borrowed, user_borrowed};
 use interop_model::{alice, mix, page, UserPage};
@@ -83,16 +84,19 @@ fn text(unit: &str, bytes: usize) -> String {
 }
 
 /// `hessian2-borrowed-reused`: a borrowed decode (`B<'_>`, its text `&str` slices of the input)
-/// with one `Deserializer` reset per message, as the `hessian2-reused` row.
+/// with one `Deserializer` reset per message, as the `hessian2-reused` row; and its floor,
+/// `borrowed-floor`, a clone of the expected value (what a borrowed decode must still
+/// allocate: `Mix`'s `double[]`s and nested box), as `owned-floor` is the owned rows'.
 fn borrowed_reused<'a, B>(g: &mut Group, h: &'a [u8], expected: &B)
 where
-    B: Deserialize<'a> + PartialEq + Debug,
+    B: Deserialize<'a> + PartialEq + Debug + Clone,
 {
     let mut de = Deserializer::from_slice(h);
     g.decode("hessian2-borrowed-reused", h.len(), expected, || {
         de.reset(black_box(h));
         de.next_value::<B>().unwrap()
     });
+    g.run("borrowed-floor", None, || black_box(expected).clone());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -380,9 +384,17 @@ fn bench_mix_typed(c: &mut Criterion) {
     g.decode("hessian2-value", java.len(), &java_value, || {
         value::from_slice(black_box(java)).unwrap()
     });
+    // One `ValueDecoder` reset per message, as Java's peer reuses its `Hessian2Input`.
+    let mut decoder = ValueDecoder::new(SliceInput::new(java));
+    g.decode("hessian2-value-reused", java.len(), &java_value, || {
+        decoder.reset(SliceInput::new(black_box(java)));
+        decoder.next_value().unwrap().unwrap()
+    });
     g.decode("hessian2-skip", java.len(), &(java.len() as u64), || {
         skip(black_box(java))
     });
+    // The `Value`'s own floor: its allocations and copies (a clone), then its drop.
+    g.run("value-floor", None, || black_box(&java_value).clone());
     g.finish();
     let mut g = Group::new(c, "mix_self_ref/encode");
     assert_eq!(

@@ -38,6 +38,7 @@ pub struct SliceInput<'de> {
 
 impl<'de> SliceInput<'de> {
     /// Reads `data` from its start.
+    #[inline]
     pub fn new(data: &'de [u8]) -> Self {
         SliceInput { data }
     }

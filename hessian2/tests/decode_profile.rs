@@ -1,10 +1,13 @@
 //! A driver for counting instructions of typed decoding under callgrind (not a test of
 //! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
 //! `user_reused`, `page_reused` (the benches' 1 KiB page of users), `mix_borrowed`,
-//! `value_java`, `cjk`, `emoji`; `mix_floor`, `user_floor` and `page_floor` clone and drop the
-//! value instead of decoding it: the benches' `owned-floor`), `PROFILE_ITERS` the number of
-//! decodes; instructions per decode are the difference of two runs divided by the difference
-//! of their iteration counts:
+//! `value_java`, `value_java_reused` (one `ValueDecoder` reset per message), `skip_java`
+//! (`skip_value` over the same bytes, as the benches' `hessian2-skip`), `cjk`, `emoji`;
+//! `mix_floor`, `user_floor`, `page_floor`, `mix_borrowed_floor` and `value_floor` (the `Value`
+//! of `value_java`) clone and drop the value instead of decoding it: the benches'
+//! `owned-floor`, `borrowed-floor` and `value-floor`), `PROFILE_ITERS` the number of decodes;
+//! instructions per decode are the difference of two runs divided by the difference of their
+//! iteration counts:
 //!
 //! ```sh
 //! PROFILE_CASE=mix PROFILE_ITERS=10000 valgrind --tool=callgrind \
@@ -89,10 +92,42 @@ fn profile() {
                 assert_eq!(black_box(m).A, expected.A);
             }
         }
-        "value_java" => {
-            let wire = include_bytes!("vectors/lite3/mix_self_ref.bin");
+        "value_java" | "value_java_reused" => {
+            use hessian2::input::SliceInput;
+            use hessian2::value::{Value, ValueDecoder};
+            let wire = &include_bytes!("vectors/lite3/mix_self_ref.bin")[..];
+            let mut decoder = ValueDecoder::new(SliceInput::new(wire));
             for _ in 0..iters {
-                let v = hessian2::value::from_slice(black_box(wire)).unwrap();
+                let v = if case == "value_java" {
+                    hessian2::value::from_slice(black_box(wire)).unwrap()
+                } else {
+                    decoder.reset(SliceInput::new(black_box(wire)));
+                    decoder.next_value().unwrap().unwrap()
+                };
+                assert!(matches!(black_box(v), Value::Object(_)));
+            }
+        }
+        "skip_java" => {
+            let wire = &include_bytes!("vectors/lite3/mix_self_ref.bin")[..];
+            for _ in 0..iters {
+                let mut de = hessian2::Deserializer::from_slice(black_box(wire));
+                de.skip_value().unwrap();
+                assert_eq!(black_box(de.offset()), wire.len() as u64);
+            }
+        }
+        "mix_borrowed_floor" => {
+            let value = mix();
+            let expected = mix_borrowed(&value);
+            for _ in 0..iters {
+                assert_eq!(black_box(black_box(&expected).clone()).A, 97);
+            }
+        }
+        "value_floor" => {
+            let value =
+                hessian2::value::from_slice(include_bytes!("vectors/lite3/mix_self_ref.bin"))
+                    .unwrap();
+            for _ in 0..iters {
+                let v = black_box(&value).clone();
                 assert!(matches!(black_box(v), hessian2::value::Value::Object(_)));
             }
         }

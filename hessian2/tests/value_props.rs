@@ -217,3 +217,27 @@ fn strings_read_both_cesu8_pairs_and_four_byte_utf8() {
         (&hessian2::ErrorKind::InvalidUtf8, 2)
     );
 }
+
+#[test]
+fn two_byte_ints_and_references_read_alike_split_anywhere() {
+    use bytes::Buf;
+    // Two-byte ints at both ends of their range and a `Q` with a one-byte index: the forms the
+    // decoder reads inline when both bytes are in the chunk, and out of line when they are not.
+    let map = Value::untyped_map(vec![(Value::from("k"), Value::Int(-2048))]);
+    let list = Value::untyped_list(vec![map, Value::Int(2047), Value::Int(-17), Value::Ref(1)]);
+    let bytes = value::to_vec(&list);
+    assert!(bytes.windows(2).any(|w| w == [b'Q', 0x91]), "{bytes:02x?}");
+    for at in 0..=bytes.len() {
+        let chain = (&bytes[..at]).chain(&bytes[at..]);
+        let mut decoder = value::ValueDecoder::new(hessian2::input::BufInput::new(chain));
+        assert_eq!(
+            decoder.next_value().unwrap(),
+            Some(list.clone()),
+            "split at {at}"
+        );
+        if at < bytes.len() {
+            let err = value::from_slice(&bytes[..at]).unwrap_err();
+            assert!(err.is_eof(), "prefix {at}: {err}");
+        }
+    }
+}

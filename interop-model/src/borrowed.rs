@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::{Mix, MixDOf, User};
 
 /// [`Mix`] with `&str` text.
-#[derive(Deserialize, Debug, PartialEq)]
+#[derive(Deserialize, Debug, Clone, PartialEq)]
 pub struct MixBorrowed<'a> {
     #[serde(borrow)]
     pub D: Option<MixDOf<JavaArray<f64>, MixBorrowed<'a>>>,
@@ -41,7 +41,7 @@ pub fn mix_borrowed(m: &Mix) -> MixBorrowed<'_> {
 }
 
 /// [`User`] with `&str` text (no allocation at all).
-#[derive(Deserialize, Debug, PartialEq)]
+#[derive(Deserialize, Debug, Clone, PartialEq)]
 pub struct UserBorrowed<'a> {
     pub created: Option<Date>,
     pub active: bool,

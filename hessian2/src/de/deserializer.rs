@@ -269,7 +269,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        let header = self.dec.pull_inlined()?;
+        let header = self.dec.pull_container()?;
         self.seq_from(header, at, visitor)
     }
 
@@ -288,7 +288,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         let at = self.dec.offset();
-        let header = self.dec.pull_inlined()?;
+        let header = self.dec.pull_container()?;
         self.map_from(header, at, visitor)
     }
 
@@ -300,7 +300,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         visitor: V,
     ) -> Result<V::Value> {
         let at = self.dec.offset();
-        match self.dec.pull_inlined()? {
+        match self.dec.pull_container()? {
             header @ (Header::Object { .. } | Header::Map { .. } | Header::Ref(_)) => {
                 self.map_from(header, at, visitor)
             }

@@ -25,6 +25,7 @@ impl sealed::Sealed for &[u8] {}
 
 impl<'de> Source<'de> for &'de [u8] {
     type Input = SliceInput<'de>;
+    #[inline]
     fn input_at(&self, offset: usize) -> SliceInput<'de> {
         SliceInput::new(&self[offset..])
     }

@@ -298,6 +298,17 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
     /// its UTF-16 units when it has a lone surrogate (which [`read_str`](Self::read_str)
     /// replaces by U+FFFD).
     pub(crate) fn read_java_string(&mut self, len: usize, last: bool) -> Result<JavaString> {
+        // The common case inline: one-chunk ASCII text, copied straight from a slice.
+        if last {
+            if let Some(s) = string::borrow_ascii(self, len) {
+                return Ok(JavaString::Text(s.to_owned()));
+            }
+        }
+        self.read_java_string_slow(len, last)
+    }
+
+    #[inline(never)]
+    fn read_java_string_slow(&mut self, len: usize, last: bool) -> Result<JavaString> {
         self.lone_surrogates = false;
         let text = self.read_str(len, last)?.to_owned();
         Ok(if self.lone_surrogates {

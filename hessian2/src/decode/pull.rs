@@ -16,12 +16,28 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
 
     /// [`pull`](Self::pull), always inlined: for the callers that match the header at once
     /// (the `Value` decoder: 171 instructions fewer per decode of Java's `Mix`; the serde
-    /// layer's struct, map and sequence headers: 130 fewer per typed `Mix`). Inlining `pull`
-    /// everywhere instead made the typed `User` decode 14 instructions slower.
+    /// layer's struct, map and sequence headers, through [`pull_container`](Self::pull_container):
+    /// 130 fewer per typed `Mix`). Inlining `pull` everywhere instead made the typed `User`
+    /// decode 14 instructions slower.
     #[inline(always)]
     pub(crate) fn pull_inlined(&mut self) -> Result<Header> {
-        // The one-byte forms of the common scalars, inline in the caller (where the match on
-        // the header usually folds into this one); everything else out of line.
+        self.pull_inlined_with::<true>()
+    }
+
+    /// [`pull_inlined`](Self::pull_inlined) for a header that should start a list, map or
+    /// object (the serde layer's sequences, maps and structs): a two-byte int is left to
+    /// `pull_slow`, which keeps the inlined match smaller where an int is not expected
+    /// (borrowed `Mix` 32 instructions fewer per decode).
+    #[inline(always)]
+    pub(crate) fn pull_container(&mut self) -> Result<Header> {
+        self.pull_inlined_with::<false>()
+    }
+
+    #[inline(always)]
+    fn pull_inlined_with<const TWO_BYTE_INTS: bool>(&mut self) -> Result<Header> {
+        // The one-byte forms of the common scalars, two-byte ints and references, inline in
+        // the caller (where the match on the header usually folds into this one); everything
+        // else out of line.
         if let Some(&code) = self.input.chunk().first() {
             let header = match code {
                 0x80..=0xbf => Header::Int(code as i32 - int::DIRECT_ZERO as i32),
@@ -30,6 +46,25 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                     last: true,
                 },
                 0xd8..=0xef => Header::Long(code as i64 - long::DIRECT_ZERO as i64),
+                // Two-byte ints (-2048..2047): counts, ages, codes.
+                0xc0..=0xcf if TWO_BYTE_INTS => match self.input.chunk().get(1) {
+                    Some(&b1) => {
+                        self.input.advance(2);
+                        return Ok(Header::Int(
+                            ((code as i32 - int::BYTE_ZERO as i32) << 8) | b1 as i32,
+                        ));
+                    }
+                    None => return self.pull_slow(),
+                },
+                // A reference to one of the first 48 containers (a back-reference to the
+                // object being read, a shared list).
+                reference::REF => match self.input.chunk().get(1) {
+                    Some(&index @ 0x90..=0xbf) => {
+                        self.input.advance(2);
+                        return Ok(Header::Ref((index - int::DIRECT_ZERO) as u32));
+                    }
+                    _ => return self.pull_slow(),
+                },
                 marker::NULL => Header::Null,
                 marker::TRUE => Header::Bool(true),
                 marker::FALSE => Header::Bool(false),

@@ -24,6 +24,29 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         ValueDecoder { decoder, refs: 0 }
     }
 
+    /// Starts over on a new stream (the next message of a connection): empty class, type and
+    /// reference tables, keeping their memory and the class definitions and type names read
+    /// before, which the next stream takes after one comparison of their bytes when it defines
+    /// them again (as Dubbo does in every message).
+    ///
+    /// ```
+    /// use hessian2::input::SliceInput;
+    /// use hessian2::value::{self, Value, ValueDecoder};
+    ///
+    /// let first = value::to_vec(&Value::Int(1));
+    /// let second = value::to_vec(&Value::from("two"));
+    /// let mut decoder = ValueDecoder::new(SliceInput::new(&first));
+    /// assert_eq!(decoder.next_value()?, Some(Value::Int(1)));
+    /// decoder.reset(SliceInput::new(&second));
+    /// assert_eq!(decoder.next_value()?, Some(Value::from("two")));
+    /// assert_eq!(decoder.next_value()?, None);
+    /// # Ok::<(), hessian2::Error>(())
+    /// ```
+    pub fn reset(&mut self, input: I) {
+        self.decoder.reset(input);
+        self.refs = 0;
+    }
+
     /// The underlying decoder.
     pub fn decoder(&self) -> &Decoder<'de, I> {
         &self.decoder
@@ -41,12 +64,13 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
         if self.decoder.is_empty() {
             return Ok(None);
         }
-        let header = self.decoder.pull_inlined()?;
-        self.value(header).map(Some)
+        self.value().map(Some)
     }
 
-    fn value(&mut self, header: Header) -> Result<Value> {
-        Ok(match header {
+    /// Pulls the next header and builds its value. Pulling here rather than in the caller
+    /// lets the compiler fold the match on the header into the one on its first byte.
+    fn value(&mut self) -> Result<Value> {
+        Ok(match self.decoder.pull_inlined()? {
             Header::Null => Value::Null,
             Header::Bool(v) => Value::Bool(v),
             Header::Int(v) => Value::Int(v),
@@ -69,19 +93,16 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                         // A length field is a claim: reserve only what the input can fill.
                         let mut items = Vec::with_capacity(self.decoder.room_for(n));
                         for _ in 0..n {
-                            let h = self.decoder.pull_inlined()?;
-                            items.push(self.value(h)?);
+                            items.push(self.value()?);
                         }
                         items
                     }
                     None => {
                         let mut items = Vec::new();
-                        loop {
-                            match self.decoder.pull_inlined()? {
-                                Header::End => break items,
-                                h => items.push(self.value(h)?),
-                            }
+                        while !self.at_end() {
+                            items.push(self.value()?);
                         }
+                        items
                     }
                 };
                 self.decoder.leave();
@@ -92,13 +113,9 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 let ty = ty.map(|t| self.decoder.type_name(t).clone());
                 self.decoder.enter()?;
                 let mut entries = Vec::new();
-                loop {
-                    let key = match self.decoder.pull_inlined()? {
-                        Header::End => break,
-                        h => self.value(h)?,
-                    };
-                    let h = self.decoder.pull_inlined()?;
-                    entries.push((key, self.value(h)?));
+                while !self.at_end() {
+                    let key = self.value()?;
+                    entries.push((key, self.value()?));
                 }
                 self.decoder.leave();
                 Value::Map(Map { ty, entries })
@@ -111,8 +128,7 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 // Many fields cost their definition's bytes once, then nothing per object.
                 let mut values = Vec::with_capacity(self.decoder.room_for(fields.len()));
                 for _ in 0..fields.len() {
-                    let h = self.decoder.pull_inlined()?;
-                    values.push(self.value(h)?);
+                    values.push(self.value()?);
                 }
                 self.decoder.leave();
                 Value::Object(Object {
@@ -138,6 +154,18 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 }))
             }
         })
+    }
+
+    /// Consumes the `Z` that ends a map or a variable-length list, if it is next (anything
+    /// else, the end of the input included, is left for [`value`](Self::value) to read or
+    /// refuse).
+    #[inline]
+    fn at_end(&mut self) -> bool {
+        let end = self.decoder.peek_byte() == Some(crate::marker::list::END);
+        if end {
+            self.decoder.consume_peeked();
+        }
+        end
     }
 }
 
