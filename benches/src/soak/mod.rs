@@ -193,6 +193,14 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     std::thread::sleep(opts.settle);
     let memory_prefault = memory_kib(pid);
     save_smaps(opts, pid, "prefault");
+    let heap_of = || {
+        opts.malloc_stats
+            .then(|| heap::malloc_stats(pid, &scratch.0))
+            .flatten()
+    };
+    // Read here too (and not reported), so that the glibc code `malloc_stats` runs in the
+    // proxy is resident at the baseline as at the end.
+    heap_of();
     let mut world = World {
         providers,
         ports,
@@ -233,16 +241,13 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     }
 
     // The baseline: fds and memory with no caller connected.
+    // The admin reads (`/metrics`) come before the memory is read, as at the end, so that
+    // what they allocate is in both readings.
     let fds_before = settled_fds(pid, None);
     std::thread::sleep(opts.settle);
+    let trims_before = Trims::read(admin);
     let memory_before = memory_kib(pid);
     save_smaps(opts, pid, "baseline");
-    let trims_before = Trims::read(admin);
-    let heap_of = || {
-        opts.malloc_stats
-            .then(|| heap::malloc_stats(pid, &scratch.0))
-            .flatten()
-    };
     let heap_before = heap_of();
 
     // The load under the fault schedule.
@@ -273,9 +278,9 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let slack = WORKERS * PROVIDERS;
     let fds_after = settled_fds(pid, Some(fds_before + slack));
     std::thread::sleep(opts.settle);
+    let trims_after = Trims::read(admin);
     let memory_after = memory_kib(pid);
     save_smaps(opts, pid, "end");
-    let trims_after = Trims::read(admin);
     let heap_after = heap_of();
     drop(world);
     Ok(Report {
