@@ -193,14 +193,20 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     std::thread::sleep(opts.settle);
     let memory_prefault = memory_kib(pid);
     save_smaps(opts, pid, "prefault");
-    let heap_of = || {
-        opts.malloc_stats
-            .then(|| heap::malloc_stats(pid, &scratch.0))
-            .flatten()
+    // With `--smaps DIR`, the per-arena text is saved beside the smaps.
+    let heap_of = |name: &str| {
+        if !opts.malloc_stats {
+            return None;
+        }
+        let text = heap::malloc_stats_text(pid, &scratch.0)?;
+        if let Some(dir) = &opts.smaps {
+            let _ = std::fs::write(dir.join(format!("{name}.malloc-stats")), &text);
+        }
+        heap::parse(&text)
     };
     // Read here too (and not reported), so that the glibc code `malloc_stats` runs in the
     // proxy is resident at the baseline as at the end.
-    heap_of();
+    heap_of("prefault");
     let mut world = World {
         providers,
         ports,
@@ -248,7 +254,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let trims_before = Trims::read(admin);
     let memory_before = memory_kib(pid);
     save_smaps(opts, pid, "baseline");
-    let heap_before = heap_of();
+    let heap_before = heap_of("baseline");
 
     // The load under the fault schedule.
     let main = shared(opts.seed);
@@ -281,7 +287,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let trims_after = Trims::read(admin);
     let memory_after = memory_kib(pid);
     save_smaps(opts, pid, "end");
-    let heap_after = heap_of();
+    let heap_after = heap_of("end");
     drop(world);
     Ok(Report {
         engine: opts.engine.clone(),
