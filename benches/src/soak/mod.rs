@@ -27,7 +27,7 @@ pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
 pub use heap::Heap;
 pub use procs::Memory;
-use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir, Trims};
+use procs::{memory_kib, open_fds, start_provider, start_proxy, Held, ScratchDir, Trims};
 use provider::ProviderOptions;
 pub use report::Report;
 
@@ -252,6 +252,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let fds_before = settled_fds(pid, None);
     std::thread::sleep(opts.settle);
     let trims_before = Trims::read(admin);
+    let held_before = Held::read(admin);
     let memory_before = memory_kib(pid);
     save_smaps(opts, pid, "baseline");
     let heap_before = heap_of("baseline");
@@ -285,6 +286,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let fds_after = settled_fds(pid, Some(fds_before + slack));
     std::thread::sleep(opts.settle);
     let trims_after = Trims::read(admin);
+    let held_after = Held::read(admin);
     let memory_after = memory_kib(pid);
     save_smaps(opts, pid, "end");
     let heap_after = heap_of("end");
@@ -301,6 +303,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         fds_after,
         fds_prefault,
         memory_prefault,
+        held: [held_before, held_after],
         warmup_faults,
         rss_tolerance: opts.rss_tolerance,
         fd_slack: slack,

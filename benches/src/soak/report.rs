@@ -9,7 +9,7 @@ use super::caller::Tally;
 use super::faults::{Fault, FaultCounts};
 use super::heap::Heap;
 use super::hostile::Hostile;
-use super::procs::{Memory, Trims};
+use super::procs::{Held, Memory, Trims};
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -32,6 +32,9 @@ pub struct Report {
     /// pre-fault baseline; the same moment as the baseline without a warm-up cycle).
     pub fds_prefault: usize,
     pub memory_prefault: Memory,
+    /// What the proxy's accounting says callers make it hold, at the baseline and after the
+    /// drain (both with no caller connected).
+    pub held: [Held; 2],
     /// The faults of the warm-up's cycle (none without one).
     pub warmup_faults: FaultCounts,
     /// The memory goal: RSS after the drain at most this many KiB over the baseline.
@@ -244,6 +247,13 @@ impl Report {
             " rss_prefault_kib={} anon_prefault_kib={} file_prefault_kib={} fds_prefault={}",
             p.rss, p.anon, p.file, self.fds_prefault
         );
+        for (when, h) in ["before", "after"].iter().zip(&self.held) {
+            let _ = write!(
+                s,
+                " downstream_connections_{when}={} buffered_bytes_{when}={}",
+                h.connections, h.buffered_bytes
+            );
+        }
         let w = &self.warmup_faults;
         let _ = write!(
             s,
