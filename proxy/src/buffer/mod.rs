@@ -84,21 +84,9 @@ impl BlockPool {
     /// An empty block of class `class` (or larger): the most recently returned one.
     pub fn get(&mut self, class: usize) -> BytesMut {
         let class = class.min(CLASSES.len() - 1);
-        // A block of the class below when none of this one is free: a block that a large
-        // frame grew comes back under the class below the next one (a 64 KiB block grown to
-        // 128 KiB is no 256 KiB block), while the reads that grew it ask for the next class;
-        // without this the pool allocated a new block for each of them and freed the
-        // returned ones a second later (16 callers x 64 KiB: ~190 blocks a second per loop,
-        // and a trim every second). Any block with room takes a read; the codec reserves
-        // what a frame needs.
-        let from = if self.free[class].is_empty() && class > 0 {
-            class - 1
-        } else {
-            class
-        };
-        let popped = self.free[from].pop();
-        self.idle[from] = self.idle[from].min(self.free[from].len());
-        self.busy[from] = true;
+        let popped = self.free[class].pop();
+        self.idle[class] = self.idle[class].min(self.free[class].len());
+        self.busy[class] = true;
         if let Some(b) = popped {
             return b;
         }
@@ -128,8 +116,9 @@ impl BlockPool {
     /// Frees the free blocks that stayed unused since the last trim (the bottom of each
     /// last-in first-out list), keeping those the connections took in between, and one spare
     /// of the largest class taken since then: a steady load whose peak in a second varies
-    /// by a block would otherwise free one at a trim and allocate it again the next second
-    /// (and a 256 KiB block freed makes the process trim). Returns the bytes freed that stay in malloc's arenas
+    /// by a block (16 callers of 64 KiB bodies, in 256 KiB blocks) would otherwise free one
+    /// at a trim and allocate it again the next second, and make the process trim every
+    /// second. Returns the bytes freed that stay in malloc's arenas
     /// ([`memory::left_in_arenas`]).
     pub fn trim(&mut self) -> usize {
         let spare_class = self.busy.iter().rposition(|&b| b);
@@ -305,24 +294,6 @@ mod tests {
         );
         assert_eq!(pool.free_blocks(), 0);
         assert_eq!(pool.allocated(), 10);
-    }
-
-    #[test]
-    fn a_block_a_frame_grew_serves_the_next_class() {
-        let mut pool = BlockPool::new();
-        // A 64 KiB frame in a 64 KiB block: the codec grows it, and the read that filled it
-        // makes the connection ask for the next class.
-        let mut b = pool.get(2);
-        b.reserve(CLASSES[2] + 1);
-        assert!((CLASSES[2]..CLASSES[3]).contains(&b.capacity()));
-        pool.put(b);
-        for _ in 0..10 {
-            let b = pool.get(3);
-            assert!(b.capacity() > CLASSES[2]);
-            pool.put(b);
-        }
-        assert_eq!(pool.allocated(), 1, "the grown block, again and again");
-        assert_eq!(pool.trim(), 0);
     }
 
     #[test]
