@@ -38,7 +38,10 @@ const ROUTE_TIMEOUT: Duration = Duration::from_millis(1000);
 /// The callers' own timeout, well above the route's: only a call the proxy forgot reaches it.
 const CLIENT_TIMEOUT: Duration = Duration::from_millis(5000);
 /// The memory goal of the long run: the proxy's RSS after the drain at most this far over the
-/// baseline (KiB). TODO justify.
+/// (warmed) baseline, in KiB. 16 pages: what two idle readings of the same proxy may differ
+/// by without anything kept: a vDSO or stack page first touched (4-16 KiB in the smaps of
+/// the soak's runs), a page or two per malloc arena (3: the main thread's, one per worker)
+/// holding a chunk allocated since. More than that is memory kept.
 pub const RSS_TOLERANCE_KIB: u64 = 64;
 /// Calls one caller keeps in flight at most.
 const WINDOW: usize = 8;
@@ -367,8 +370,12 @@ fn settled_fds(pid: u32, target: Option<usize>) -> usize {
 /// Copies the proxy's `/proc/PID/smaps` to `--smaps DIR`/`name`.smaps (when asked).
 fn save_smaps(opts: &Options, pid: u32, name: &str) {
     if let Some(dir) = &opts.smaps {
-        let copied = std::fs::create_dir_all(dir)
-            .and_then(|()| std::fs::copy(format!("/proc/{pid}/smaps"), dir.join(format!("{name}.smaps"))));
+        let copied = std::fs::create_dir_all(dir).and_then(|()| {
+            std::fs::copy(
+                format!("/proc/{pid}/smaps"),
+                dir.join(format!("{name}.smaps")),
+            )
+        });
         if let Err(e) = copied {
             eprintln!("--smaps: {e}");
         }

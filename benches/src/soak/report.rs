@@ -241,7 +241,11 @@ impl Report {
             t.malformed, t.abandoned, t.connect_errors, f.kills, f.stops, f.reloads,
             t.disconnects, f.zookeeper_restarts, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
         );
-        let (p, b, a) = (&self.memory_prefault, &self.memory_before, &self.memory_after);
+        let (p, b, a) = (
+            &self.memory_prefault,
+            &self.memory_before,
+            &self.memory_after,
+        );
         let _ = write!(
             s,
             " rss_prefault_kib={} anon_prefault_kib={} file_prefault_kib={} fds_prefault={}",

@@ -285,7 +285,11 @@ mod tests {
         let b = pool.get(1);
         pool.put(b);
         pool.put(BytesMut::with_capacity(CLASSES[4]));
-        assert_eq!(pool.trim(), 0, "one spare, and what came back since the last trim");
+        assert_eq!(
+            pool.trim(),
+            0,
+            "one spare, and what came back since the last trim"
+        );
         // A second without any use: none is kept, whatever its class.
         assert_eq!(
             pool.trim(),
@@ -307,7 +311,11 @@ mod tests {
             pool.put(small);
             assert_eq!(pool.trim(), 0, "second {second}: nothing left idle");
         }
-        assert_eq!(pool.allocated(), 4, "3 large blocks and a small one, once each");
+        assert_eq!(
+            pool.allocated(),
+            4,
+            "3 large blocks and a small one, once each"
+        );
         assert_eq!(pool.free_blocks(), 4);
     }
 

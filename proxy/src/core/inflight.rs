@@ -235,7 +235,11 @@ mod tests {
         }
         assert!(t.shrink() > 0);
         assert!(t.slab.capacity() < 1024, "slab room {}", t.slab.capacity());
-        assert!(queue_room(&t) < 2 * QUEUE_ROOM, "FIFO room {}", queue_room(&t));
+        assert!(
+            queue_room(&t) < 2 * QUEUE_ROOM,
+            "FIFO room {}",
+            queue_room(&t)
+        );
         // The call still in flight is found, and times out in order with new ones.
         assert_eq!(t.get(ids[0]).unwrap().down_id, 0);
         let later = t.insert(call(now + second, 9), second);
