@@ -116,9 +116,8 @@ impl BlockPool {
     /// Frees the free blocks that stayed unused since the last trim (the bottom of each
     /// last-in first-out list), keeping those the connections took in between, and one spare
     /// of the largest class taken since then: a steady load whose peak in a second varies
-    /// by a block (16 callers of 64 KiB bodies, in 256 KiB blocks) would otherwise free one
-    /// at a trim and allocate it again the next second, and make the process trim every
-    /// second. Returns the bytes freed that stay in malloc's arenas
+    /// by a block would otherwise free one at a trim and allocate it again the next second
+    /// (and a 256 KiB block freed makes the process trim). Returns the bytes freed that stay in malloc's arenas
     /// ([`memory::left_in_arenas`]).
     pub fn trim(&mut self) -> usize {
         let spare_class = self.busy.iter().rposition(|&b| b);
