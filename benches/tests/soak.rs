@@ -126,6 +126,13 @@ fn check(engine: &str, extra: &[&str]) -> HashMap<String, u64> {
         get("fds_after") <= get("fds_before") + get("fd_slack"),
         "{r:?}"
     );
+    // Memory, without RSS (a short run leaves the allocator no time to give back, and a
+    // page more or less is noise): with every caller gone, the proxy's own accounting holds
+    // no caller connection and no buffered byte. A connection's state or bytes left behind
+    // would show here exactly.
+    for key in ["downstream_connections_after", "buffered_bytes_after"] {
+        assert_eq!(r.get(key), Some(&0), "{key}: {r:?}");
+    }
     r
 }
 

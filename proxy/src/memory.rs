@@ -22,7 +22,10 @@
 //!   steady load of long-lived connections does not trim, one whose connections come and go
 //!   trims at most once a second;
 //! * [`Peak`]: a connection's buffer that a burst grew (an outbox, the tokio engine's read
-//!   buffer) is released once a second of traffic shows it is no longer needed.
+//!   buffer) is released once a second of traffic shows it is no longer needed;
+//! * [`shrink_idle`]: a table that a burst or a fault grew (the in-flight slab and its
+//!   timeout FIFOs after a stalled provider, the connection slabs after a wave of callers)
+//!   gives its room back, once a second, when it holds less than a quarter of it.
 //!
 //! A trim with 4 MiB live and 4 MiB freed in 16 KiB pieces (one `madvise` each) took
 //! 0.68-0.93 ms on the shared 2-core project machine at load average 10 (once 4.5 ms,
@@ -34,10 +37,12 @@
 //! cannot call foreign functions) nothing is pinned, and [`Trimmer::tick`] trims nothing and
 //! counts nothing.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
+use slab::Slab;
 
 /// How often the process looks at what was freed.
 pub const TRIM_INTERVAL: Duration = Duration::from_secs(1);
@@ -141,6 +146,81 @@ impl Peak {
         }
         0
     }
+}
+
+/// A table whose room (capacity) grows to the peak of its load.
+pub trait Table {
+    /// Entries held.
+    fn held(&self) -> usize;
+    /// Entries it has room for.
+    fn room(&self) -> usize;
+    /// Gives back room down to `room` entries, or as near as the table can (never below
+    /// what it holds; a slab keeps its entries where they are, so only the vacant ones past
+    /// the last occupied one go).
+    fn shrink_room(&mut self, room: usize);
+    /// Bytes one entry of room takes.
+    fn entry_bytes(&self) -> usize;
+}
+
+impl<T> Table for Vec<T> {
+    fn held(&self) -> usize {
+        self.len()
+    }
+    fn room(&self) -> usize {
+        self.capacity()
+    }
+    fn shrink_room(&mut self, room: usize) {
+        self.shrink_to(room);
+    }
+    fn entry_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+}
+
+impl<T> Table for VecDeque<T> {
+    fn held(&self) -> usize {
+        self.len()
+    }
+    fn room(&self) -> usize {
+        self.capacity()
+    }
+    fn shrink_room(&mut self, room: usize) {
+        self.shrink_to(room);
+    }
+    fn entry_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+}
+
+impl<T> Table for Slab<T> {
+    fn held(&self) -> usize {
+        self.len()
+    }
+    fn room(&self) -> usize {
+        self.capacity()
+    }
+    fn shrink_room(&mut self, _room: usize) {
+        // Keys are slots: the occupied ones stay where they are.
+        self.shrink_to_fit();
+    }
+    fn entry_bytes(&self) -> usize {
+        // The slab's entry is the value or a vacant slot's next index, and a tag.
+        std::mem::size_of::<T>().max(std::mem::size_of::<usize>()) + std::mem::size_of::<usize>()
+    }
+}
+
+/// Gives back the room of a table that holds less than a quarter of it (and has more than
+/// `least`), down to twice what it holds (at least `least`): room that a burst needed and
+/// the load does not. The factor between the two leaves a steady load's table alone, and a
+/// load that swings is reallocated at most once per call of this (once a second, from the
+/// housekeeping, never per call). Returns the bytes given back (for [`Trimmer::freed`]).
+pub fn shrink_idle(table: &mut impl Table, least: usize) -> usize {
+    let (held, room) = (table.held(), table.room());
+    if room <= least || held.saturating_mul(4) >= room {
+        return 0;
+    }
+    table.shrink_room(held.saturating_mul(2).max(least));
+    room.saturating_sub(table.room()) * table.entry_bytes()
 }
 
 /// Blocks below this come from the arenas (and are reused there); larger ones are mmapped
@@ -274,6 +354,44 @@ mod tests {
             assert_eq!(peak.release_oversized(&mut buf, 16), 0);
         }
         assert_eq!(buf.capacity(), 1 << 20);
+    }
+
+    #[test]
+    fn a_table_far_below_its_room_gives_it_back() {
+        let mut v: Vec<u64> = (0..4096).collect();
+        v.truncate(100);
+        assert_eq!(shrink_idle(&mut v, 64), (4096 - v.capacity()) * 8);
+        assert!((200..1024).contains(&v.capacity()), "{}", v.capacity());
+        assert_eq!(v[99], 99, "what it holds stays");
+        // Twice what it holds is not far below: kept.
+        let room = v.capacity();
+        assert_eq!(shrink_idle(&mut v, 64), 0);
+        assert_eq!(v.capacity(), room);
+        // Empty: down to `least`, not below.
+        let mut q: VecDeque<u64> = VecDeque::with_capacity(8192);
+        q.push_back(1);
+        assert!(shrink_idle(&mut q, 1024) > 0);
+        assert!((1024..2048).contains(&q.capacity()), "{}", q.capacity());
+        assert_eq!(shrink_idle(&mut q, 1024), 0, "at its least room");
+    }
+
+    #[test]
+    fn a_slab_gives_back_the_vacant_room_past_its_last_entry() {
+        let mut s: Slab<[u64; 4]> = Slab::new();
+        let keys: Vec<usize> = (0..1000).map(|i| s.insert([i; 4])).collect();
+        for &k in &keys[10..] {
+            s.remove(k);
+        }
+        let room = s.capacity();
+        assert!(shrink_idle(&mut s, 16) > 0);
+        assert!(s.capacity() < room / 4, "{} of {room}", s.capacity());
+        // The keys held stay valid, and the slab fills on.
+        assert_eq!(s[keys[9]], [9; 4]);
+        let k = s.insert([7; 4]);
+        assert_eq!(s[k], [7; 4]);
+        assert_eq!(s.len(), 11);
+        // A full slab is left alone.
+        assert_eq!(shrink_idle(&mut s, 16), 0);
     }
 
     /// What one trim costs with a few MiB of heap freed in pieces (the soak's case): printed,

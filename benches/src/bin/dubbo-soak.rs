@@ -5,7 +5,8 @@
 //! dubbo-soak run --proxy-bin PATH [--engine tokio|epoll] [--calls N] [--callers 64]
 //!                [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper]
 //!                [--misanswer-every N] [--faults kill,stop,reload,disconnect,zookeeper]
-//!                [--warmup-secs S] [--hostile-frames N] [--malloc-stats]
+//!                [--warmup-secs S] [--hostile-frames N] [--malloc-stats] [--smaps DIR]
+//!                [--no-warmup-faults] [--rss-tolerance-kib N]
 //! ```
 //!
 //! `run` starts 3 providers and the proxy, drives `--callers` callers whose every call carries
@@ -29,6 +30,14 @@
 //! the table reports the proxy's peak and retained RSS per MiB of them.
 //! `--malloc-stats`: the proxy's live heap at the baseline and after the drain, as glibc's
 //! `malloc_stats` counts it (gdb attaches to the proxy for each; see `benches/soak/README.md`).
+//! After the warm-up (not with `--short` or `--no-warmup-faults`) one untimed cycle of every
+//! fault kind runs under the same load, with a tenth of the hostile frames, before the
+//! baseline is read; the RSS read before that cycle is printed as the pre-fault baseline.
+//! `--rss-tolerance-kib N` (default [`soak::RSS_TOLERANCE_KIB`] in the long run, unchecked with
+//! `--short`): the run fails when the proxy's RSS after the drain is more than N KiB over the
+//! baseline (`rss_back=PASS|FAIL` in the `SOAK` line).
+//! `--smaps DIR`: the proxy's `/proc/PID/smaps` saved at each memory reading (`baseline.smaps`,
+//! `end.smaps`), to tell per mapping what a step of RSS is.
 //! `--short` is the run of the test suite: at least 2,000 calls at 500/s, one fault cycle.
 
 use std::path::PathBuf;
@@ -40,7 +49,7 @@ fn usage(msg: &str) -> ! {
     eprintln!(
         "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
          [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]\n       \
-         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S] [--hostile-frames N] [--malloc-stats]"
+         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S] [--hostile-frames N] [--malloc-stats] [--smaps DIR]\n       [--no-warmup-faults] [--rss-tolerance-kib N]"
     );
     std::process::exit(2)
 }
@@ -94,6 +103,9 @@ fn run(mut args: impl Iterator<Item = String>) {
     let mut warmup_secs: Option<f64> = None;
     let mut hostile_frames: Option<u64> = None;
     let mut malloc_stats = false;
+    let mut smaps = None;
+    let mut no_warmup_faults = false;
+    let mut rss_tolerance = None;
     let (mut calls, mut callers, mut rate) = (None, None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -109,6 +121,9 @@ fn run(mut args: impl Iterator<Item = String>) {
             "--warmup-secs" => warmup_secs = Some(value(&mut args, &a)),
             "--hostile-frames" => hostile_frames = Some(value(&mut args, &a)),
             "--malloc-stats" => malloc_stats = true,
+            "--smaps" => smaps = Some(value(&mut args, &a)),
+            "--no-warmup-faults" => no_warmup_faults = true,
+            "--rss-tolerance-kib" => rss_tolerance = Some(value(&mut args, &a)),
             "--faults" => {
                 let names: String = value(&mut args, &a);
                 let kinds = names.split(',').map(|n| {
@@ -132,7 +147,13 @@ fn run(mut args: impl Iterator<Item = String>) {
         opts.warmup = std::time::Duration::from_secs(20);
         opts.hostile_frames = 10_000;
         opts.settle = std::time::Duration::from_secs(3);
+        opts.warmup_faults = true;
+        opts.rss_tolerance = Some(soak::RSS_TOLERANCE_KIB);
     }
+    if no_warmup_faults {
+        opts.warmup_faults = false;
+    }
+    opts.rss_tolerance = rss_tolerance.or(opts.rss_tolerance);
     opts.hostile_frames = hostile_frames.unwrap_or(opts.hostile_frames);
     opts.calls = calls.unwrap_or(opts.calls);
     opts.callers = callers.unwrap_or(opts.callers);
@@ -141,6 +162,7 @@ fn run(mut args: impl Iterator<Item = String>) {
     opts.misanswer_every = misanswer_every;
     opts.faults = faults;
     opts.malloc_stats = malloc_stats;
+    opts.smaps = smaps;
     if let Some(s) = warmup_secs {
         opts.warmup = std::time::Duration::from_secs_f64(s.max(0.1));
     }

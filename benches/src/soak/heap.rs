@@ -32,7 +32,8 @@ impl Heap {
 /// Runs `malloc_stats()` in process `pid` (gdb attaches, calls it with the process's stderr
 /// pointed at a file in `scratch`, and detaches); `None` when gdb is missing or failed (the
 /// soak then reports no heap).
-pub fn malloc_stats(pid: u32, scratch: &Path) -> Option<Heap> {
+/// Returns what it printed (per arena, then the totals; [`parse`] reads them).
+pub fn malloc_stats_text(pid: u32, scratch: &Path) -> Option<String> {
     let out = scratch.join(format!("malloc-stats-{pid}.txt"));
     let _ = std::fs::remove_file(&out);
     // 65 = O_WRONLY | O_CREAT, 420 = 0644.
@@ -59,15 +60,12 @@ pub fn malloc_stats(pid: u32, scratch: &Path) -> Option<Heap> {
         .ok()?;
     let text = std::fs::read_to_string(&out).ok()?;
     let _ = std::fs::remove_file(&out);
-    if !status.success() {
-        return None;
-    }
-    parse(&text)
+    status.success().then_some(text)
 }
 
 /// Reads `malloc_stats` output: `Arena N:` blocks, then `Total (incl. mmap):` with its
 /// `system bytes` and `in use bytes`.
-fn parse(text: &str) -> Option<Heap> {
+pub fn parse(text: &str) -> Option<Heap> {
     let arenas = text.lines().filter(|l| l.starts_with("Arena ")).count();
     let total = &text[text.find("Total (incl. mmap):")?..];
     let field = |name: &str| {
@@ -116,7 +114,7 @@ mod tests {
         let mut child = Command::new("sleep").arg("30").spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(100));
         let dir = std::env::temp_dir();
-        let heap = malloc_stats(child.id(), &dir);
+        let heap = malloc_stats_text(child.id(), &dir).and_then(|text| parse(&text));
         let _ = child.kill();
         let _ = child.wait();
         let heap = heap.expect("malloc_stats through gdb");

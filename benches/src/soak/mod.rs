@@ -27,7 +27,7 @@ pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
 pub use heap::Heap;
 pub use procs::Memory;
-use procs::{memory_kib, open_fds, start_provider, start_proxy, ScratchDir, Trims};
+use procs::{memory_kib, open_fds, start_provider, start_proxy, Held, ScratchDir, Trims};
 use provider::ProviderOptions;
 pub use report::Report;
 
@@ -37,6 +37,12 @@ const PROVIDERS: usize = 3;
 const ROUTE_TIMEOUT: Duration = Duration::from_millis(1000);
 /// The callers' own timeout, well above the route's: only a call the proxy forgot reaches it.
 const CLIENT_TIMEOUT: Duration = Duration::from_millis(5000);
+/// The memory goal of the long run: the proxy's RSS after the drain at most this far over the
+/// (warmed) baseline, in KiB. 16 pages: what two idle readings of the same proxy may differ
+/// by without anything kept: a vDSO or stack page first touched (4-16 KiB in the smaps of
+/// the soak's runs), a page or two per malloc arena (3: the main thread's, one per worker)
+/// holding a chunk allocated since. More than that is memory kept.
+pub const RSS_TOLERANCE_KIB: u64 = 64;
 /// Calls one caller keeps in flight at most.
 const WINDOW: usize = 8;
 
@@ -76,6 +82,15 @@ pub struct Options {
     /// (baseline and end): it gives back what they freed on its next trim tick
     /// (`dubbo_proxy::memory`, every second). 0 in the short run, which reads no memory goal.
     pub settle: Duration,
+    /// Where to save the proxy's `/proc/PID/smaps` at each memory reading (`--smaps DIR`), to
+    /// tell per mapping what a step of RSS is.
+    pub smaps: Option<PathBuf>,
+    /// One untimed cycle of every fault kind after the warm-up, before the baseline is read
+    /// (the pre-fault baseline is reported too).
+    pub warmup_faults: bool,
+    /// The memory goal: RSS after the drain at most this many KiB over the baseline (`None`:
+    /// not checked, as in the short run, which leaves the proxy no time to settle).
+    pub rss_tolerance: Option<u64>,
 }
 
 impl Options {
@@ -97,6 +112,9 @@ impl Options {
             hostile_frames: 1_000,
             malloc_stats: false,
             settle: Duration::ZERO,
+            smaps: None,
+            warmup_faults: false,
+            rss_tolerance: None,
         }
     }
 }
@@ -146,7 +164,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let config = proxy_config(&opts.engine, backends, ROUTE_TIMEOUT);
     std::fs::write(&config_path, config)?;
     let proxy = start_proxy(&opts.proxy_bin, &config_path, &opts.engine)?;
-    let pid = proxy.proc.pid();
+    let (pid, admin, listen) = (proxy.proc.pid(), proxy.admin, proxy.listen);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -154,7 +172,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let started = Instant::now();
     let shared = |seed: u64| {
         Arc::new(Shared {
-            proxy: proxy.listen,
+            proxy: listen,
             started,
             period: Duration::from_secs_f64(f64::from(opts.callers) / opts.rate),
             window: WINDOW,
@@ -165,7 +183,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         })
     };
 
-    // Warm-up without faults, then the baseline with no caller connected.
+    // Warm-up without faults, then the pre-fault baseline with no caller connected.
     let warmup = shared(!opts.seed);
     let mut tally = runtime.block_on(load(opts.callers, &warmup, &[], || {
         started.elapsed() >= opts.warmup
@@ -174,22 +192,25 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         "warm-up: {} calls, {} OK, other statuses {:?}",
         tally.sent, tally.ok, tally.statuses
     );
-    let fds_before = settled_fds(pid, None);
-    let admin = proxy.admin;
+    let fds_prefault = settled_fds(pid, None);
     std::thread::sleep(opts.settle);
-    let memory_before = memory_kib(pid);
-    let trims_before = Trims::read(admin);
-    let heap_of = || {
-        opts.malloc_stats
-            .then(|| heap::malloc_stats(pid, &scratch.0))
-            .flatten()
+    let memory_prefault = memory_kib(pid);
+    save_smaps(opts, pid, "prefault");
+    // With `--smaps DIR`, the per-arena text is saved beside the smaps.
+    let heap_of = |name: &str| {
+        if !opts.malloc_stats {
+            return None;
+        }
+        let text = heap::malloc_stats_text(pid, &scratch.0)?;
+        if let Some(dir) = &opts.smaps {
+            let _ = std::fs::write(dir.join(format!("{name}.malloc-stats")), &text);
+        }
+        heap::parse(&text)
     };
-    let heap_before = heap_of();
-
-    // The load under the fault schedule.
-    let main = shared(opts.seed);
-    let notifies: Vec<Arc<Notify>> = (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
-    let world = World {
+    // Read here too (and not reported), so that the glibc code `malloc_stats` runs in the
+    // proxy is resident at the baseline as at the end.
+    heap_of("prefault");
+    let mut world = World {
         providers,
         ports,
         provider_options,
@@ -197,10 +218,52 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         config_path,
         engine: opts.engine.clone(),
         route_timeout: ROUTE_TIMEOUT,
-        callers: notifies.clone(),
+        callers: Vec::new(),
         started,
         zookeeper,
     };
+
+    // The warm-up's fault cycle: every kind once (and a tenth of the hostile frames) under
+    // the same load, untimed, so that what the fault paths first touch (their code pages,
+    // stack depth, tables grown to their working size under faults) is in the baseline.
+    let mut warmup_faults = FaultCounts::default();
+    if opts.warmup_faults {
+        let notifies: Vec<Arc<Notify>> =
+            (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
+        world.callers = notifies.clone();
+        let cycle = shared(opts.seed.rotate_left(17) ^ 0x5eed);
+        let one_cycle = Arc::new(AtomicBool::new(true));
+        let schedule = {
+            let (seed, gaps, kinds) = (cycle.seed, opts.gaps_ms, kinds.clone());
+            std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, one_cycle))
+        };
+        let hostile = runtime.spawn(hostile::send(listen, opts.hostile_frames / 10, cycle.seed));
+        let cycle_tally = runtime.block_on(load(opts.callers, &cycle, &notifies, || {
+            schedule.is_finished()
+        }));
+        runtime.block_on(hostile)?;
+        let (back, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
+        world = back;
+        warmup_faults = counts?;
+        tally.merge(cycle_tally);
+        eprintln!("warm-up fault cycle done");
+    }
+
+    // The baseline: fds and memory with no caller connected.
+    // The admin reads (`/metrics`) come before the memory is read, as at the end, so that
+    // what they allocate is in both readings.
+    let fds_before = settled_fds(pid, None);
+    std::thread::sleep(opts.settle);
+    let trims_before = Trims::read(admin);
+    let held_before = Held::read(admin);
+    let memory_before = memory_kib(pid);
+    save_smaps(opts, pid, "baseline");
+    let heap_before = heap_of("baseline");
+
+    // The load under the fault schedule.
+    let main = shared(opts.seed);
+    let notifies: Vec<Arc<Notify>> = (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
+    world.callers = notifies.clone();
     let enough = Arc::new(AtomicBool::new(false));
     let schedule = {
         let (seed, gaps, enough, kinds) = (opts.seed, opts.gaps_ms, enough.clone(), kinds.clone());
@@ -225,9 +288,11 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let slack = WORKERS * PROVIDERS;
     let fds_after = settled_fds(pid, Some(fds_before + slack));
     std::thread::sleep(opts.settle);
-    let memory_after = memory_kib(pid);
     let trims_after = Trims::read(admin);
-    let heap_after = heap_of();
+    let held_after = Held::read(admin);
+    let memory_after = memory_kib(pid);
+    save_smaps(opts, pid, "end");
+    let heap_after = heap_of("end");
     drop(world);
     Ok(Report {
         engine: opts.engine.clone(),
@@ -239,6 +304,11 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         faults: counts,
         fds_before,
         fds_after,
+        fds_prefault,
+        memory_prefault,
+        held: [held_before, held_after],
+        warmup_faults,
+        rss_tolerance: opts.rss_tolerance,
         fd_slack: slack,
         memory_before,
         memory_after,
@@ -295,4 +365,19 @@ fn settled_fds(pid: u32, target: Option<usize>) -> usize {
         }
     }
     last
+}
+
+/// Copies the proxy's `/proc/PID/smaps` to `--smaps DIR`/`name`.smaps (when asked).
+fn save_smaps(opts: &Options, pid: u32, name: &str) {
+    if let Some(dir) = &opts.smaps {
+        let copied = std::fs::create_dir_all(dir).and_then(|()| {
+            std::fs::copy(
+                format!("/proc/{pid}/smaps"),
+                dir.join(format!("{name}.smaps")),
+            )
+        });
+        if let Err(e) = copied {
+            eprintln!("--smaps: {e}");
+        }
+    }
 }

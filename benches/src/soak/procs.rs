@@ -218,6 +218,28 @@ impl Trims {
     }
 }
 
+/// What the proxy's own accounting says callers make it hold: with no caller connected, both
+/// must be 0 (a connection or its buffered bytes left behind would show here exactly, where
+/// RSS cannot tell them from memory the allocator keeps).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Held {
+    /// `dubbo_proxy_downstream_connections`.
+    pub connections: i64,
+    /// `dubbo_proxy_buffered_bytes`.
+    pub buffered_bytes: i64,
+}
+
+impl Held {
+    /// -1 for a series that could not be read.
+    pub fn read(admin: SocketAddr) -> Held {
+        let read = |series| metric(admin, series).map_or(-1, |v| v as i64);
+        Held {
+            connections: read("dubbo_proxy_downstream_connections"),
+            buffered_bytes: read("dubbo_proxy_buffered_bytes"),
+        }
+    }
+}
+
 /// A scratch directory removed when dropped.
 pub struct ScratchDir(pub PathBuf);
 

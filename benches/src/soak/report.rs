@@ -9,7 +9,7 @@ use super::caller::Tally;
 use super::faults::{Fault, FaultCounts};
 use super::heap::Heap;
 use super::hostile::Hostile;
-use super::procs::{Memory, Trims};
+use super::procs::{Held, Memory, Trims};
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -28,6 +28,17 @@ pub struct Report {
     /// Provider connections that may be open after the load and not before (or the reverse):
     /// one per worker and endpoint.
     pub fd_slack: usize,
+    /// The proxy's fds and memory after the warm-up's load, before its fault cycle (the
+    /// pre-fault baseline; the same moment as the baseline without a warm-up cycle).
+    pub fds_prefault: usize,
+    pub memory_prefault: Memory,
+    /// What the proxy's accounting says callers make it hold, at the baseline and after the
+    /// drain (both with no caller connected).
+    pub held: [Held; 2],
+    /// The faults of the warm-up's cycle (none without one).
+    pub warmup_faults: FaultCounts,
+    /// The memory goal: RSS after the drain at most this many KiB over the baseline.
+    pub rss_tolerance: Option<u64>,
     /// The proxy's memory after the warm-up (the baseline) and after the drain.
     pub memory_before: Memory,
     pub memory_after: Memory,
@@ -43,7 +54,7 @@ pub struct Report {
 }
 
 /// The table's header (the columns of [`Report::row`]).
-pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS before / end / peak | proxy heap in use before / end (more held by glibc) | proxy fds before / after | hostile frames (MiB): peak / retained KiB per MiB | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- |";
+pub const HEADER: &str = "| engine | seed | secs | sent | OK | answered with a status | never answered | misrouted | stray / malformed | abandoned by the caller | proxy RSS pre-fault / baseline / end / peak (KiB) | RSS back to the baseline (end - baseline, tolerance) | proxy heap in use before / end (more held by glibc) | proxy fds before / after | hostile frames (MiB): peak / retained KiB per MiB | faults: kill, stop, reload, disconnect, ZooKeeper restart (cycles) |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- | --- | --- |";
 
 impl Report {
     /// Why the run failed; empty when it passed.
@@ -75,6 +86,14 @@ impl Report {
                 self.fds_after, self.fds_before, self.fd_slack
             ));
         }
+        if self.rss_back() == Some(false) {
+            out.push(format!(
+                "proxy RSS {} KiB after the drain, {} KiB over the baseline (tolerance {} KiB)",
+                self.memory_after.rss,
+                self.rss_over_baseline(),
+                self.rss_tolerance.unwrap_or(0)
+            ));
+        }
         if self.hostile.frames < self.hostile_wanted {
             out.push(format!(
                 "{} hostile frames sent of {}",
@@ -94,6 +113,29 @@ impl Report {
             }
         }
         out
+    }
+
+    /// RSS after the drain minus the baseline, in KiB (negative: below it).
+    pub fn rss_over_baseline(&self) -> i64 {
+        self.memory_after.rss as i64 - self.memory_before.rss as i64
+    }
+
+    /// Whether the RSS came back to the baseline within the tolerance (`None`: not checked).
+    pub fn rss_back(&self) -> Option<bool> {
+        self.rss_tolerance
+            .map(|kib| self.rss_over_baseline() <= kib as i64)
+    }
+
+    /// `PASS (+12 KiB, <= 64)`, or `not checked (+12 KiB)`.
+    fn rss_verdict(&self) -> String {
+        let over = self.rss_over_baseline();
+        match (self.rss_back(), self.rss_tolerance) {
+            (Some(back), Some(kib)) => {
+                let verdict = if back { "PASS" } else { "FAIL" };
+                format!("{verdict} ({over:+} KiB, <= {kib})")
+            }
+            _ => format!("not checked ({over:+} KiB)"),
+        }
     }
 
     /// The statuses answered, as `31 SERVER_TIMEOUT: n, ...`.
@@ -158,9 +200,8 @@ impl Report {
     pub fn row(&self) -> String {
         let t = &self.tally;
         let f = &self.faults;
-        let mib = |kib: u64| kib as f64 / 1024.0;
         format!(
-            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} / {:.1} / {:.1} MiB | {} | {} / {} | {} | {}, {}, {}, {}, {} ({}) |",
+            "| {} | {} | {:.0} | {} | {} | {} | {} | {} | {} / {} | {} | {} / {} / {} / {} | {} | {} | {} / {} | {} | {}, {}, {}, {}, {} ({}) |",
             self.label(),
             self.seed,
             self.load_secs,
@@ -172,9 +213,11 @@ impl Report {
             t.stray,
             t.malformed,
             t.abandoned,
-            mib(self.memory_before.rss),
-            mib(self.memory_after.rss),
-            mib(self.memory_after.hwm),
+            self.memory_prefault.rss,
+            self.memory_before.rss,
+            self.memory_after.rss,
+            self.memory_after.hwm,
+            self.rss_verdict(),
             self.heap(),
             self.fds_before,
             self.fds_after,
@@ -198,12 +241,44 @@ impl Report {
             t.malformed, t.abandoned, t.connect_errors, f.kills, f.stops, f.reloads,
             t.disconnects, f.zookeeper_restarts, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
         );
-        let (b, a) = (&self.memory_before, &self.memory_after);
+        let (p, b, a) = (
+            &self.memory_prefault,
+            &self.memory_before,
+            &self.memory_after,
+        );
+        let _ = write!(
+            s,
+            " rss_prefault_kib={} anon_prefault_kib={} file_prefault_kib={} fds_prefault={}",
+            p.rss, p.anon, p.file, self.fds_prefault
+        );
+        for (when, h) in ["before", "after"].iter().zip(&self.held) {
+            let _ = write!(
+                s,
+                " downstream_connections_{when}={} buffered_bytes_{when}={}",
+                h.connections, h.buffered_bytes
+            );
+        }
+        let w = &self.warmup_faults;
+        let _ = write!(
+            s,
+            " warmup_kills={} warmup_stops={} warmup_reloads={} warmup_zookeeper_restarts={} warmup_cycles={}",
+            w.kills, w.stops, w.reloads, w.zookeeper_restarts, w.cycles
+        );
         let _ = write!(
             s,
             " rss_before_kib={} rss_after_kib={} hwm_kib={} anon_before_kib={} anon_after_kib={} file_before_kib={} file_after_kib={}",
             b.rss, a.rss, a.hwm, b.anon, a.anon, b.file, a.file
         );
+        let _ = write!(
+            s,
+            " rss_over_baseline_kib={} rss_over_prefault_kib={}",
+            self.rss_over_baseline(),
+            a.rss as i64 - p.rss as i64
+        );
+        if let (Some(tolerance), Some(back)) = (self.rss_tolerance, self.rss_back()) {
+            let verdict = if back { "PASS" } else { "FAIL" };
+            let _ = write!(s, " rss_tolerance_kib={tolerance} rss_back={verdict}");
+        }
         let _ = write!(
             s,
             " hostile_frames={} hostile_bytes={}",

@@ -69,6 +69,8 @@ pub struct BlockPool {
     /// Per class, the fewest free blocks the list held since the last trim: those at the
     /// bottom of the list that no `get` reached.
     idle: [usize; 5],
+    /// Per class, whether a connection took a block since the last trim.
+    busy: [bool; 5],
     /// Blocks allocated (not taken from the free lists), for the tests and stats.
     allocated: u64,
 }
@@ -84,6 +86,7 @@ impl BlockPool {
         let class = class.min(CLASSES.len() - 1);
         let popped = self.free[class].pop();
         self.idle[class] = self.idle[class].min(self.free[class].len());
+        self.busy[class] = true;
         if let Some(b) = popped {
             return b;
         }
@@ -111,13 +114,19 @@ impl BlockPool {
     }
 
     /// Frees the free blocks that stayed unused since the last trim (the bottom of each
-    /// last-in first-out list), keeping those the connections took in between. Returns the
-    /// bytes freed that stay in malloc's arenas ([`memory::left_in_arenas`]).
+    /// last-in first-out list), keeping those the connections took in between, and one spare
+    /// of the largest class taken since then: a steady load whose peak in a second varies
+    /// by a block would otherwise free one at a trim and allocate it again the next second
+    /// (and a 256 KiB block freed makes the process trim). Returns the bytes freed that stay in malloc's arenas
+    /// ([`memory::left_in_arenas`]).
     pub fn trim(&mut self) -> usize {
+        let spare_class = self.busy.iter().rposition(|&b| b);
+        self.busy = [false; 5];
         let mut freed = 0;
-        for (free, idle) in self.free.iter_mut().zip(&mut self.idle) {
+        for (class, (free, idle)) in self.free.iter_mut().zip(&mut self.idle).enumerate() {
+            let spare = usize::from(spare_class == Some(class));
             freed += free
-                .drain(..(*idle).min(free.len()))
+                .drain(..(*idle).saturating_sub(spare).min(free.len()))
                 .map(|b| memory::left_in_arenas(b.capacity()))
                 .sum::<usize>();
             *idle = free.len();
@@ -260,29 +269,53 @@ mod tests {
             10,
             "all of them were taken since the start"
         );
-        // A second in which at most 2 were needed at once: the other 8 go.
+        // A second in which at most 2 were needed at once: the other 8 go, but for one
+        // spare of the class in use.
         let (a, b) = (pool.get(1), pool.get(1));
         pool.put(b);
         pool.put(a);
-        assert_eq!(pool.trim(), 8 * CLASSES[1], "the bytes of the blocks freed");
-        assert_eq!(pool.free_blocks(), 2);
+        assert_eq!(pool.trim(), 7 * CLASSES[1], "the bytes of the blocks freed");
+        assert_eq!(pool.free_blocks(), 3);
         assert_eq!(
             pool.get(1).as_ptr(),
             recent,
             "the most recently used are kept"
         );
-        // A second without any use: none is kept, whatever its class.
         let b = pool.get(1);
         pool.put(b);
         pool.put(BytesMut::with_capacity(CLASSES[4]));
-        assert_eq!(pool.trim(), 0, "each came back since the last trim");
         assert_eq!(
             pool.trim(),
-            CLASSES[1],
+            0,
+            "one spare, and what came back since the last trim"
+        );
+        // A second without any use: none is kept, whatever its class.
+        assert_eq!(
+            pool.trim(),
+            2 * CLASSES[1],
             "the 1 MiB block is unmapped when freed: not counted"
         );
         assert_eq!(pool.free_blocks(), 0);
         assert_eq!(pool.allocated(), 10);
+    }
+
+    #[test]
+    fn a_steady_load_keeps_one_spare_of_its_largest_class() {
+        let mut pool = BlockPool::new();
+        // Each second 2 or 3 blocks of 256 KiB at once, alternately, and a small one.
+        for second in 0..8 {
+            let large: Vec<BytesMut> = (0..2 + second % 2).map(|_| pool.get(3)).collect();
+            let small = pool.get(0);
+            large.into_iter().for_each(|b| pool.put(b));
+            pool.put(small);
+            assert_eq!(pool.trim(), 0, "second {second}: nothing left idle");
+        }
+        assert_eq!(
+            pool.allocated(),
+            4,
+            "3 large blocks and a small one, once each"
+        );
+        assert_eq!(pool.free_blocks(), 4);
     }
 
     #[test]

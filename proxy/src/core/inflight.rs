@@ -11,7 +11,9 @@
 //! has a FIFO of (deadline, id) and only the front of each is ever looked at. Answered calls
 //! are not removed from the FIFO (that would be a search); their stale entries are skipped
 //! when they reach the front. Nothing here allocates once the slab and the FIFOs have grown
-//! to the peak number of calls in flight.
+//! to the peak number of calls in flight; [`InFlightTable::shrink`], once a second, gives
+//! back the room a stall left (a stopped provider's calls pile up in the FIFOs until they
+//! time out) once far less of it is used.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
@@ -19,6 +21,12 @@ use std::time::{Duration, Instant};
 use slab::Slab;
 
 use crate::core::key::Key;
+use crate::memory;
+
+/// The room a timeout's FIFO starts with and keeps.
+const QUEUE_ROOM: usize = 1024;
+/// The slab's room kept when it shrinks.
+const SLAB_ROOM: usize = 64;
 
 /// One call waiting for its response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,7 +97,7 @@ impl InFlightTable {
                 q.push_back((deadline, id))
             }
             None => {
-                let mut q = VecDeque::with_capacity(1024);
+                let mut q = VecDeque::with_capacity(QUEUE_ROOM);
                 q.push_back((deadline, id));
                 self.queues.push((timeout, q));
             }
@@ -145,6 +153,23 @@ impl InFlightTable {
         None
     }
 
+    /// Gives back the room of the slab and the FIFOs when far less of it is used (see
+    /// [`memory::shrink_idle`]); a FIFO grown past its first room drops its answered entries
+    /// first (in order). Once a second, not per call. Returns the bytes given back.
+    pub fn shrink(&mut self) -> usize {
+        let mut freed = 0;
+        let slab = &self.slab;
+        for (_, q) in &mut self.queues {
+            if q.capacity() > QUEUE_ROOM {
+                q.retain(|&(_, id)| {
+                    matches!(slab.get((id & 0xffff_ffff) as usize), Some((g, _)) if *g == (id >> 32) as u32)
+                });
+                freed += memory::shrink_idle(q, QUEUE_ROOM);
+            }
+        }
+        freed + memory::shrink_idle(&mut self.slab, SLAB_ROOM)
+    }
+
     /// Every call in flight, to change.
     pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut InFlight)) {
         for (_, (_, call)) in self.slab.iter_mut() {
@@ -194,6 +219,34 @@ mod tests {
         assert_ne!(a, b);
         assert!(t.get(a).is_none());
         assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn room_a_stall_grew_is_given_back_and_ids_stay_valid() {
+        let now = Instant::now();
+        let mut t = InFlightTable::new();
+        let second = Duration::from_secs(1);
+        // A stalled provider: 5,000 calls wait, then are answered, but for one.
+        let ids: Vec<u64> = (0..5000).map(|i| t.insert(call(now, i), second)).collect();
+        let queue_room = |t: &InFlightTable| t.queues[0].1.capacity();
+        assert!(queue_room(&t) >= 5000);
+        for &id in &ids[1..] {
+            t.remove(id);
+        }
+        assert!(t.shrink() > 0);
+        assert!(t.slab.capacity() < 1024, "slab room {}", t.slab.capacity());
+        assert!(
+            queue_room(&t) < 2 * QUEUE_ROOM,
+            "FIFO room {}",
+            queue_room(&t)
+        );
+        // The call still in flight is found, and times out in order with new ones.
+        assert_eq!(t.get(ids[0]).unwrap().down_id, 0);
+        let later = t.insert(call(now + second, 9), second);
+        assert_eq!(t.pop_expired(now + second).unwrap().0, ids[0]);
+        assert_eq!(t.pop_expired(now + 2 * second).unwrap().0, later);
+        assert!(t.is_empty());
+        assert_eq!(t.shrink(), 0, "at its least room");
     }
 
     #[test]

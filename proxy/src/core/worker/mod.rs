@@ -109,6 +109,11 @@ pub enum Effect {
 
 /// How often timers other than call timeouts are looked at.
 const HOUSEKEEPING: Duration = Duration::from_millis(100);
+/// The room the caller and provider connection slabs and the effect queue start with, and
+/// keep when they give back what a burst grew (`crate::memory::shrink_idle`).
+const DOWNS_ROOM: usize = 64;
+const UPS_ROOM: usize = 16;
+const EFFECTS_ROOM: usize = 64;
 /// After the read-only event, a caller connection with nothing in flight and no frame for
 /// this long is closed (calls sent before the caller saw the event still get through).
 const DRAIN_QUIET: Duration = Duration::from_millis(200);
@@ -430,11 +435,11 @@ impl Worker {
             route_stats: Vec::new(),
             route_slot: Vec::new(),
             clusters: Vec::new(),
-            downs: Slab::with_capacity(64),
-            ups: Slab::with_capacity(16),
+            downs: Slab::with_capacity(DOWNS_ROOM),
+            ups: Slab::with_capacity(UPS_ROOM),
             gen: 0,
             inflight: InFlightTable::new(),
-            effects: VecDeque::with_capacity(64),
+            effects: VecDeque::with_capacity(EFFECTS_ROOM),
             event_id: 0,
             replies,
             draining: false,

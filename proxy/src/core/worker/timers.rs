@@ -94,11 +94,17 @@ impl Worker {
         self.probes(now);
 
         // Every second: outboxes a burst grew and the last second did not need give their
-        // room back (to the system, by `crate::memory`).
+        // room back (to the system, by `crate::memory`), and so do tables.
         if self.housekeeping_round % 10 == 0 {
             let downs = self.downs.iter_mut().map(|(_, d)| &mut d.out);
             let ups = self.ups.iter_mut().map(|(_, u)| &mut u.out);
             let freed: usize = downs.chain(ups).map(Outbox::release_oversized).sum();
+            // Tables a burst or a fault grew give their room back once far less is used.
+            let freed = freed
+                + self.inflight.shrink()
+                + crate::memory::shrink_idle(&mut self.downs, DOWNS_ROOM)
+                + crate::memory::shrink_idle(&mut self.ups, UPS_ROOM)
+                + crate::memory::shrink_idle(&mut self.effects, EFFECTS_ROOM);
             self.shared.metrics.memory.freed(freed);
         }
 
