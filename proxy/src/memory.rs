@@ -162,35 +162,27 @@ pub trait Table {
     fn entry_bytes(&self) -> usize;
 }
 
-impl<T> Table for Vec<T> {
-    fn held(&self) -> usize {
-        self.len()
-    }
-    fn room(&self) -> usize {
-        self.capacity()
-    }
-    fn shrink_room(&mut self, room: usize) {
-        self.shrink_to(room);
-    }
-    fn entry_bytes(&self) -> usize {
-        std::mem::size_of::<T>()
-    }
+/// `Vec` and `VecDeque`: room is their capacity, and they shrink to the room asked.
+macro_rules! std_table {
+    ($($collection:ident),*) => {$(
+        impl<T> Table for $collection<T> {
+            fn held(&self) -> usize {
+                self.len()
+            }
+            fn room(&self) -> usize {
+                self.capacity()
+            }
+            fn shrink_room(&mut self, room: usize) {
+                self.shrink_to(room);
+            }
+            fn entry_bytes(&self) -> usize {
+                std::mem::size_of::<T>()
+            }
+        }
+    )*};
 }
 
-impl<T> Table for VecDeque<T> {
-    fn held(&self) -> usize {
-        self.len()
-    }
-    fn room(&self) -> usize {
-        self.capacity()
-    }
-    fn shrink_room(&mut self, room: usize) {
-        self.shrink_to(room);
-    }
-    fn entry_bytes(&self) -> usize {
-        std::mem::size_of::<T>()
-    }
-}
+std_table!(Vec, VecDeque);
 
 impl<T> Table for Slab<T> {
     fn held(&self) -> usize {
