@@ -59,6 +59,17 @@ pub struct InFlightTable {
     queues: Vec<(Duration, VecDeque<(Instant, u64)>)>,
 }
 
+/// The slab slot of upstream id `id` (its low 32 bits), if the call there is still the one
+/// the id was given to (the high 32 bits are the generation it was inserted with).
+#[inline]
+fn slot(slab: &Slab<(u32, InFlight)>, id: u64) -> Option<usize> {
+    let idx = (id & 0xffff_ffff) as usize;
+    match slab.get(idx) {
+        Some((g, _)) if *g == (id >> 32) as u32 => Some(idx),
+        _ => None,
+    }
+}
+
 impl InFlightTable {
     /// An empty table.
     pub fn new() -> Self {
@@ -88,8 +99,7 @@ impl InFlightTable {
                 // from the front here keeps the FIFO about as long as the calls in flight
                 // (instead of the calls of a whole timeout period), so it stops growing.
                 while let Some(&(_, old)) = q.front() {
-                    let live = matches!(slab.get((old & 0xffff_ffff) as usize), Some((g, _)) if *g == (old >> 32) as u32);
-                    if live {
+                    if slot(slab, old).is_some() {
                         break;
                     }
                     q.pop_front();
@@ -106,12 +116,7 @@ impl InFlightTable {
     }
 
     fn index(&self, id: u64) -> Option<usize> {
-        let idx = (id & 0xffff_ffff) as usize;
-        let gen = (id >> 32) as u32;
-        match self.slab.get(idx) {
-            Some((g, _)) if *g == gen => Some(idx),
-            _ => None,
-        }
+        slot(&self.slab, id)
     }
 
     /// The call with upstream id `id`, if still in flight.
@@ -161,9 +166,7 @@ impl InFlightTable {
         let slab = &self.slab;
         for (_, q) in &mut self.queues {
             if q.capacity() > QUEUE_ROOM {
-                q.retain(|&(_, id)| {
-                    matches!(slab.get((id & 0xffff_ffff) as usize), Some((g, _)) if *g == (id >> 32) as u32)
-                });
+                q.retain(|&(_, id)| slot(slab, id).is_some());
                 freed += memory::shrink_idle(q, QUEUE_ROOM);
             }
         }
