@@ -50,9 +50,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 0xc0..=0xcf if TWO_BYTE_INTS => match self.input.chunk().get(1) {
                     Some(&b1) => {
                         self.input.advance(2);
-                        return Ok(Header::Int(
-                            ((code as i32 - int::BYTE_ZERO as i32) << 8) | b1 as i32,
-                        ));
+                        return Ok(Header::Int(int::two_byte(code, b1)));
                     }
                     None => return self.pull_slow(),
                 },
@@ -185,7 +183,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 0x80..=0xbf => Header::Int(code as i32 - int::DIRECT_ZERO as i32),
                 0xc0..=0xcf => {
                     let [b1] = self.read_array()?;
-                    Header::Int(((code as i32 - int::BYTE_ZERO as i32) << 8) | b1 as i32)
+                    Header::Int(int::two_byte(code, b1))
                 }
                 0xd0..=0xd7 => {
                     let [b1, b2] = self.read_array()?;

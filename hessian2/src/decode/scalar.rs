@@ -39,7 +39,7 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 0x80..=0xbf => (code as i64 - int::DIRECT_ZERO as i64, 1),
                 0xc0..=0xcf => {
                     let [b1] = d.peek_fixed()?;
-                    (((code as i64 - int::BYTE_ZERO as i64) << 8) | b1 as i64, 2)
+                    (i64::from(int::two_byte(code, b1)), 2)
                 }
                 0xd0..=0xd7 => {
                     let [b1, b2] = d.peek_fixed()?;

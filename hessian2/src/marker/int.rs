@@ -17,6 +17,12 @@ pub const BYTE_MIN: i32 = -0x800;
 /// Largest int with a two-byte form.
 pub const BYTE_MAX: i32 = 0x7ff;
 
+/// The value of the two-byte form `code` (`0xc0..=0xcf`), `b1`.
+#[inline(always)]
+pub const fn two_byte(code: u8, b1: u8) -> i32 {
+    ((code as i32 - BYTE_ZERO as i32) << 8) | b1 as i32
+}
+
 /// Three bytes: `0xd0..=0xd7`, value `((code - 0xd4) << 16) + (b1 << 8) + b2`.
 pub const SHORT_ZERO: u8 = 0xd4;
 /// Smallest int with a three-byte form.
