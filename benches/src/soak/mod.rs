@@ -228,24 +228,19 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     // stack depth, tables grown to their working size under faults) is in the baseline.
     let mut warmup_faults = FaultCounts::default();
     if opts.warmup_faults {
-        let notifies: Vec<Arc<Notify>> =
-            (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
-        world.callers = notifies.clone();
         let cycle = shared(opts.seed.rotate_left(17) ^ 0x5eed);
-        let one_cycle = Arc::new(AtomicBool::new(true));
-        let schedule = {
-            let (seed, gaps, kinds) = (cycle.seed, opts.gaps_ms, kinds.clone());
-            std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, one_cycle))
-        };
-        let hostile = runtime.spawn(hostile::send(listen, opts.hostile_frames / 10, cycle.seed));
-        let cycle_tally = runtime.block_on(load(opts.callers, &cycle, &notifies, || {
-            schedule.is_finished()
-        }));
-        runtime.block_on(hostile)?;
-        let (back, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
-        world = back;
-        warmup_faults = counts?;
-        tally.merge(cycle_tally);
+        let phase = faulted_load(
+            &runtime,
+            world,
+            &kinds,
+            &cycle,
+            opts,
+            opts.hostile_frames / 10,
+            0,
+        )?;
+        world = phase.world;
+        warmup_faults = phase.counts;
+        tally.merge(phase.tally);
         eprintln!("warm-up fault cycle done");
     }
 
@@ -262,27 +257,19 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
 
     // The load under the fault schedule.
     let main = shared(opts.seed);
-    let notifies: Vec<Arc<Notify>> = (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
-    world.callers = notifies.clone();
-    let enough = Arc::new(AtomicBool::new(false));
-    let schedule = {
-        let (seed, gaps, enough, kinds) = (opts.seed, opts.gaps_ms, enough.clone(), kinds.clone());
-        std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, enough))
-    };
-    let load_started = Instant::now();
-    let hostile = runtime.spawn(hostile::send(main.proxy, opts.hostile_frames, opts.seed));
-    let main_tally = runtime.block_on(load(opts.callers, &main, &notifies, || {
-        if main.sent.load(Ordering::Relaxed) >= opts.calls {
-            enough.store(true, Ordering::Release);
-        }
-        schedule.is_finished()
-    }));
-    let load_secs = load_started.elapsed().as_secs_f64();
+    let phase = faulted_load(
+        &runtime,
+        world,
+        &kinds,
+        &main,
+        opts,
+        opts.hostile_frames,
+        opts.calls,
+    )?;
     let trims_load = Trims::read(admin);
-    let hostile = runtime.block_on(hostile)?;
-    let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
-    let counts: FaultCounts = counts?;
-    tally.merge(main_tally);
+    let (world, counts, hostile, load_secs) =
+        (phase.world, phase.counts, phase.hostile, phase.secs);
+    tally.merge(phase.tally);
 
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
@@ -322,6 +309,56 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
 
 /// Runs `callers` callers on `shared` until `done()` holds (checked every 100 ms), then stops
 /// them, waits for what they have in flight and merges their tallies.
+/// What one phase of load under the fault schedule gave back.
+struct Phase {
+    world: World,
+    tally: Tally,
+    counts: FaultCounts,
+    hostile: hostile::Hostile,
+    secs: f64,
+}
+
+/// The callers' load paced by `calls`, with the fault schedule (seeded by `calls.seed`) on a
+/// thread of its own and `hostile_frames` bad frames on connections of their own; the
+/// schedule stops at the end of the cycle in which `until_sent` calls were sent (0: after
+/// its first cycle).
+fn faulted_load(
+    runtime: &tokio::runtime::Runtime,
+    mut world: World,
+    kinds: &[Fault],
+    calls: &Arc<Shared>,
+    opts: &Options,
+    hostile_frames: u64,
+    until_sent: u64,
+) -> Result<Phase, Box<dyn std::error::Error>> {
+    let notifies: Vec<Arc<Notify>> = (0..opts.callers).map(|_| Arc::new(Notify::new())).collect();
+    world.callers = notifies.clone();
+    let enough = Arc::new(AtomicBool::new(until_sent == 0));
+    let schedule = {
+        let (seed, gaps, enough, kinds) =
+            (calls.seed, opts.gaps_ms, enough.clone(), kinds.to_vec());
+        std::thread::spawn(move || run_schedule(world, &kinds, seed, gaps, enough))
+    };
+    let started = Instant::now();
+    let hostile = runtime.spawn(hostile::send(calls.proxy, hostile_frames, calls.seed));
+    let tally = runtime.block_on(load(opts.callers, calls, &notifies, || {
+        if calls.sent.load(Ordering::Relaxed) >= until_sent {
+            enough.store(true, Ordering::Release);
+        }
+        schedule.is_finished()
+    }));
+    let secs = started.elapsed().as_secs_f64();
+    let hostile = runtime.block_on(hostile)?;
+    let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
+    Ok(Phase {
+        world,
+        tally,
+        counts: counts?,
+        hostile,
+        secs,
+    })
+}
+
 async fn load(
     callers: u32,
     shared: &Arc<Shared>,
