@@ -244,16 +244,19 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         eprintln!("warm-up fault cycle done");
     }
 
-    // The baseline: fds and memory with no caller connected.
-    // The admin reads (`/metrics`) come before the memory is read, as at the end, so that
-    // what they allocate is in both readings.
-    let fds_before = settled_fds(pid, None);
-    std::thread::sleep(opts.settle);
-    let trims_before = Trims::read(admin);
-    let held_before = Held::read(admin);
-    let memory_before = memory_kib(pid);
-    save_smaps(opts, pid, "baseline");
-    let heap_before = heap_of("baseline");
+    // The baseline and the end: fds and memory with no caller connected, read alike. The
+    // admin reads (`/metrics`) come before the memory is read, so that what they allocate is
+    // in both readings.
+    let settled = |name: &str, fds_target: Option<usize>| {
+        let fds = settled_fds(pid, fds_target);
+        std::thread::sleep(opts.settle);
+        let (trims, held) = (Trims::read(admin), Held::read(admin));
+        let memory = memory_kib(pid);
+        save_smaps(opts, pid, name);
+        (fds, trims, held, memory, heap_of(name))
+    };
+    let (fds_before, trims_before, held_before, memory_before, heap_before) =
+        settled("baseline", None);
 
     // The load under the fault schedule.
     let main = shared(opts.seed);
@@ -273,13 +276,8 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
 
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
-    let fds_after = settled_fds(pid, Some(fds_before + slack));
-    std::thread::sleep(opts.settle);
-    let trims_after = Trims::read(admin);
-    let held_after = Held::read(admin);
-    let memory_after = memory_kib(pid);
-    save_smaps(opts, pid, "end");
-    let heap_after = heap_of("end");
+    let (fds_after, trims_after, held_after, memory_after, heap_after) =
+        settled("end", Some(fds_before + slack));
     drop(world);
     Ok(Report {
         engine: opts.engine.clone(),
