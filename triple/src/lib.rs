@@ -24,7 +24,7 @@
 //! * [`message`]: the 5-byte prefix, split off as bytes arrive, with the size limit checked
 //!   before anything is buffered;
 //! * [`metadata`]: the path and headers of a call ([`RequestHead`]), attachments included;
-//! * [`timeout`]: `grpc-timeout`;
+//! * [`timeout`], the `grpc-timeout` header;
 //! * [`status`]: `grpc-status` and `grpc-message` ([`Status`], [`Code`]);
 //! * [`wrapper`]: the request and response wrappers of interface-style calls.
 //!
