@@ -144,6 +144,8 @@ pub mod server;
 pub mod status;
 #[cfg(feature = "tower")]
 pub mod tower;
+#[cfg(feature = "triple")]
+pub mod triple_client;
 mod typed;
 
 pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};

@@ -93,6 +93,17 @@ impl Format for Hessian2 {
         })
     }
 
+    fn decode_separate_args<T: DeserializeOwned>(self, args: &[Bytes]) -> Result<T, BodyError> {
+        T::deserialize(ArgsDeserializer {
+            args: SeparateStreams(args.iter()),
+            count: args.len(),
+        })
+        .map_err(|source| BodyError::Deserialize {
+            field: "arguments",
+            source,
+        })
+    }
+
     fn encode_typed_result<T: Serialize + ?Sized>(
         self,
         value: &T,
@@ -427,6 +438,22 @@ impl NextArg<'static> for &mut hessian2::Deserializer<'static, Bytes> {
         seed: T,
     ) -> Result<T::Value, Self::Error> {
         seed.deserialize(&mut **self)
+    }
+}
+
+/// Each argument is a Hessian stream of its own (class definitions and references start
+/// afresh).
+struct SeparateStreams<'a>(std::slice::Iter<'a, Bytes>);
+
+impl NextArg<'static> for SeparateStreams<'_> {
+    type Error = hessian2::Error;
+
+    fn next_arg<T: serde::de::DeserializeSeed<'static>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        let arg = self.0.next().cloned().unwrap_or_default();
+        seed.deserialize(&mut hessian2::Deserializer::from_bytes(arg))
     }
 }
 

@@ -38,7 +38,7 @@ pub(super) async fn accept_loop(listener: TcpListener, state: Arc<State>) {
                 }
                 let open = Open::new(&state);
                 state.counters.accepted.fetch_add(1, Ordering::Relaxed);
-                tokio::spawn(serve_conn(stream, peer, state.clone(), open));
+                tokio::spawn(serve_any(stream, peer, state.clone(), open));
             }
             Err(_) => {
                 // Out of file descriptors and the like: back off instead of spinning.
@@ -62,6 +62,60 @@ impl Open {
 impl Drop for Open {
     fn drop(&mut self) {
         self.0.open.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Serves a connection in the protocol its first bytes speak: Dubbo frames, or (feature
+/// `triple`) HTTP/2 for Triple, on the same port as Java 3's `ext-protocol: tri` does.
+async fn serve_any(stream: TcpStream, peer: SocketAddr, state: Arc<State>, open: Open) {
+    #[cfg(feature = "triple")]
+    {
+        let _ = stream.set_nodelay(true);
+        match sniff(&stream, &state.limits).await {
+            Ok(true) => {
+                super::triple::serve_h2(stream, peer, state.clone()).await;
+                drop(open);
+                return;
+            }
+            Ok(false) => {}
+            Err(Some(why)) => {
+                state.counters.closed(why, peer, &state.limits);
+                return;
+            }
+            Err(None) => return,
+        }
+    }
+    serve_conn(stream, peer, state, open).await
+}
+
+/// True when the connection starts with HTTP/2's preface, false for anything else (a Dubbo
+/// frame, or bytes the Dubbo reader refuses); peeked, not read. An error when the caller
+/// sent nothing in the first-frame timeout (`Some`) or closed (`None`).
+#[cfg(feature = "triple")]
+async fn sniff(stream: &TcpStream, limits: &Limits) -> Result<bool, Option<Closed>> {
+    use super::triple::H2_PREFACE_START;
+    let peek = async {
+        let mut first = [0u8; 3];
+        loop {
+            let n = stream.peek(&mut first).await.map_err(|_| None)?;
+            if n == 0 {
+                return Err(None);
+            }
+            if !H2_PREFACE_START.starts_with(&first[..n]) {
+                return Ok(false);
+            }
+            if n == first.len() {
+                return Ok(true);
+            }
+            // A preface begun and not all here yet: wait for more without spinning.
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    };
+    match enabled(limits.first_frame_timeout) {
+        Some(t) => tokio::time::timeout(t, peek)
+            .await
+            .unwrap_or(Err(Some(Closed::NoFrame))),
+        None => peek.await,
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use hessian2::value::Value;
 use tokio::sync::mpsc;
 
-use super::service::{service_key, Args, Call, Handler, HandlerError, Reply};
+use super::service::{service_key, Args, Call, Handler, HandlerError, Protocol, Reply};
 use super::State;
 use crate::attachments::{Attachments, GROUP_KEY, INTERFACE_KEY, PATH_KEY, VERSION_KEY};
 use crate::error::BodyError;
@@ -195,6 +195,7 @@ fn route(
             request_id,
             two_way,
             dubbo_version: String::new(),
+            protocol: Protocol::Dubbo,
             service: String::new(),
             version: String::new(),
             group: None,
@@ -268,6 +269,7 @@ fn route(
             request_id,
             two_way,
             dubbo_version: head.dubbo_version.to_string(),
+            protocol: Protocol::Dubbo,
             service,
             version,
             group,

@@ -64,6 +64,8 @@ mod dispatch;
 mod limits;
 mod service;
 mod shutdown;
+#[cfg(feature = "triple")]
+mod triple;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -80,7 +82,7 @@ pub use self::limits::{
     ServerStats, DEFAULT_FIRST_FRAME_TIMEOUT, DEFAULT_FRAME_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT, DEFAULT_WRITE_TIMEOUT,
 };
-pub use self::service::{Call, HandlerError, HandlerFuture, Reply, Service};
+pub use self::service::{Call, HandlerError, HandlerFuture, Protocol, Reply, Service};
 use crate::codec::DEFAULT_MAX_PAYLOAD;
 use crate::frame::Frame;
 use crate::metadata::MetadataCache;

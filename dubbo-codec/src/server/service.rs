@@ -35,7 +35,7 @@ pub enum Reply {
     /// A caller in another serialization gets it through a `Value`.
     Encoded(Bytes),
     /// The whole body of an OK response, in the call's serialization (see
-    /// [`Call::typed_reply`]).
+    /// [`Call::typed_reply`]); for a Triple call, the value alone.
     Body(Bytes),
 }
 
@@ -122,6 +122,23 @@ pub(super) enum Args {
     },
     /// Arguments taken out of a generic call.
     Values(Vec<Value>),
+    /// Arguments each serialized on its own (a Triple call's wrapper).
+    #[cfg_attr(not(feature = "triple"), allow(dead_code))]
+    Separate {
+        format: BodyFormat,
+        args: Vec<Bytes>,
+    },
+}
+
+/// The protocol a call came in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// The Dubbo 2 protocol (`dubbo://`): frames with a 16-byte header.
+    Dubbo,
+    /// Triple (`tri://`, feature `triple`): gRPC over HTTP/2, arguments wrapped as Java
+    /// Dubbo wraps an interface's calls.
+    Triple,
 }
 
 /// One call, as a handler sees it.
@@ -131,8 +148,10 @@ pub struct Call {
     pub request_id: u64,
     /// False for a one-way call (its reply is discarded).
     pub two_way: bool,
-    /// The caller's Dubbo protocol version.
+    /// The caller's Dubbo protocol version (empty for Triple).
     pub dubbo_version: String,
+    /// The protocol the call came in.
+    pub protocol: Protocol,
     /// The service (interface) name.
     pub service: String,
     /// The service version.
@@ -160,6 +179,7 @@ impl Call {
         match &self.args {
             Args::Raw { count, .. } => *count,
             Args::Values(v) => v.len(),
+            Args::Separate { args, .. } => args.len(),
         }
     }
 
@@ -184,6 +204,9 @@ impl Call {
                 };
                 f.decode_args(&enc.into_inner().freeze(), 0, values.len())
             }
+            Args::Separate { format, args } => {
+                with_format!(*format, f => f.decode_separate_args(args))
+            }
         }
     }
 
@@ -192,6 +215,16 @@ impl Call {
     pub fn typed_reply<T: Serialize + ?Sized>(&self, value: &T) -> Result<Reply, HandlerError> {
         if let BodyFormat::Hessian2(_) = self.format {
             return Reply::typed(value);
+        }
+        if self.protocol == Protocol::Triple {
+            // A Triple answer's body is the value alone, written as one argument is.
+            return with_format!(self.format, f => crate::format::encode_one(f, value))
+                .map(|b| Reply::Body(Bytes::from(b)))
+                .map_err(|e| {
+                    HandlerError::Exception(JavaException::runtime(format!(
+                        "serializing the result: {e}"
+                    )))
+                });
         }
         let attachments = provider_attachments(&self.dubbo_version);
         encode_typed_result_in(self.format, value, attachments)
@@ -216,6 +249,14 @@ impl Call {
                 with_format!(*format, f => read_args(&mut f.reader(rest, *offset), *count))
             }
             Args::Values(v) => Ok(v.clone()),
+            Args::Separate { format, args } => {
+                let mut out = Vec::with_capacity(args.len());
+                for arg in args {
+                    let mut v = with_format!(*format, f => read_args(&mut f.reader(arg, 0), 1))?;
+                    out.append(&mut v);
+                }
+                Ok(out)
+            }
         }
     }
 }

@@ -91,6 +91,17 @@ impl Format for Fastjson2 {
         })
     }
 
+    fn decode_separate_args<T: DeserializeOwned>(self, args: &[Bytes]) -> Result<T, BodyError> {
+        T::deserialize(ArgsDeserializer {
+            args: SeparateDocs(args.iter()),
+            count: args.len(),
+        })
+        .map_err(|source| BodyError::Fastjson2 {
+            field: "arguments",
+            source,
+        })
+    }
+
     fn encode_typed_result<T: Serialize + ?Sized>(
         self,
         value: &T,
@@ -152,6 +163,21 @@ impl<'de> NextArg<'de> for FramedArgs<'de> {
         self.rest = rest;
         let mut de = fastjson2::Deserializer::new(doc);
         seed.deserialize(&mut de).map_err(|e| de.locate(e))
+    }
+}
+
+/// Each argument is a framed document of its own.
+struct SeparateDocs<'a>(std::slice::Iter<'a, Bytes>);
+
+impl<'de> NextArg<'de> for SeparateDocs<'de> {
+    type Error = fastjson2::Error;
+
+    fn next_arg<T: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<T::Value, Self::Error> {
+        let rest = self.0.next().map_or(&[][..], |a| &a[..]);
+        FramedArgs { rest }.next_arg(seed)
     }
 }
 

@@ -1,0 +1,467 @@
+//! Triple on the server's port (feature `triple`): HTTP/2 connections, told from Dubbo frames
+//! by their first bytes, served by h2; each stream is one call, routed to the same
+//! [`Service`](super::Service)s and handlers as Dubbo calls.
+//!
+//! A unary interface-style call (what a Java Dubbo 3 consumer sends for a Java interface) is
+//! read as: request headers ([`RequestHead`]: service, method, version, group, deadline,
+//! attachments), exactly one message holding a [`RequestWrapper`] whose arguments are each a
+//! complete Hessian2 or fastjson2 serialization, then the end of the stream. It is answered
+//! as Java Dubbo answers: headers, one [`ResponseWrapper`] message in the caller's
+//! serialization, trailers with `grpc-status: 0`. A handler's Java exception travels as the
+//! message, flagged by `tri-exception-code: 3` in the headers (Java's `BIZ_EXCEPTION`), so a
+//! Java consumer rethrows its class; every other failure is a `grpc-status` with a message.
+//!
+//! Limits: `max_inflight` bounds the streams open at once on a connection (HTTP/2's
+//! `SETTINGS_MAX_CONCURRENT_STREAMS`), `max_payload` the request message (checked on its
+//! 5-byte prefix: `RESOURCE_EXHAUSTED`, nothing buffered), the header block is at most 16
+//! KiB, and h2 closes a connection whose peer resets streams faster than it opens them (the
+//! "rapid reset" of CVE-2023-44487). A caller's RST_STREAM drops the handler's future.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use dubbo_triple::message::{MessageDecoder, MessageEncoder};
+use dubbo_triple::metadata::{
+    AttachmentValue, MetadataError, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
+};
+use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, ResponseWrapper};
+use dubbo_triple::{Code, Status};
+use h2::server::SendResponse;
+use h2::RecvStream;
+use hessian2::encode::LiteVersion;
+use hessian2::value::Value;
+use http::{HeaderMap, HeaderValue, Response, StatusCode};
+use tokio::net::TcpStream;
+use tokio::time::Instant;
+
+use super::service::{service_key, Args, Call, HandlerError, Protocol, Reply};
+use super::{Phase, State};
+use crate::attachments::Attachments;
+use crate::format::{value_alone, with_format, BodyFormat, Format};
+use crate::status::Status as DubboStatus;
+
+/// The first bytes of every HTTP/2 connection (its preface, `PRI * HTTP/2.0...`), which no
+/// Dubbo frame (`0xdabb`) starts with.
+pub(super) const H2_PREFACE_START: &[u8] = b"PRI";
+
+/// The largest request header block accepted (HTTP/2's `SETTINGS_MAX_HEADER_LIST_SIZE`).
+const MAX_HEADER_LIST: u32 = 16 * 1024;
+
+/// Java's `RpcException.BIZ_EXCEPTION`: the code of a business exception sent as a message.
+const BIZ_EXCEPTION: &str = "3";
+
+/// Serves one HTTP/2 connection until the caller closes it, the server shuts down, or it is
+/// idle (no stream open) for the idle timeout.
+pub(super) async fn serve_h2(stream: TcpStream, peer: SocketAddr, state: Arc<State>) {
+    let mut builder = h2::server::Builder::new();
+    builder
+        .max_concurrent_streams(u32::try_from(state.limits.max_inflight).unwrap_or(u32::MAX))
+        .max_header_list_size(MAX_HEADER_LIST)
+        // Streams reset by the caller before the server saw them: past this many pending, h2
+        // closes the connection (rapid reset).
+        .max_pending_accept_reset_streams(64)
+        .max_local_error_reset_streams(Some(1024));
+    let handshake = builder.handshake::<_, Bytes>(stream);
+    let first = super::limits::enabled(state.limits.first_frame_timeout)
+        .unwrap_or(Duration::from_secs(3600));
+    let mut conn = match tokio::time::timeout(first, handshake).await {
+        Ok(Ok(conn)) => conn,
+        // Not HTTP/2 after all, or too slow to say so.
+        _ => return,
+    };
+    let streams = Arc::new(AtomicUsize::new(0));
+    let mut closing = state.closing.clone();
+    let mut draining = false;
+    let idle = super::limits::enabled(state.limits.idle_timeout);
+    let mut last_active = Instant::now();
+    loop {
+        let idle_deadline = idle
+            .filter(|_| streams.load(Ordering::Acquire) == 0)
+            .map(|d| last_active + d);
+        let idle_timer = async {
+            match idle_deadline {
+                Some(at) => tokio::time::sleep_until(at).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            next = conn.accept() => match next {
+                Some(Ok((request, respond))) => {
+                    last_active = Instant::now();
+                    let guard = StreamGuard::new(&streams, &state);
+                    tokio::spawn(serve_stream(request, respond, peer, state.clone(), guard));
+                }
+                // The connection failed (a protocol error, a flood h2 refused) or ended.
+                Some(Err(_)) | None => break,
+            },
+            _ = idle_timer, if !draining => {
+                state.counters.closed(super::limits::Closed::Idle, peer, &state.limits);
+                break;
+            }
+            phase = closing.wait_for(|p| *p != Phase::Serving) => {
+                match phase.map(|p| *p) {
+                    Ok(Phase::Closing) if !draining => {
+                        // GOAWAY: no new streams; the open ones finish.
+                        conn.graceful_shutdown();
+                        draining = true;
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+/// One stream counted open on its connection and in the server's calls in flight.
+struct StreamGuard {
+    streams: Arc<AtomicUsize>,
+    state: Arc<State>,
+}
+
+impl StreamGuard {
+    fn new(streams: &Arc<AtomicUsize>, state: &Arc<State>) -> StreamGuard {
+        streams.fetch_add(1, Ordering::AcqRel);
+        state.inflight.fetch_add(1, Ordering::AcqRel);
+        state.dispatched.fetch_add(1, Ordering::AcqRel);
+        StreamGuard {
+            streams: streams.clone(),
+            state: state.clone(),
+        }
+    }
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        self.streams.fetch_sub(1, Ordering::AcqRel);
+        if self.state.inflight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.state.idle.notify_waiters();
+        }
+    }
+}
+
+/// How a stream's call ended before a handler could answer it.
+enum Refusal {
+    /// A status in the trailers (here, the only headers).
+    Status(Status),
+    /// Not a gRPC request: a plain HTTP status.
+    Http(StatusCode),
+    /// The caller reset the stream: nothing to answer.
+    Gone,
+}
+
+impl From<Status> for Refusal {
+    fn from(s: Status) -> Self {
+        Refusal::Status(s)
+    }
+}
+
+async fn serve_stream(
+    request: http::Request<RecvStream>,
+    mut respond: SendResponse<Bytes>,
+    peer: SocketAddr,
+    state: Arc<State>,
+    _guard: StreamGuard,
+) {
+    let request_id = u64::from(u32::from(respond.stream_id()));
+    let outcome = async {
+        let (parts, body) = request.into_parts();
+        let head =
+            RequestHead::from_parts(parts.uri.path(), &parts.headers).map_err(|e| match e {
+                MetadataError::NotGrpc(_) => Refusal::Http(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+                e => Refusal::Status(Status::new(Code::Internal, e.to_string())),
+            })?;
+        let deadline = head.timeout.map(|t| Instant::now() + t);
+        let (handler, call) = route(&head, &state, peer, request_id)?;
+        let message = read_unary(body, state.max_payload, deadline).await?;
+        let (call, wire_serialization) = with_args(call, message)?;
+        Ok::<_, Refusal>((handler, call, wire_serialization, deadline))
+    }
+    .await;
+    let (handler, call, wire_serialization, deadline) = match outcome {
+        Ok(ready) => ready,
+        Err(refusal) => return refuse(&mut respond, refusal),
+    };
+    let format = call.format;
+    let running = tokio::spawn(handler(call));
+    let abort = running.abort_handle();
+    let reset = std::future::poll_fn(|cx| respond.poll_reset(cx));
+    let timer = async {
+        match deadline {
+            Some(at) => tokio::time::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    let result = tokio::select! {
+        r = running => r.unwrap_or_else(|_| Err(HandlerError::runtime("the handler panicked"))),
+        // The caller cancelled (RST_STREAM): the handler's future is dropped.
+        _ = reset => {
+            abort.abort();
+            return;
+        }
+        _ = timer => {
+            abort.abort();
+            return refuse(&mut respond, Status::new(Code::DeadlineExceeded, "the call's deadline passed on the server").into());
+        }
+    };
+    answer(
+        &mut respond,
+        format,
+        &wire_serialization,
+        result,
+        state.max_payload,
+    );
+}
+
+/// Finds the service and method of a call, and builds its [`Call`] (arguments to come).
+fn route(
+    head: &RequestHead,
+    state: &State,
+    peer: SocketAddr,
+    request_id: u64,
+) -> Result<(super::service::Handler, Call), Refusal> {
+    let group = Some(head.group.as_str()).filter(|g| !g.is_empty());
+    let key = service_key(&head.service, &head.version, group);
+    let Some(svc) = state.services.get(&key) else {
+        return Err(Status::new(
+            Code::Unimplemented,
+            format!("Not found exported service: {key} (version or group mismatch?)"),
+        )
+        .into());
+    };
+    let Some(handler) = svc.methods.get(&head.method) else {
+        return Err(Status::new(
+            Code::Unimplemented,
+            format!("Not found method {} in exported service {key}", head.method),
+        )
+        .into());
+    };
+    let mut attachments: Attachments = head
+        .attachments
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                AttachmentValue::Text(t) => Value::from(t.as_str()),
+                AttachmentValue::Binary(b) => Value::Binary(b.to_vec().into()),
+            };
+            (k.clone(), v)
+        })
+        .collect();
+    if let Some(app) = &head.application {
+        attachments.insert("remote.application", app.as_str());
+    }
+    let call = Call {
+        request_id,
+        two_way: true,
+        dubbo_version: String::new(),
+        protocol: Protocol::Triple,
+        service: head.service.clone(),
+        version: head.version.clone(),
+        group: group.map(str::to_owned),
+        method: head.method.clone(),
+        descriptor: String::new(),
+        attachments,
+        generic: false,
+        peer,
+        format: BodyFormat::default(),
+        args: Args::Values(Vec::new()),
+    };
+    Ok((handler.clone(), call))
+}
+
+/// Reads the one message of a unary request, then the end of the stream, by the deadline.
+async fn read_unary(
+    mut body: RecvStream,
+    max_payload: u32,
+    deadline: Option<Instant>,
+) -> Result<Bytes, Refusal> {
+    let read = async {
+        let mut decoder = MessageDecoder::new(max_payload);
+        let mut buf = BytesMut::new();
+        let mut message = None;
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.map_err(|_| Refusal::Gone)?;
+            // The window is given back as soon as the bytes are in `buf`, which the decoder
+            // bounds by `max_payload`.
+            let _ = body.flow_control().release_capacity(chunk.len());
+            buf.extend_from_slice(&chunk);
+            while let Some(m) = decoder.decode(&mut buf).map_err(|e| {
+                let code = if e.is_too_large() {
+                    Code::ResourceExhausted
+                } else {
+                    Code::Internal
+                };
+                Refusal::Status(Status::new(code, e.to_string()))
+            })? {
+                if message.is_some() {
+                    return Err(Status::new(
+                        Code::Internal,
+                        "more than one request message for a unary method",
+                    )
+                    .into());
+                }
+                if m.compressed {
+                    return Err(Status::new(
+                        Code::Unimplemented,
+                        "compressed messages are not supported (no grpc-encoding is accepted)",
+                    )
+                    .into());
+                }
+                message = Some(m.data);
+            }
+        }
+        decoder
+            .finish(&buf)
+            .map_err(|e| Status::new(Code::Internal, e.to_string()))?;
+        message.ok_or_else(|| Status::new(Code::Internal, "no request message").into())
+    };
+    match deadline {
+        Some(at) => tokio::time::timeout_at(at, read).await.unwrap_or_else(|_| {
+            Err(Status::new(
+                Code::DeadlineExceeded,
+                "the call's deadline passed before its request arrived",
+            )
+            .into())
+        }),
+        None => read.await,
+    }
+}
+
+/// The call with the arguments of its request wrapper; and the serialization's name as the
+/// caller wrote it (echoed in the answer).
+fn with_args(mut call: Call, message: Bytes) -> Result<(Call, String), Refusal> {
+    let wrapper = RequestWrapper::decode_bytes(message)
+        .map_err(|e| Status::new(Code::Internal, e.to_string()))?;
+    call.format = match serialization_of_wire_name(&wrapper.serialize_type) {
+        "hessian2" => BodyFormat::Hessian2(LiteVersion::V3),
+        "fastjson2" => BodyFormat::Fastjson2,
+        other => {
+            return Err(Status::new(
+                Code::Unimplemented,
+                format!("serialization {other:?} is not supported (hessian2, fastjson2 are)"),
+            )
+            .into())
+        }
+    };
+    call.descriptor = wrapper
+        .arg_types
+        .iter()
+        .map(|t| crate::descriptor::name_to_desc(t).unwrap_or_default())
+        .collect();
+    call.args = Args::Separate {
+        format: call.format,
+        args: wrapper.args,
+    };
+    Ok((call, wrapper.serialize_type))
+}
+
+/// Answers a call that reached no handler.
+fn refuse(respond: &mut SendResponse<Bytes>, refusal: Refusal) {
+    match refusal {
+        Refusal::Gone => {}
+        Refusal::Http(status) => {
+            let mut response = Response::new(());
+            *response.status_mut() = status;
+            let _ = respond.send_response(response, true);
+        }
+        Refusal::Status(status) => {
+            // Trailers-only: the status in the one HEADERS frame.
+            let mut response = Response::new(());
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static(CONTENT_TYPE_PROTO),
+            );
+            status.write_headers(response.headers_mut());
+            let _ = respond.send_response(response, true);
+        }
+    }
+}
+
+/// Sends a handler's answer: the value or the Java exception as a response wrapper, or a
+/// status.
+fn answer(
+    respond: &mut SendResponse<Bytes>,
+    format: BodyFormat,
+    wire_serialization: &str,
+    result: Result<Reply, HandlerError>,
+    max_payload: u32,
+) {
+    let (data, exception) = match result {
+        Ok(reply) => match reply_bytes(format, reply) {
+            Ok(data) => (data, false),
+            Err(status) => return refuse(respond, status.into()),
+        },
+        Err(HandlerError::Exception(e)) => (value_alone(format, &e.value), true),
+        Err(HandlerError::Status { status, message }) => {
+            return refuse(respond, Status::new(grpc_code(status), message).into())
+        }
+    };
+    if data.len() > max_payload as usize {
+        return refuse(
+            respond,
+            Status::new(
+                Code::ResourceExhausted,
+                format!(
+                    "Data length too large: {}, max payload: {max_payload}",
+                    data.len()
+                ),
+            )
+            .into(),
+        );
+    }
+    let wrapper = ResponseWrapper {
+        serialize_type: wire_serialization.to_owned(),
+        data,
+        r#type: String::new(),
+    };
+    let mut body = BytesMut::new();
+    MessageEncoder::new(&mut body).finish_with(|b| wrapper.encode_into(b));
+    let mut response = Response::new(());
+    let headers = response.headers_mut();
+    headers.insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static(CONTENT_TYPE_PROTO),
+    );
+    if exception {
+        headers.insert(TRI_EXCEPTION_CODE, HeaderValue::from_static(BIZ_EXCEPTION));
+    }
+    let Ok(mut send) = respond.send_response(response, false) else {
+        return;
+    };
+    let _ = send.send_data(body.freeze(), false);
+    let mut trailers = HeaderMap::new();
+    Status::ok().write_headers(&mut trailers);
+    let _ = send.send_trailers(trailers);
+}
+
+/// A reply as the bytes of one value in the call's serialization.
+fn reply_bytes(format: BodyFormat, reply: Reply) -> Result<Bytes, Status> {
+    Ok(match reply {
+        Reply::Null => Bytes::from_static(with_format!(format, f => f.null_body())),
+        Reply::Value(v) => value_alone(format, &v),
+        Reply::Encoded(bytes) if matches!(format, BodyFormat::Hessian2(_)) => bytes,
+        // For a Triple call, the whole body of an OK answer is the value (Call::typed_reply).
+        Reply::Body(bytes) => bytes,
+        // Hessian2 bytes for a caller in another serialization: through a value.
+        Reply::Encoded(bytes) => {
+            let v = hessian2::value::from_slice(&bytes)
+                .map_err(|e| Status::new(Code::Internal, format!("serializing the result: {e}")))?;
+            value_alone(format, &v)
+        }
+    })
+}
+
+/// The gRPC code of a Dubbo status a handler answered with.
+fn grpc_code(status: DubboStatus) -> Code {
+    match status {
+        DubboStatus::BadRequest => Code::InvalidArgument,
+        DubboStatus::ServiceNotFound => Code::Unimplemented,
+        DubboStatus::ClientTimeout | DubboStatus::ServerTimeout => Code::DeadlineExceeded,
+        DubboStatus::ServerThreadpoolExhaustedError => Code::ResourceExhausted,
+        DubboStatus::ChannelInactive => Code::Unavailable,
+        DubboStatus::ServiceError => Code::Unknown,
+        _ => Code::Internal,
+    }
+}

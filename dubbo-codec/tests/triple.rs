@@ -1,0 +1,299 @@
+//! Triple on the server's port, called by the Rust Triple client and by a raw HTTP/2 client
+//! for what no well-behaved client sends.
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use common::{demo_server, user_for, INTERFACE, VERSION};
+use dubbo_codec::format::BodyFormat;
+use dubbo_codec::server::{Protocol, Reply, Server, Service};
+use dubbo_codec::triple_client::{Client, TripleCall, TripleError};
+use dubbo_triple::message::encode_message;
+use dubbo_triple::Code;
+use hessian2::value::{List, Value};
+
+fn list_items() -> Vec<Value> {
+    vec![Value::from("a"), Value::from("γ")]
+}
+
+fn demo(method: &str) -> TripleCall {
+    TripleCall::new(INTERFACE, method).version(VERSION)
+}
+
+#[tokio::test]
+async fn the_demo_service_answers_triple_and_dubbo_on_one_port() {
+    let server = demo_server().await;
+    let addr = server.local_addr().to_string();
+    let client = Client::connect(&addr).await.unwrap();
+    for format in [BodyFormat::default(), BodyFormat::Fastjson2] {
+        let call = demo("sayHello")
+            .format(format)
+            .arg("java.lang.String", "world")
+            .unwrap();
+        let hello: String = client.call(&call).await.unwrap();
+        assert_eq!(hello, "Hello, world", "{format:?}");
+        let call = demo("getUser").format(format).arg("long", &42i64).unwrap();
+        let user: common::User = client.call(&call).await.unwrap();
+        assert_eq!(user, user_for(42), "{format:?}");
+        let call = demo("add")
+            .format(format)
+            .arg("int", &i32::MAX)
+            .unwrap()
+            .arg("int", &1)
+            .unwrap();
+        assert_eq!(client.call::<i32>(&call).await.unwrap(), i32::MIN);
+        let list = Value::List(List {
+            ty: None,
+            items: list_items(),
+        });
+        let call = demo("echoList")
+            .format(format)
+            .value_arg("java.util.List", &list);
+        let back = client.call_value(&call).await.unwrap();
+        let Value::List(back) = back else {
+            panic!("{back:?}")
+        };
+        assert_eq!(back.items, list_items(), "{format:?}");
+        let call = demo("doNothing").format(format);
+        assert_eq!(client.call_value(&call).await.unwrap(), Value::Null);
+        // A Java exception comes back with its class and message.
+        let call = demo("throwError")
+            .format(format)
+            .arg("java.lang.String", "boom")
+            .unwrap();
+        match client.call_value(&call).await {
+            Err(TripleError::Exception(e)) => {
+                assert_eq!(e.class, "java.lang.IllegalStateException", "{format:?}");
+                assert_eq!(e.message.as_deref(), Some("boom"));
+            }
+            other => panic!("{format:?}: {other:?}"),
+        }
+    }
+    // The Dubbo protocol on the same port.
+    let dubbo = dubbo_codec::client::Client::connect(addr.clone())
+        .await
+        .unwrap();
+    let req = common::req("sayHello")
+        .arg("java.lang.String", "dubbo")
+        .build()
+        .unwrap();
+    let hello: String = dubbo.call(&req).await.unwrap();
+    assert_eq!(hello, "Hello, dubbo");
+    server.shutdown(Duration::from_secs(2)).await;
+}
+
+#[tokio::test]
+async fn unknown_services_and_methods_are_unimplemented() {
+    let server = demo_server().await;
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    for call in [
+        TripleCall::new("no.Such", "sayHello"),
+        demo("noSuchMethod"),
+        TripleCall::new(INTERFACE, "sayHello").version("9.9.9"),
+        demo("sayHello").group("other"),
+    ] {
+        match client.call_value(&call).await {
+            Err(TripleError::Status(s)) => {
+                assert_eq!(s.code, Code::Unimplemented, "{s}");
+                assert!(s.message.contains("Not found"), "{s}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+/// A service whose `hang` handler waits until it is dropped, and says so.
+fn hanging(dropped: Arc<AtomicBool>, started: Arc<AtomicUsize>) -> Service {
+    struct OnDrop(Arc<AtomicBool>);
+    impl Drop for OnDrop {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+    Service::new("test.Hang").method("hang", move |call| {
+        assert_eq!(call.protocol, Protocol::Triple);
+        let guard = OnDrop(dropped.clone());
+        started.fetch_add(1, Ordering::SeqCst);
+        async move {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            drop(guard);
+            Reply::null()
+        }
+    })
+}
+
+#[tokio::test]
+async fn a_deadline_ends_the_call_on_both_sides() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder()
+        .service(hanging(dropped.clone(), started.clone()))
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let call = TripleCall::new("test.Hang", "hang").timeout(Duration::from_millis(200));
+    let t0 = std::time::Instant::now();
+    let err = client.call_value(&call).await.unwrap_err();
+    assert_eq!(err.code(), Code::DeadlineExceeded, "{err:?}");
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    assert!(common::eventually(|| dropped.load(Ordering::SeqCst)).await);
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}
+
+/// A raw HTTP/2 connection to `server`.
+async fn raw(server: &Server) -> h2::client::SendRequest<Bytes> {
+    let tcp = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    let (send, conn) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    send
+}
+
+fn post(path: &str, content_type: &str) -> http::Request<()> {
+    http::Request::builder()
+        .method("POST")
+        .uri(format!("http://127.0.0.1{path}"))
+        .header("content-type", content_type)
+        .header("te", "trailers")
+        .body(())
+        .unwrap()
+}
+
+/// Sends `body` to `path` and returns the HTTP status and the call's grpc-status.
+async fn exchange(
+    send: &mut h2::client::SendRequest<Bytes>,
+    request: http::Request<()>,
+    body: Bytes,
+) -> (u16, Option<dubbo_triple::Status>) {
+    let mut send = send.clone().ready().await.unwrap();
+    let (response, mut stream) = send.send_request(request, false).unwrap();
+    let _ = stream.send_data(body, true);
+    let response = response.await.unwrap();
+    let status = response.status().as_u16();
+    if let Some(s) = dubbo_triple::Status::from_headers(response.headers()) {
+        return (status, Some(s));
+    }
+    let mut recv = response.into_body();
+    while let Some(d) = recv.data().await {
+        let _ = d;
+    }
+    let trailers = recv.trailers().await.unwrap().unwrap_or_default();
+    (status, dubbo_triple::Status::from_headers(&trailers))
+}
+
+#[tokio::test]
+async fn hostile_requests_get_a_status_and_cost_nothing() {
+    let server = demo_server().await;
+    let mut send = raw(&server).await;
+    let path = format!("/{INTERFACE}/sayHello");
+    let version = |mut r: http::Request<()>| {
+        r.headers_mut()
+            .insert("tri-service-version", VERSION.parse().unwrap());
+        r
+    };
+    // A prefix that claims 4 GiB: refused from the prefix.
+    let (http, status) = exchange(
+        &mut send,
+        version(post(&path, "application/grpc+proto")),
+        Bytes::from_static(&[0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]),
+    )
+    .await;
+    assert_eq!(http, 200);
+    let status = status.unwrap();
+    assert_eq!(status.code, Code::ResourceExhausted, "{status}");
+    assert!(status.message.contains("4294967295"), "{status}");
+    // A wrapper that is not protobuf.
+    let mut body = BytesMut::new();
+    encode_message(&[0x12, 100, 0], &mut body);
+    let (_, status) = exchange(
+        &mut send,
+        version(post(&path, "application/grpc+proto")),
+        body.freeze(),
+    )
+    .await;
+    let status = status.unwrap();
+    assert_eq!(status.code, Code::Internal, "{status}");
+    assert!(status.message.contains("request wrapper"), "{status}");
+    // A message cut short by the end of the stream.
+    let (_, status) = exchange(
+        &mut send,
+        version(post(&path, "application/grpc+proto")),
+        Bytes::from_static(&[0, 0, 0, 0, 9, 1]),
+    )
+    .await;
+    assert_eq!(status.unwrap().code, Code::Internal);
+    // Not gRPC at all: HTTP 415.
+    let (http, _) = exchange(&mut send, version(post(&path, "text/plain")), Bytes::new()).await;
+    assert_eq!(http, 415);
+    // The connection still serves a real call.
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let call = demo("sayHello").arg("java.lang.String", "still").unwrap();
+    assert_eq!(client.call::<String>(&call).await.unwrap(), "Hello, still");
+}
+
+#[tokio::test]
+async fn a_reset_stream_drops_its_handler_and_a_reset_flood_costs_others_nothing() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(AtomicUsize::new(0));
+    let server = Server::builder()
+        .service(hanging(dropped.clone(), started.clone()))
+        .service(common::demo_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let send = raw(&server).await;
+    // One call, no deadline, reset by the caller once its handler runs.
+    let (_response, mut stream) = send
+        .clone()
+        .ready()
+        .await
+        .unwrap()
+        .send_request(post("/test.Hang/hang", "application/grpc+proto"), false)
+        .unwrap();
+    let mut body = BytesMut::new();
+    encode_message(
+        &[0x0a, 8, b'h', b'e', b's', b's', b'i', b'a', b'n', b'4'],
+        &mut body,
+    );
+    stream.send_data(body.freeze(), true).unwrap();
+    assert!(common::eventually(|| started.load(Ordering::SeqCst) == 1).await);
+    stream.send_reset(h2::Reason::CANCEL);
+    assert!(common::eventually(|| dropped.load(Ordering::SeqCst)).await);
+    // A flood of streams opened and reset at once (rapid reset).
+    let flood = async {
+        for _ in 0..5_000 {
+            let Ok(ready) = send.clone().ready().await else {
+                return;
+            };
+            let mut ready = ready;
+            match ready.send_request(post("/test.Hang/hang", "application/grpc+proto"), false) {
+                Ok((_, mut s)) => s.send_reset(h2::Reason::CANCEL),
+                Err(_) => return,
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), flood)
+        .await
+        .unwrap();
+    // Others are served meanwhile and after, and nothing stays in flight.
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let call = demo("sayHello").arg("java.lang.String", "after").unwrap();
+    assert_eq!(client.call::<String>(&call).await.unwrap(), "Hello, after");
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}
