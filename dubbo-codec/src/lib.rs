@@ -128,6 +128,8 @@ pub mod event;
 pub mod exception;
 pub mod format;
 pub mod frame;
+#[cfg(feature = "triple")]
+mod h2_send;
 mod head;
 pub mod header;
 #[cfg(feature = "registry")]

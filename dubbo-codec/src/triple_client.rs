@@ -28,9 +28,10 @@ use dubbo_triple::metadata::{
     AttachmentValue, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
 };
 use dubbo_triple::wrapper::{wire_name_of_serialization, RequestWrapper, ResponseWrapper};
-use dubbo_triple::{Code, Status};
+use dubbo_triple::{prost, Code, Status};
 use hessian2::encode::LiteVersion;
 use hessian2::value::Value;
+use http::HeaderMap;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::TcpStream;
@@ -209,6 +210,8 @@ impl Client {
         let _ = tcp.set_nodelay(true);
         let (send, connection) = h2::client::Builder::new()
             .max_header_list_size(64 * 1024)
+            .initial_window_size(crate::h2_send::STREAM_WINDOW)
+            .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
             .handshake::<_, Bytes>(tcp)
             .await?;
         // The connection's I/O runs in a task of its own until every handle is dropped.
@@ -324,4 +327,228 @@ impl Client {
 fn read_value(format: BodyFormat, data: &[u8]) -> Result<Value, BodyError> {
     let mut values = with_format!(format, f => read_args(&mut f.reader(data, 0), 1))?;
     Ok(values.pop().unwrap_or(Value::Null))
+}
+
+/// One IDL (gRPC) call from the client's side, any shape: request messages sent with
+/// [`send`](GrpcStream::send) and ended with [`finish`](GrpcStream::finish), response
+/// messages read with [`message`](GrpcStream::message) until it gives `None` (status `OK`)
+/// or the call's status as an error. Dropping it cancels the call (RST_STREAM).
+#[derive(Debug)]
+pub struct GrpcStream {
+    send: h2::SendStream<Bytes>,
+    response: Option<h2::client::ResponseFuture>,
+    headers: HeaderMap,
+    recv: Option<h2::RecvStream>,
+    decoder: MessageDecoder,
+    buf: BytesMut,
+    deadline: Option<tokio::time::Instant>,
+    timeout: Duration,
+    done: bool,
+}
+
+impl Client {
+    /// Starts an IDL call of `path` (`/package.Service/Method`) with request headers
+    /// `metadata` and a deadline (sent as `grpc-timeout`, enforced here too).
+    pub async fn grpc(
+        &self,
+        path: &str,
+        metadata: HeaderMap,
+        timeout: Option<Duration>,
+    ) -> Result<GrpcStream, TripleError> {
+        let uri = http::Uri::builder()
+            .scheme("http")
+            .authority(self.authority.as_str())
+            .path_and_query(path)
+            .build()
+            .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
+        let mut request = http::Request::builder()
+            .method(http::Method::POST)
+            .uri(uri)
+            .body(())
+            .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
+        *request.headers_mut() = metadata;
+        let headers = request.headers_mut();
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(CONTENT_TYPE_PROTO),
+        );
+        headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
+        if let Some(t) = timeout {
+            if let Ok(v) = http::HeaderValue::from_str(&dubbo_triple::timeout::format_timeout(t)) {
+                headers.insert(dubbo_triple::metadata::GRPC_TIMEOUT, v);
+            }
+        }
+        let mut send = self.send.clone().ready().await?;
+        let (response, stream) = send.send_request(request, false)?;
+        Ok(GrpcStream {
+            send: stream,
+            response: Some(response),
+            headers: HeaderMap::new(),
+            recv: None,
+            decoder: MessageDecoder::new(self.max_message),
+            buf: BytesMut::new(),
+            deadline: timeout.map(|t| tokio::time::Instant::now() + t),
+            timeout: timeout.unwrap_or_default(),
+            done: false,
+        })
+    }
+
+    /// A unary IDL call with prost types.
+    pub async fn grpc_unary<Req: prost::Message, Resp: prost::Message + Default>(
+        &self,
+        path: &str,
+        request: &Req,
+        timeout: Option<Duration>,
+    ) -> Result<Resp, TripleError> {
+        let mut call = self.grpc(path, HeaderMap::new(), timeout).await?;
+        call.send_msg(request).await?;
+        call.finish()?;
+        let response = call.decode::<Resp>().await?.ok_or_else(|| {
+            TripleError::Status(Status::new(Code::Internal, "no response message"))
+        })?;
+        if call.message().await?.is_some() {
+            return Err(TripleError::Status(Status::new(
+                Code::Internal,
+                "more than one response message for a unary method",
+            )));
+        }
+        Ok(response)
+    }
+}
+
+impl GrpcStream {
+    /// Runs `f` by the call's deadline; past it the call is cancelled.
+    async fn by_deadline<T>(
+        &mut self,
+        f: impl FnOnce(
+            &mut Self,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<T, TripleError>> + Send + '_>,
+        >,
+    ) -> Result<T, TripleError> {
+        let Some(at) = self.deadline else {
+            return f(self).await;
+        };
+        let timeout = self.timeout;
+        let r = tokio::time::timeout_at(at, f(self)).await;
+        r.unwrap_or_else(|_| {
+            self.cancel();
+            Err(TripleError::Timeout(timeout))
+        })
+    }
+
+    /// Sends one request message; waits while the server does not read.
+    pub async fn send(&mut self, message: &[u8]) -> Result<(), TripleError> {
+        let message = message.to_vec();
+        self.by_deadline(move |s| {
+            Box::pin(async move {
+                crate::h2_send::send_message(&mut s.send, &message).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    /// Sends one protobuf request message.
+    pub async fn send_msg<M: prost::Message>(&mut self, message: &M) -> Result<(), TripleError> {
+        self.send(&message.encode_to_vec()).await
+    }
+
+    /// Ends the request stream (no more request messages).
+    pub fn finish(&mut self) -> Result<(), TripleError> {
+        self.send.send_data(Bytes::new(), true)?;
+        Ok(())
+    }
+
+    /// Cancels the call (RST_STREAM with CANCEL).
+    pub fn cancel(&mut self) {
+        self.done = true;
+        self.send.send_reset(h2::Reason::CANCEL);
+    }
+
+    /// The response headers (waits for them).
+    pub async fn headers(&mut self) -> Result<&HeaderMap, TripleError> {
+        self.by_deadline(|s| Box::pin(async move { s.recv().await.map(|_| ()) }))
+            .await?;
+        Ok(&self.headers)
+    }
+
+    /// The response body, once the headers have come.
+    async fn recv(&mut self) -> Result<Option<&mut h2::RecvStream>, TripleError> {
+        if let Some(response) = self.response.take() {
+            let response = response.await?;
+            let (parts, recv) = response.into_parts();
+            if parts.status != http::StatusCode::OK {
+                self.done = true;
+                return Err(TripleError::Status(Status::new(
+                    Code::from_http_status(parts.status.as_u16()),
+                    format!("HTTP status {}", parts.status),
+                )));
+            }
+            self.headers = parts.headers;
+            if let Some(status) = Status::from_headers(&self.headers) {
+                // Trailers-only.
+                self.done = true;
+                return if status.is_ok() {
+                    Ok(None)
+                } else {
+                    Err(TripleError::Status(status))
+                };
+            }
+            self.recv = Some(recv);
+        }
+        Ok(self.recv.as_mut())
+    }
+
+    /// The next response message: `None` once the call ended with `OK`, its status as an
+    /// error otherwise.
+    pub async fn message(&mut self) -> Result<Option<Bytes>, TripleError> {
+        self.by_deadline(|s| Box::pin(s.next_message())).await
+    }
+
+    async fn next_message(&mut self) -> Result<Option<Bytes>, TripleError> {
+        loop {
+            let internal = |e: dubbo_triple::MessageError| {
+                TripleError::Status(Status::new(Code::Internal, e.to_string()))
+            };
+            if let Some(m) = self.decoder.decode(&mut self.buf).map_err(internal)? {
+                return Ok(Some(m.data));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let Some(recv) = self.recv().await? else {
+                return Ok(None);
+            };
+            match recv.data().await {
+                Some(chunk) => {
+                    let chunk = chunk?;
+                    let _ = recv.flow_control().release_capacity(chunk.len());
+                    self.buf.extend_from_slice(&chunk);
+                }
+                None => {
+                    let trailers = recv.trailers().await?.unwrap_or_default();
+                    self.done = true;
+                    self.decoder.finish(&self.buf).map_err(internal)?;
+                    let status = Status::from_headers(&trailers).unwrap_or_else(|| {
+                        Status::new(Code::Internal, "the response ended without grpc-status")
+                    });
+                    if !status.is_ok() {
+                        return Err(TripleError::Status(status));
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// The next response message decoded as `M`.
+    pub async fn decode<M: prost::Message + Default>(&mut self) -> Result<Option<M>, TripleError> {
+        match self.message().await? {
+            Some(bytes) => M::decode(bytes)
+                .map(Some)
+                .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string()))),
+            None => Ok(None),
+        }
+    }
 }

@@ -70,6 +70,10 @@ pub mod status;
 pub mod timeout;
 pub mod wrapper;
 
+/// The protobuf crate whose messages this crate's types are, re-exported so that callers use
+/// the same version.
+pub use prost;
+
 pub use message::{Message, MessageDecoder, MessageError};
 pub use metadata::{MetadataError, RequestHead};
 pub use status::{Code, Status};

@@ -61,6 +61,8 @@
 
 mod connection;
 mod dispatch;
+#[cfg(feature = "triple")]
+mod grpc;
 mod limits;
 mod service;
 mod shutdown;
@@ -77,6 +79,8 @@ use tokio::net::{TcpListener, ToSocketAddrs};
 use tokio::sync::{mpsc, watch, Notify};
 use tokio::task::{AbortHandle, JoinHandle};
 
+#[cfg(feature = "triple")]
+pub use self::grpc::{GrpcCall, GrpcFuture, Responder};
 use self::limits::{Counters, Limits};
 pub use self::limits::{
     ServerStats, DEFAULT_FIRST_FRAME_TIMEOUT, DEFAULT_FRAME_TIMEOUT, DEFAULT_IDLE_TIMEOUT,

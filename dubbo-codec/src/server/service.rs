@@ -271,6 +271,9 @@ pub struct Service {
     /// Java signatures declared with [`Service::signature`]: (method, parameter types, return
     /// type), published as the service definition at `Server::register`.
     pub(super) signatures: Vec<(String, Vec<String>, String)>,
+    /// IDL (protobuf) methods, served over Triple (see [`Service::grpc`]).
+    #[cfg(feature = "triple")]
+    pub(super) grpc_methods: HashMap<String, super::grpc::GrpcHandler>,
 }
 
 impl std::fmt::Debug for Service {
@@ -302,6 +305,8 @@ impl Service {
             group: None,
             methods: HashMap::new(),
             signatures: Vec::new(),
+            #[cfg(feature = "triple")]
+            grpc_methods: HashMap::new(),
         }
     }
 

@@ -19,24 +19,26 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use dubbo_triple::message::{MessageDecoder, MessageEncoder};
+use dubbo_triple::message::{MessageDecoder, MessageEncoder, MessageError};
 use dubbo_triple::metadata::{
     AttachmentValue, MetadataError, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
 };
 use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, ResponseWrapper};
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
-use h2::RecvStream;
+use h2::{RecvStream, SendStream};
 use hessian2::encode::LiteVersion;
 use hessian2::value::Value;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use tokio::net::TcpStream;
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::grpc::{GrpcCall, GrpcHandler, Responder, BUFFERED_MESSAGES};
 use super::service::{service_key, Args, Call, HandlerError, Protocol, Reply};
 use super::{Phase, State};
 use crate::attachments::Attachments;
@@ -60,6 +62,8 @@ pub(super) async fn serve_h2(stream: TcpStream, peer: SocketAddr, state: Arc<Sta
     builder
         .max_concurrent_streams(u32::try_from(state.limits.max_inflight).unwrap_or(u32::MAX))
         .max_header_list_size(MAX_HEADER_LIST)
+        .initial_window_size(crate::h2_send::STREAM_WINDOW)
+        .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
         // Streams reset by the caller before the server saw them: past this many pending, h2
         // closes the connection (rapid reset).
         .max_pending_accept_reset_streams(64)
@@ -166,21 +170,45 @@ async fn serve_stream(
     _guard: StreamGuard,
 ) {
     let request_id = u64::from(u32::from(respond.stream_id()));
+    let (parts, body) = request.into_parts();
+    let head = match RequestHead::from_parts(parts.uri.path(), &parts.headers) {
+        Ok(head) => head,
+        Err(MetadataError::NotGrpc(_)) => {
+            return refuse(
+                &mut respond,
+                Refusal::Http(StatusCode::UNSUPPORTED_MEDIA_TYPE),
+            )
+        }
+        Err(e) => {
+            return refuse(
+                &mut respond,
+                Status::new(Code::Internal, e.to_string()).into(),
+            )
+        }
+    };
+    let deadline = head.timeout.map(|t| Instant::now() + t);
+    let svc = match find_service(&head, &state) {
+        Ok(svc) => svc,
+        Err(refusal) => return refuse(&mut respond, refusal),
+    };
+    if let Some(handler) = svc.grpc_methods.get(&head.method) {
+        let call = GrpcCall {
+            service: head.service,
+            method: head.method,
+            headers: parts.headers,
+            peer,
+            messages: read_messages(body, state.max_payload),
+        };
+        return serve_grpc(handler.clone(), call, respond, deadline).await;
+    }
     let outcome = async {
-        let (parts, body) = request.into_parts();
-        let head =
-            RequestHead::from_parts(parts.uri.path(), &parts.headers).map_err(|e| match e {
-                MetadataError::NotGrpc(_) => Refusal::Http(StatusCode::UNSUPPORTED_MEDIA_TYPE),
-                e => Refusal::Status(Status::new(Code::Internal, e.to_string())),
-            })?;
-        let deadline = head.timeout.map(|t| Instant::now() + t);
-        let (handler, call) = route(&head, &state, peer, request_id)?;
+        let (handler, call) = route(&head, &svc, peer, request_id)?;
         let message = read_unary(body, state.max_payload, deadline).await?;
         let (call, wire_serialization) = with_args(call, message)?;
-        Ok::<_, Refusal>((handler, call, wire_serialization, deadline))
+        Ok::<_, Refusal>((handler, call, wire_serialization))
     }
     .await;
-    let (handler, call, wire_serialization, deadline) = match outcome {
+    let (handler, call, wire_serialization) = match outcome {
         Ok(ready) => ready,
         Err(refusal) => return refuse(&mut respond, refusal),
     };
@@ -188,12 +216,6 @@ async fn serve_stream(
     let running = tokio::spawn(handler(call));
     let abort = running.abort_handle();
     let reset = std::future::poll_fn(|cx| respond.poll_reset(cx));
-    let timer = async {
-        match deadline {
-            Some(at) => tokio::time::sleep_until(at).await,
-            None => std::future::pending().await,
-        }
-    };
     let result = tokio::select! {
         r = running => r.unwrap_or_else(|_| Err(HandlerError::runtime("the handler panicked"))),
         // The caller cancelled (RST_STREAM): the handler's future is dropped.
@@ -201,9 +223,9 @@ async fn serve_stream(
             abort.abort();
             return;
         }
-        _ = timer => {
+        _ = until(deadline) => {
             abort.abort();
-            return refuse(&mut respond, Status::new(Code::DeadlineExceeded, "the call's deadline passed on the server").into());
+            return refuse(&mut respond, deadline_passed().into());
         }
     };
     answer(
@@ -215,26 +237,209 @@ async fn serve_stream(
     );
 }
 
-/// Finds the service and method of a call, and builds its [`Call`] (arguments to come).
+/// Sleeps until `deadline`; forever without one.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn deadline_passed() -> Status {
+    Status::new(
+        Code::DeadlineExceeded,
+        "the call's deadline passed on the server",
+    )
+}
+
+/// The service a call names (interface, version, group).
+fn find_service(head: &RequestHead, state: &State) -> Result<Arc<super::Service>, Refusal> {
+    let group = Some(head.group.as_str()).filter(|g| !g.is_empty());
+    let key = service_key(&head.service, &head.version, group);
+    state.services.get(&key).cloned().ok_or_else(|| {
+        Status::new(
+            Code::Unimplemented,
+            format!("Not found exported service: {key} (version or group mismatch?)"),
+        )
+        .into()
+    })
+}
+
+/// Runs an IDL method's handler: its response messages written as the caller takes them,
+/// then its status.
+async fn serve_grpc(
+    handler: GrpcHandler,
+    call: GrpcCall,
+    mut respond: SendResponse<Bytes>,
+    deadline: Option<Instant>,
+) {
+    let (tx, mut out) = mpsc::channel::<Bytes>(BUFFERED_MESSAGES);
+    let headers = Arc::new(Mutex::new(HeaderMap::new()));
+    let responder = Responder {
+        tx,
+        headers: headers.clone(),
+    };
+    let mut running = tokio::spawn(handler(call, responder));
+    let mut sender: Option<SendStream<Bytes>> = None;
+    let timer = until(deadline);
+    tokio::pin!(timer);
+    let panicked = |_| Err(Status::new(Code::Unknown, "the handler panicked"));
+    let status = loop {
+        let reset = std::future::poll_fn(|cx| match sender.as_mut() {
+            Some(s) => s.poll_reset(cx),
+            None => respond.poll_reset(cx),
+        });
+        tokio::select! {
+            message = out.recv() => match message {
+                Some(m) => {
+                    if write_message(&mut respond, &mut sender, &headers, m).await.is_err() {
+                        running.abort();
+                        return;
+                    }
+                }
+                None => break (&mut running).await.unwrap_or_else(panicked),
+            },
+            result = &mut running => {
+                // The messages it sent before it returned go first.
+                out.close();
+                while let Some(m) = out.recv().await {
+                    if write_message(&mut respond, &mut sender, &headers, m).await.is_err() {
+                        return;
+                    }
+                }
+                break result.unwrap_or_else(panicked);
+            }
+            _ = reset => {
+                running.abort();
+                return;
+            }
+            _ = &mut timer => {
+                running.abort();
+                break Err(deadline_passed());
+            }
+        }
+    };
+    let status = status.err().unwrap_or_else(Status::ok);
+    match sender {
+        Some(mut send) => {
+            let mut trailers = HeaderMap::new();
+            status.write_headers(&mut trailers);
+            let _ = send.send_trailers(trailers);
+        }
+        None => {
+            // Trailers-only, with the headers the handler set.
+            let mut response = Response::new(());
+            *response.headers_mut() = std::mem::take(&mut *super::lock(&headers));
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static(CONTENT_TYPE_PROTO),
+            );
+            status.write_headers(response.headers_mut());
+            let _ = respond.send_response(response, true);
+        }
+    }
+}
+
+/// Writes one response message, sending the response headers first if they are not sent
+/// yet; waits for the caller's window, so a caller that does not read holds back only its
+/// own stream.
+async fn write_message(
+    respond: &mut SendResponse<Bytes>,
+    sender: &mut Option<SendStream<Bytes>>,
+    headers: &Mutex<HeaderMap>,
+    message: Bytes,
+) -> Result<(), h2::Error> {
+    let send = match sender {
+        Some(send) => send,
+        None => {
+            let mut response = Response::new(());
+            *response.headers_mut() = std::mem::take(&mut *super::lock(headers));
+            response.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_static(CONTENT_TYPE_PROTO),
+            );
+            sender.insert(respond.send_response(response, false)?)
+        }
+    };
+    crate::h2_send::send_message(send, &message).await
+}
+
+/// Reads a stream's request messages into a channel as the handler takes them: the window is
+/// given back only once the messages of a chunk are in the channel, so a handler that does
+/// not read holds back its caller.
+fn read_messages(mut body: RecvStream, max: u32) -> mpsc::Receiver<Result<Bytes, Status>> {
+    let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);
+    tokio::spawn(async move {
+        let mut decoder = MessageDecoder::new(max);
+        let mut buf = BytesMut::new();
+        loop {
+            let chunk = tokio::select! {
+                chunk = body.data() => chunk,
+                // The handler is done with the request.
+                _ = tx.closed() => return,
+            };
+            let Some(Ok(chunk)) = chunk else { break };
+            let n = chunk.len();
+            buf.extend_from_slice(&chunk);
+            loop {
+                match decoder.decode(&mut buf) {
+                    Ok(Some(m)) if m.compressed => {
+                        let _ = tx.send(Err(compressed())).await;
+                        return;
+                    }
+                    Ok(Some(m)) => {
+                        if tx.send(Ok(m.data)).await.is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        let _ = tx.send(Err(message_status(&e))).await;
+                        return;
+                    }
+                }
+            }
+            let _ = body.flow_control().release_capacity(n);
+        }
+        if let Err(e) = decoder.finish(&buf) {
+            let _ = tx.send(Err(message_status(&e))).await;
+        }
+    });
+    rx
+}
+
+fn message_status(e: &MessageError) -> Status {
+    let code = if e.is_too_large() {
+        Code::ResourceExhausted
+    } else {
+        Code::Internal
+    };
+    Status::new(code, e.to_string())
+}
+
+fn compressed() -> Status {
+    Status::new(
+        Code::Unimplemented,
+        "compressed messages are not supported (no grpc-encoding is accepted)",
+    )
+}
+
+/// Finds the method of an interface-style call, and builds its [`Call`] (arguments to come).
 fn route(
     head: &RequestHead,
-    state: &State,
+    svc: &super::Service,
     peer: SocketAddr,
     request_id: u64,
 ) -> Result<(super::service::Handler, Call), Refusal> {
     let group = Some(head.group.as_str()).filter(|g| !g.is_empty());
-    let key = service_key(&head.service, &head.version, group);
-    let Some(svc) = state.services.get(&key) else {
-        return Err(Status::new(
-            Code::Unimplemented,
-            format!("Not found exported service: {key} (version or group mismatch?)"),
-        )
-        .into());
-    };
     let Some(handler) = svc.methods.get(&head.method) else {
         return Err(Status::new(
             Code::Unimplemented,
-            format!("Not found method {} in exported service {key}", head.method),
+            format!(
+                "Not found method {} in exported service {}",
+                head.method,
+                svc.key()
+            ),
         )
         .into());
     };
@@ -287,14 +492,10 @@ async fn read_unary(
             // bounds by `max_payload`.
             let _ = body.flow_control().release_capacity(chunk.len());
             buf.extend_from_slice(&chunk);
-            while let Some(m) = decoder.decode(&mut buf).map_err(|e| {
-                let code = if e.is_too_large() {
-                    Code::ResourceExhausted
-                } else {
-                    Code::Internal
-                };
-                Refusal::Status(Status::new(code, e.to_string()))
-            })? {
+            while let Some(m) = decoder
+                .decode(&mut buf)
+                .map_err(|e| Refusal::Status(message_status(&e)))?
+            {
                 if message.is_some() {
                     return Err(Status::new(
                         Code::Internal,
@@ -303,11 +504,7 @@ async fn read_unary(
                     .into());
                 }
                 if m.compressed {
-                    return Err(Status::new(
-                        Code::Unimplemented,
-                        "compressed messages are not supported (no grpc-encoding is accepted)",
-                    )
-                    .into());
+                    return Err(compressed().into());
                 }
                 message = Some(m.data);
             }

@@ -23,6 +23,7 @@ pub use dubbo_test_support::java::{
 use dubbo_test_support::LogDir;
 
 mod checks;
+pub mod echo;
 // Each test binary uses some of these.
 #[allow(unused_imports)]
 pub use checks::*;

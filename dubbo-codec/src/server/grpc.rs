@@ -1,0 +1,149 @@
+//! IDL methods (feature `triple`): gRPC-style methods whose messages are protobuf, served
+//! over Triple beside a service's interface-style methods, in all four call shapes.
+//!
+//! A handler gets a [`GrpcCall`]: the request headers and the stream of request
+//! [`messages`](GrpcCall::messages), read as they arrive; it answers through a
+//! [`Responder`], one message at a time, and ends the call by returning `Ok(())` (status
+//! `OK`) or a [`Status`]. Unary, server-streaming and client-streaming methods are the same
+//! thing with one message on one side: [`Service::unary`] wraps the unary case with prost
+//! types.
+//!
+//! Flow control runs end to end: requests are read no faster than the handler takes them
+//! (a few messages are buffered, then HTTP/2's window closes on the caller), and
+//! [`Responder::send`] waits while the caller does not read, so memory stays bounded by the
+//! message limit times a few messages per stream, whatever either side does.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use dubbo_triple::{prost, Code, Status};
+use http::{HeaderMap, HeaderName, HeaderValue};
+use tokio::sync::mpsc;
+
+use super::Service;
+
+/// The future a gRPC handler returns.
+pub type GrpcFuture = Pin<Box<dyn Future<Output = Result<(), Status>> + Send>>;
+pub(super) type GrpcHandler = Arc<dyn Fn(GrpcCall, Responder) -> GrpcFuture + Send + Sync>;
+
+/// Request messages a stream buffers before the caller is held back.
+pub(super) const BUFFERED_MESSAGES: usize = 4;
+
+/// One call of an IDL method, as its handler sees it.
+#[derive(Debug)]
+pub struct GrpcCall {
+    /// The service (`package.Service`).
+    pub service: String,
+    /// The method.
+    pub method: String,
+    /// The request headers (metadata).
+    pub headers: HeaderMap,
+    /// The caller's address.
+    pub peer: SocketAddr,
+    pub(super) messages: mpsc::Receiver<Result<Bytes, Status>>,
+}
+
+impl GrpcCall {
+    /// The next request message (`None` when the caller has sent them all); an error when
+    /// the request stream is broken (a message over the limit, cut short, ...).
+    pub async fn message(&mut self) -> Result<Option<Bytes>, Status> {
+        self.messages.recv().await.transpose()
+    }
+
+    /// The next request message decoded as `M`.
+    pub async fn decode<M: prost::Message + Default>(&mut self) -> Result<Option<M>, Status> {
+        match self.message().await? {
+            Some(bytes) => M::decode(bytes).map(Some).map_err(|e| {
+                Status::new(
+                    Code::Internal,
+                    format!("request message is not {}: {e}", std::any::type_name::<M>()),
+                )
+            }),
+            None => Ok(None),
+        }
+    }
+
+    /// The one request message of a unary or server-streaming call: an error when there is
+    /// none or more than one.
+    pub async fn single<M: prost::Message + Default>(&mut self) -> Result<M, Status> {
+        let m = self
+            .decode()
+            .await?
+            .ok_or_else(|| Status::new(Code::Internal, "no request message for a unary method"))?;
+        if self.message().await?.is_some() {
+            return Err(Status::new(
+                Code::Internal,
+                "more than one request message for a unary method",
+            ));
+        }
+        Ok(m)
+    }
+}
+
+/// Sends a call's response messages (and, before the first, its response headers).
+#[derive(Debug, Clone)]
+pub struct Responder {
+    pub(super) tx: mpsc::Sender<Bytes>,
+    pub(super) headers: Arc<Mutex<HeaderMap>>,
+}
+
+impl Responder {
+    /// Sends one message; waits while the caller is not reading. An error when the call is
+    /// over (the caller cancelled, the deadline passed).
+    pub async fn send(&self, message: Bytes) -> Result<(), Status> {
+        self.tx
+            .send(message)
+            .await
+            .map_err(|_| Status::new(Code::Cancelled, "the call is over"))
+    }
+
+    /// Sends one protobuf message.
+    pub async fn send_msg<M: prost::Message>(&self, message: &M) -> Result<(), Status> {
+        self.send(Bytes::from(message.encode_to_vec())).await
+    }
+
+    /// Adds a response header, sent with the response's headers (before the first message,
+    /// or with the status when there is none). Ignored once they are sent; invalid names or
+    /// values are left out.
+    pub fn header(&self, name: &str, value: &str) {
+        if let (Ok(n), Ok(v)) = (HeaderName::try_from(name), HeaderValue::from_str(value)) {
+            super::lock(&self.headers).append(n, v);
+        }
+    }
+}
+
+impl Service {
+    /// The handler of IDL method `name`, any call shape: it reads the request messages from
+    /// the [`GrpcCall`] and answers through the [`Responder`].
+    pub fn grpc<F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(GrpcCall, Responder) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), Status>> + Send + 'static,
+    {
+        let h: GrpcHandler = Arc::new(move |call, out| Box::pin(handler(call, out)));
+        self.grpc_methods.insert(name.into(), h);
+        self
+    }
+
+    /// The handler of unary IDL method `name`, with prost request and response types.
+    pub fn unary<Req, Resp, F, Fut>(self, name: impl Into<String>, handler: F) -> Self
+    where
+        Req: prost::Message + Default + 'static,
+        Resp: prost::Message + 'static,
+        F: Fn(Req, HeaderMap) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Resp, Status>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        self.grpc(name, move |mut call, out| {
+            let handler = handler.clone();
+            async move {
+                let req: Req = call.single().await?;
+                let resp = handler(req, std::mem::take(&mut call.headers)).await?;
+                out.send_msg(&resp).await
+            }
+        })
+    }
+}

@@ -1,0 +1,174 @@
+//! IDL (protobuf) methods over Triple, every call shape, called by the Rust client.
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::echo::{echo_path, echo_service, sv, StringValue};
+use dubbo_codec::server::Server;
+use dubbo_codec::triple_client::{Client, TripleError};
+use dubbo_triple::Code;
+
+async fn echo_server() -> (Server, Client) {
+    let server = Server::builder()
+        .service(echo_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    (server, client)
+}
+
+#[tokio::test]
+async fn every_call_shape() {
+    let (_server, client) = echo_server().await;
+    let t = Some(Duration::from_secs(5));
+    // Unary.
+    let r: StringValue = client
+        .grpc_unary(&echo_path("Unary"), &sv("hi"), t)
+        .await
+        .unwrap();
+    assert_eq!(r.value, "echo: hi");
+    // Server streaming.
+    let mut call = client
+        .grpc(&echo_path("ServerStream"), Default::default(), t)
+        .await
+        .unwrap();
+    call.send_msg(&sv("s")).await.unwrap();
+    call.finish().unwrap();
+    let mut got = Vec::new();
+    while let Some(m) = call.decode::<StringValue>().await.unwrap() {
+        got.push(m.value);
+    }
+    assert_eq!(got, ["s-0", "s-1", "s-2"]);
+    // Client streaming.
+    let mut call = client
+        .grpc(&echo_path("ClientStream"), Default::default(), t)
+        .await
+        .unwrap();
+    for v in ["a", "b", "c"] {
+        call.send_msg(&sv(v)).await.unwrap();
+    }
+    call.finish().unwrap();
+    assert_eq!(
+        call.decode::<StringValue>().await.unwrap().unwrap().value,
+        "a,b,c"
+    );
+    assert_eq!(call.message().await.unwrap(), None);
+    // Bidirectional, interleaved: each answer read before the next request is sent.
+    let mut call = client
+        .grpc(&echo_path("Bidi"), Default::default(), t)
+        .await
+        .unwrap();
+    for v in ["x", "y", "z"] {
+        call.send_msg(&sv(v)).await.unwrap();
+        let m = call.decode::<StringValue>().await.unwrap().unwrap();
+        assert_eq!(m.value, format!("echo: {v}"));
+    }
+    call.finish().unwrap();
+    assert_eq!(call.message().await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn statuses_deadlines_and_metadata() {
+    let (server, client) = echo_server().await;
+    let err = client
+        .grpc_unary::<_, StringValue>(&echo_path("Unary"), &sv("fail"), None)
+        .await
+        .unwrap_err();
+    let TripleError::Status(s) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(
+        (s.code, s.message.as_str()),
+        (Code::InvalidArgument, "fail requested")
+    );
+    let err = client
+        .grpc_unary::<_, StringValue>(&echo_path("Nope"), &sv("x"), None)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::Unimplemented, "{err:?}");
+    let t0 = std::time::Instant::now();
+    let err = client
+        .grpc_unary::<_, StringValue>(
+            &echo_path("Unary"),
+            &sv("sleep:3000"),
+            Some(Duration::from_millis(300)),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), Code::DeadlineExceeded, "{err:?}");
+    assert!(t0.elapsed() < Duration::from_millis(1500));
+    let mut md = http::HeaderMap::new();
+    md.insert("x-trace", "abc".parse().unwrap());
+    let mut call = client.grpc(&echo_path("Unary"), md, None).await.unwrap();
+    call.send_msg(&sv("m")).await.unwrap();
+    call.finish().unwrap();
+    assert_eq!(call.headers().await.unwrap()["x-trace"], "abc");
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}
+
+#[tokio::test]
+async fn a_reader_that_stops_holds_back_only_its_own_stream() {
+    let sent = Arc::new(AtomicUsize::new(0));
+    let counted = sent.clone();
+    let server = Server::builder()
+        .service(echo_service().grpc("Flood", move |_call, out| {
+            let sent = counted.clone();
+            async move {
+                // 1 KiB messages, as fast as the caller's window lets them go.
+                let big = bytes::Bytes::from(vec![7u8; 1024]);
+                loop {
+                    out.send(big.clone()).await?;
+                    sent.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }))
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let mut flood = client
+        .grpc(&echo_path("Flood"), Default::default(), None)
+        .await
+        .unwrap();
+    flood.finish().unwrap();
+    // Read one message, then stop reading.
+    assert!(flood.message().await.unwrap().is_some());
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let stalled = sent.load(Ordering::SeqCst);
+    // The client's stream window is 256 KiB: about 256 messages in flight, a few buffered.
+    assert!(
+        stalled < 300,
+        "{stalled} messages sent to a caller that stopped reading"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        sent.load(Ordering::SeqCst),
+        stalled,
+        "the writer kept going"
+    );
+    // The same connection serves others meanwhile.
+    let r: StringValue = client
+        .grpc_unary(
+            &echo_path("Unary"),
+            &sv("other"),
+            Some(Duration::from_secs(5)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.value, "echo: other");
+    // Reading again lets it go on (more messages than were sent when it stalled);
+    // dropping the call cancels it on the server.
+    for _ in 0..stalled + 100 {
+        assert!(flood.message().await.unwrap().is_some());
+    }
+    drop(flood);
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}
