@@ -105,8 +105,14 @@
 //!   `dubbo_registry::Registry`, unregistered on shutdown) and the [`cluster`] module (a
 //!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes,
 //!   Dubbo 3 application instances included: [`instance_metadata`] asks their MetadataService).
-//! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry` and the
-//!   ZooKeeper registry; the only user of `serde_json`).
+//! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry`, `json` and
+//!   the ZooKeeper registry).
+//! * `json`: the [`json`] module, JSON arguments to dynamic values and results back (with
+//!   `serde_json`).
+//! * `triple`: Dubbo 3's Triple protocol (gRPC over HTTP/2, with h2): the server serves it
+//!   on the same port as the Dubbo protocol, IDL methods ([`server::Service::grpc`]) beside
+//!   interface-style ones, and [`triple_client`] calls Triple providers (enables `tokio` and
+//!   `json`).
 //! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
 //!   (enables `tokio`; see the `tower` module).
 
@@ -134,6 +140,8 @@ mod head;
 pub mod header;
 #[cfg(feature = "registry")]
 pub mod instance_metadata;
+#[cfg(feature = "json")]
+pub mod json;
 pub mod metadata;
 pub mod peek;
 #[cfg(feature = "registry")]

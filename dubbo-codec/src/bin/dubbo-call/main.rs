@@ -49,7 +49,6 @@
 //! status 2; bad usage exits with 64.
 
 mod describe;
-mod json;
 mod list;
 mod options;
 
@@ -64,7 +63,7 @@ use hessian2::value::{Stream, Value};
 use serde_json::Value as Json;
 
 use describe::{describe_provider, describe_registry, Target};
-use json::{to_hessian, to_json};
+use dubbo_codec::json::{to_hessian, to_json};
 use list::list;
 use options::{parse_args, Options, Output, HELP, USAGE};
 
@@ -157,7 +156,7 @@ async fn run(o: Options) -> ExitCode {
     match answer {
         Ok(v) => {
             let stream = Stream { values: vec![v] };
-            print_json(&to_json(&stream.values[0], &stream, 0), o.output);
+            print_json(&to_json(&stream.values[0], &stream), o.output);
             ExitCode::SUCCESS
         }
         Err(Failure::Exception(e)) => {

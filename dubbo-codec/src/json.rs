@@ -1,10 +1,23 @@
-//! JSON arguments to Hessian values by their declared Java types, and results back to JSON.
+//! JSON and dynamic values (feature `json`): arguments given as JSON (by `dubbo-call`, or by
+//! `curl` over Triple's HTTP/1.1 form) turned into [`Value`]s by their declared Java types or
+//! by their JSON kind alone, and results turned back into JSON.
 
+use base64::Engine as _;
 use hessian2::value::{java, Object, Stream, Value};
 use serde_json::{Map as JsonMap, Number, Value as Json};
 
-/// JSON to Hessian for a declared Java type.
-pub fn to_hessian(ty: &str, v: &Json) -> Result<Value, String> {
+/// A JSON value that is not of the Java type it was given for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct JsonTypeError(String);
+
+/// JSON to a [`Value`] for a declared Java type (`int`, `java.lang.String`,
+/// `java.util.List`, `int[]`, a class name for an object, ...).
+pub fn to_hessian(ty: &str, v: &Json) -> Result<Value, JsonTypeError> {
+    to_value(ty, v).map_err(JsonTypeError)
+}
+
+fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
     if v.is_null() {
         return Ok(Value::Null);
     }
@@ -29,13 +42,18 @@ pub fn to_hessian(ty: &str, v: &Json) -> Result<Value, String> {
             Json::Number(n) => java::big_decimal(&n.to_string()),
             _ => return Err(bad()),
         },
-        "java.lang.Object" => untyped(v),
+        "java.lang.Object" => untyped_value(v),
         "java.util.List"
         | "java.util.ArrayList"
         | "java.util.Collection"
         | "java.util.Set"
         | "java.util.HashSet" => {
-            let items = v.as_array().ok_or_else(bad)?.iter().map(untyped).collect();
+            let items = v
+                .as_array()
+                .ok_or_else(bad)?
+                .iter()
+                .map(untyped_value)
+                .collect();
             let list_ty = if ty.ends_with("Set") {
                 "java.util.HashSet"
             } else {
@@ -46,7 +64,7 @@ pub fn to_hessian(ty: &str, v: &Json) -> Result<Value, String> {
         "java.util.Map" | "java.util.HashMap" => match v {
             Json::Object(m) => Value::untyped_map(
                 m.iter()
-                    .map(|(k, v)| (Value::from(k.as_str()), untyped(v)))
+                    .map(|(k, v)| (Value::from(k.as_str()), untyped_value(v)))
                     .collect(),
             ),
             _ => return Err(bad()),
@@ -57,7 +75,7 @@ pub fn to_hessian(ty: &str, v: &Json) -> Result<Value, String> {
                 .as_array()
                 .ok_or_else(bad)?
                 .iter()
-                .map(|i| to_hessian(elem, i))
+                .map(|i| to_value(elem, i))
                 .collect::<Result<Vec<_>, _>>()?;
             Value::typed_list(&array_type(elem), items)
         }
@@ -94,13 +112,15 @@ fn object(class: &str, m: &JsonMap<String, Json>) -> Value {
     let fields: Vec<(&str, Value)> = m
         .iter()
         .filter(|(k, _)| k.as_str() != "class")
-        .map(|(k, v)| (k.as_str(), untyped(v)))
+        .map(|(k, v)| (k.as_str(), untyped_value(v)))
         .collect();
     Value::Object(Object::new(class, fields))
 }
 
-/// JSON to Hessian by the JSON kind alone.
-fn untyped(v: &Json) -> Value {
+/// JSON to a [`Value`] by the JSON kind alone: numbers that fit an `int` are ints, other
+/// integers longs, the rest doubles; arrays are `ArrayList`s; an object with a `class` key
+/// is that Java object, any other a map.
+pub fn untyped_value(v: &Json) -> Value {
     match v {
         Json::Null => Value::Null,
         Json::Bool(b) => Value::Bool(*b),
@@ -109,21 +129,28 @@ fn untyped(v: &Json) -> Value {
             None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
         },
         Json::String(s) => Value::String(s.clone()),
-        Json::Array(a) => Value::typed_list("java.util.ArrayList", a.iter().map(untyped).collect()),
+        Json::Array(a) => {
+            Value::typed_list("java.util.ArrayList", a.iter().map(untyped_value).collect())
+        }
         Json::Object(m) => match m.get("class").and_then(Json::as_str) {
             Some(class) => object(class, m),
             None => Value::untyped_map(
                 m.iter()
-                    .map(|(k, v)| (Value::from(k.as_str()), untyped(v)))
+                    .map(|(k, v)| (Value::from(k.as_str()), untyped_value(v)))
                     .collect(),
             ),
         },
     }
 }
 
-/// Hessian to JSON. References are followed (at most 64 levels deep; deeper or circular
-/// ones print as `{"$ref": n}`).
-pub fn to_json(v: &Value, stream: &Stream, depth: usize) -> Json {
+/// A [`Value`] of `stream` to JSON: objects keep their class in a `class` key, dates are
+/// milliseconds, binaries base64, `BigDecimal`s strings. References are followed (at most
+/// 64 levels deep; deeper or circular ones print as `{"$ref": n}`).
+pub fn to_json(v: &Value, stream: &Stream) -> Json {
+    json_at(v, stream, 0)
+}
+
+fn json_at(v: &Value, stream: &Stream, depth: usize) -> Json {
     match v {
         Value::Null => Json::Null,
         Value::Bool(b) => Json::Bool(*b),
@@ -140,7 +167,7 @@ pub fn to_json(v: &Value, stream: &Stream, depth: usize) -> Json {
         Value::List(l) => Json::Array(
             l.items
                 .iter()
-                .map(|i| to_json(i, stream, depth + 1))
+                .map(|i| json_at(i, stream, depth + 1))
                 .collect(),
         ),
         Value::Map(m) => {
@@ -148,12 +175,12 @@ pub fn to_json(v: &Value, stream: &Stream, depth: usize) -> Json {
             for (k, v) in &m.entries {
                 let key = match k {
                     Value::String(s) => s.clone(),
-                    other => match to_json(other, stream, depth + 1) {
+                    other => match json_at(other, stream, depth + 1) {
                         Json::String(s) => s,
                         j => j.to_string(),
                     },
                 };
-                out.insert(key, to_json(v, stream, depth + 1));
+                out.insert(key, json_at(v, stream, depth + 1));
             }
             Json::Object(out)
         }
@@ -164,36 +191,19 @@ pub fn to_json(v: &Value, stream: &Stream, depth: usize) -> Json {
             let mut out = JsonMap::new();
             out.insert("class".into(), Json::String(o.class.to_string()));
             for (k, v) in o.iter() {
-                out.insert(k.to_owned(), to_json(v, stream, depth + 1));
+                out.insert(k.to_owned(), json_at(v, stream, depth + 1));
             }
             Json::Object(out)
         }
         Value::Ref(n) => match stream.resolve(*n) {
-            Some(target) if depth < 64 => to_json(target, stream, depth + 1),
+            Some(target) if depth < 64 => json_at(target, stream, depth + 1),
             _ => serde_json::json!({ "$ref": n }),
         },
     }
 }
 
 fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    base64::engine::general_purpose::STANDARD.encode(data)
 }
 
 #[cfg(test)]
