@@ -217,6 +217,11 @@ final class Consumer {
             if (iterations > 1) println("# iteration " + (it + 1));
             c.runChecks(svc, concurrency);
         }
+        synchronized (ProtocolRecorder.USED) {
+            // more than one when the registry lists the service under several protocols (3.2 with
+            // ext-protocol registers dubbo:// and tri://) and the load balancer picked both
+            if (ProtocolRecorder.USED.size() > 1) println("# protocols " + String.join(",", ProtocolRecorder.USED));
+        }
         println(c.passed + " passed, " + c.failed + " failed");
         try {
             rc.destroy();

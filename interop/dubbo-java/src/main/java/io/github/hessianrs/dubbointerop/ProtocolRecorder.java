@@ -16,10 +16,14 @@ import org.apache.dubbo.rpc.RpcException;
 @Activate(group = "consumer")
 public class ProtocolRecorder implements Filter {
     static volatile String lastProtocol;
+    /** Every protocol a call went through, in first-use order. */
+    static final java.util.Set<String> USED =
+            java.util.Collections.synchronizedSet(new java.util.LinkedHashSet<>());
 
     @Override
     public Result invoke(Invoker<?> invoker, Invocation invocation) throws RpcException {
         lastProtocol = invoker.getUrl().getProtocol();
+        USED.add(lastProtocol);
         return invoker.invoke(invocation);
     }
 }

@@ -85,7 +85,12 @@ final class Provider {
                 String kv = args[++i];
                 int eq = kv.indexOf('=');
                 if (eq <= 0) throw new Main.UsageException("--param needs KEY=VALUE, got " + kv);
-                params.put(kv.substring(0, eq), kv.substring(eq + 1));
+                String key = kv.substring(0, eq);
+                // Dubbo 3.3's ProtocolConfig.preferredProtocol ("dubbo.protocol.preferred-protocol")
+                // reaches the URL as "preferred.protocol", the key its RegistryDirectory reads; a raw
+                // "preferred-protocol" URL parameter would be ignored.
+                if (key.equals("preferred-protocol")) key = "preferred.protocol";
+                params.put(key, kv.substring(eq + 1));
             } else {
                 throw new Main.UsageException("unknown option " + a);
             }
