@@ -15,7 +15,7 @@ public final class Main {
                 + "  consumer HOST:PORT|tri://HOST:PORT|zookeeper://127.0.0.1:ZKPORT [--iterations N] [--timeout MS] [--concurrency N] [--group G] [--attach K=V]... [--load CALLS]\n"
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  h2dump LISTENPORT HOST:PORT [--raw DIR]   (Dubbo 3 flavours: HTTP/2 / Triple frame dump relay)\n"
-                + "  guardtest connect|bind|socket|lookup\n"
+                + "  guardtest connect|bind|socket|lookup|triconnect|tribind\n"
                 + "  version\n"
                 + "every subcommand also takes --serialization hessian2|fastjson2|default (default: hessian2;\n"
                 + "'default' pins nothing, as a stock Dubbo application runs)");
