@@ -146,9 +146,23 @@ public final class DubboSetup {
      */
     static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
                                             Map<String, String> params, String group, boolean metadataReport) {
-        ProtocolConfig proto = new ProtocolConfig("dubbo", port);
+        return export(impl, port, registry, weight, params, group, metadataReport, "dubbo", null);
+    }
+
+    /**
+     * As above, with {@code protocol} ({@code dubbo} or, Dubbo 3, {@code tri}) and, unless null,
+     * {@code extProtocol} (Dubbo 3: {@code ProtocolConfig.setExtProtocol}, the same port also serves
+     * that protocol through Dubbo's port-unification server). {@code server=loopback} selects
+     * {@link LoopbackTransporter} for a plain dubbo server and Dubbo 3's port-unification transporter
+     * of the same name (LoopbackPuTransporter, src/dubbo3) for Triple and for the one-port server.
+     */
+    static ServiceConfig<DemoService> export(DemoService impl, int port, String registry, Integer weight,
+                                            Map<String, String> params, String group, boolean metadataReport,
+                                            String protocol, String extProtocol) {
+        ProtocolConfig proto = new ProtocolConfig(protocol, port);
         proto.setHost(Loopback.LOOPBACK_IP);
         proto.setServer(LoopbackTransporter.NAME);
+        if (extProtocol != null) trySet(proto, "setExtProtocol", extProtocol);
         if (serialization != null) {
             proto.setSerialization(serialization);
             trySet(proto, "setPreferSerialization", serialization);
@@ -212,8 +226,13 @@ public final class DubboSetup {
 
     /** The direct URL of the demo service at host:port. */
     static String directUrl(String host, int port, Map<String, String> extra) {
+        return directUrl("dubbo", host, port, extra);
+    }
+
+    /** The direct URL of the demo service at host:port with {@code protocol} (dubbo, tri). */
+    static String directUrl(String protocol, String host, int port, Map<String, String> extra) {
         StringBuilder sb = new StringBuilder();
-        sb.append("dubbo://").append(host).append(':').append(port).append('/').append(INTERFACE)
+        sb.append(protocol).append("://").append(host).append(':').append(port).append('/').append(INTERFACE)
                 .append("?version=").append(VERSION);
         serializationParams().forEach((k, v) -> sb.append('&').append(k).append('=').append(v));
         if (extra != null) {
@@ -228,11 +247,17 @@ public final class DubboSetup {
      */
     static ReferenceConfig<DemoService> reference(String host, int port, int timeoutMs,
                                                   Map<String, String> extraUrlParams) {
+        return reference("dubbo", host, port, timeoutMs, extraUrlParams);
+    }
+
+    /** As above, the direct URL with {@code protocol} ({@code dubbo} or {@code tri}). */
+    static ReferenceConfig<DemoService> reference(String protocol, String host, int port, int timeoutMs,
+                                                  Map<String, String> extraUrlParams) {
         ReferenceConfig<DemoService> rc = new ReferenceConfig<>();
         rc.setApplication(application("hessianrs-interop-consumer"));
         rc.setInterface(DemoService.class);
         rc.setVersion(VERSION);
-        rc.setUrl(directUrl(host, port, extraUrlParams));
+        rc.setUrl(directUrl(protocol, host, port, extraUrlParams));
         rc.setTimeout(timeoutMs);
         rc.setRetries(0);
         rc.setClient(LoopbackTransporter.NAME);

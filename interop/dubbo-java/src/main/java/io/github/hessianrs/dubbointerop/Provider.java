@@ -11,7 +11,8 @@ import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
  * {@code provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N]
- * [--param KEY=VALUE]... [--group G] [--metadata-report] [--bootstrap instance|all]}: exports DemoService (version 1.0.0, dubbo protocol, hessian2 unless --serialization) on
+ * [--param KEY=VALUE]... [--group G] [--metadata-report] [--bootstrap instance|all] [--protocol dubbo|tri]
+ * [--ext-protocol tri]}: exports DemoService (version 1.0.0, dubbo protocol unless --protocol tri (Dubbo 3), hessian2 unless --serialization) on
  * 127.0.0.1:PORT (0 = a free port), prints {@code READY <port>}, runs until stdin reaches EOF (unless
  * --ignore-stdin) or SIGTERM/SIGINT; Dubbo's shutdown hook then closes the server gracefully
  * (read-only event "R" to every connected client, up to dubbo.service.shutdown.wait=2000 ms).
@@ -50,6 +51,8 @@ final class Provider {
         String group = null;
         String bootstrapMode = null;
         boolean metadataReport = false;
+        String protocol = "dubbo";
+        String extProtocol = null;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (a.equals("--ignore-stdin")) {
@@ -67,6 +70,13 @@ final class Provider {
                 if (!bootstrapMode.equals("instance") && !bootstrapMode.equals("all")) {
                     throw new Main.UsageException("--bootstrap takes instance or all, got " + bootstrapMode);
                 }
+            } else if (a.equals("--protocol") && i + 1 < args.length) {
+                protocol = args[++i];
+                if (!protocol.equals("dubbo") && !protocol.equals("tri")) {
+                    throw new Main.UsageException("--protocol takes dubbo or tri, got " + protocol);
+                }
+            } else if (a.equals("--ext-protocol") && i + 1 < args.length) {
+                extProtocol = args[++i];
             } else if (a.equals("--metadata-report")) {
                 metadataReport = true;
             } else if (a.equals("--group") && i + 1 < args.length) {
@@ -75,12 +85,24 @@ final class Provider {
                 String kv = args[++i];
                 int eq = kv.indexOf('=');
                 if (eq <= 0) throw new Main.UsageException("--param needs KEY=VALUE, got " + kv);
-                params.put(kv.substring(0, eq), kv.substring(eq + 1));
+                String key = kv.substring(0, eq);
+                // Dubbo 3.3's ProtocolConfig.preferredProtocol ("dubbo.protocol.preferred-protocol")
+                // reaches the URL as "preferred.protocol", the key its RegistryDirectory reads; a raw
+                // "preferred-protocol" URL parameter would be ignored.
+                if (key.equals("preferred-protocol")) key = "preferred.protocol";
+                params.put(key, kv.substring(eq + 1));
             } else {
                 throw new Main.UsageException("unknown option " + a);
             }
         }
         if (port == 0) port = freeLoopbackPort();
+        if ((!protocol.equals("dubbo") || extProtocol != null) && !DubboSetup.isDubbo3()) {
+            throw new Main.UsageException("--protocol tri and --ext-protocol need Dubbo 3 (this is "
+                    + DubboSetup.dubboVersion() + ")");
+        }
+        if (bootstrapMode != null && (!protocol.equals("dubbo") || extProtocol != null)) {
+            throw new Main.UsageException("--bootstrap takes no --protocol/--ext-protocol");
+        }
 
         if (bootstrapMode != null) {
             if (registry == null || weight != null || group != null || !params.isEmpty() || metadataReport) {
@@ -92,11 +114,13 @@ final class Provider {
                     "hessianrs-interop-provider");
         } else {
             if (metadataReport && registry == null) throw new Main.UsageException("--metadata-report needs --registry");
-            DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group, metadataReport);
+            DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group, metadataReport,
+                    protocol, extProtocol);
         }
         System.out.println("READY " + port);
         System.out.flush();
-        System.err.println("provider: dubbo " + DubboSetup.dubboVersion() + " on 127.0.0.1:" + port
+        System.err.println("provider: dubbo " + DubboSetup.dubboVersion() + ", protocol " + protocol
+                + (extProtocol != null ? " + ext-protocol " + extProtocol : "") + " on 127.0.0.1:" + port
                 + (group != null ? ", group " + group : "")
                 + (registry != null ? ", registered in " + registry : "")
                 + ", security manager " + Loopback.securityManagerStatus());
