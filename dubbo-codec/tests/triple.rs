@@ -297,3 +297,62 @@ async fn a_reset_stream_drops_its_handler_and_a_reset_flood_costs_others_nothing
     assert_eq!(client.call::<String>(&call).await.unwrap(), "Hello, after");
     assert!(common::eventually(|| server.inflight() == 0).await);
 }
+
+/// Runs curl (the real one) with `args`: (HTTP status, body).
+fn curl(args: &[&str]) -> (u16, String) {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-w", "\n%{http_code}", "--max-time", "10"])
+        .args(args)
+        .output()
+        .expect("curl runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').expect("curl printed the status");
+    (code.trim().parse().unwrap_or(0), body.to_owned())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn curl_calls_over_http1_with_json_on_the_same_port() {
+    let server = demo_server().await;
+    let base = format!("http://{}/{INTERFACE}", server.local_addr());
+    let run = |args: Vec<String>| {
+        tokio::task::spawn_blocking(move || {
+            curl(&args.iter().map(String::as_str).collect::<Vec<_>>())
+        })
+    };
+    let url = |m: &str| format!("{base}/{m}");
+    let post = |m: &str, body: &str| vec!["-d".to_owned(), body.to_owned(), url(m)];
+    assert_eq!(
+        run(post("sayHello", r#"["world"]"#)).await.unwrap(),
+        (200, r#""Hello, world""#.to_owned())
+    );
+    // A bare value for a single argument; a version header as Java's consumers send it.
+    let mut with_version = post("sayHello", r#""bare""#);
+    with_version.extend(["-H".into(), format!("tri-service-version: {VERSION}")]);
+    assert_eq!(
+        run(with_version).await.unwrap(),
+        (200, r#""Hello, bare""#.to_owned())
+    );
+    assert_eq!(
+        run(post("add", "[2, 3]")).await.unwrap(),
+        (200, "5".to_owned())
+    );
+    let (status, body) = run(post("getUser", "[42]")).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    let user: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(user["name"], "user-42", "{body}");
+    assert_eq!(user["id"], 42, "{body}");
+    // Errors as Java 3.3 answers them.
+    assert_eq!(
+        run(post("throwError", r#"["boom"]"#)).await.unwrap(),
+        (500, r#"{"message":"boom","status":"500"}"#.to_owned())
+    );
+    assert_eq!(run(post("nope", "[]")).await.unwrap().0, 404);
+    assert_eq!(run(post("sayHello", "[not json")).await.unwrap().0, 400);
+    // Dubbo and HTTP/2 callers on the same port meanwhile.
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let call = demo("sayHello").arg("java.lang.String", "h2").unwrap();
+    assert_eq!(client.call::<String>(&call).await.unwrap(), "Hello, h2");
+    server.shutdown(Duration::from_secs(2)).await;
+}

@@ -72,12 +72,17 @@ async fn serve_any(stream: TcpStream, peer: SocketAddr, state: Arc<State>, open:
     {
         let _ = stream.set_nodelay(true);
         match sniff(&stream, &state.limits).await {
-            Ok(true) => {
+            Ok(Sniffed::Http2) => {
                 super::triple::serve_h2(stream, peer, state.clone()).await;
                 drop(open);
                 return;
             }
-            Ok(false) => {}
+            Ok(Sniffed::Http1) => {
+                super::http1::serve_http1(stream, peer, state.clone()).await;
+                drop(open);
+                return;
+            }
+            Ok(Sniffed::Dubbo) => {}
             Err(Some(why)) => {
                 state.counters.closed(why, peer, &state.limits);
                 return;
@@ -88,11 +93,21 @@ async fn serve_any(stream: TcpStream, peer: SocketAddr, state: Arc<State>, open:
     serve_conn(stream, peer, state, open).await
 }
 
-/// True when the connection starts with HTTP/2's preface, false for anything else (a Dubbo
-/// frame, or bytes the Dubbo reader refuses); peeked, not read. An error when the caller
-/// sent nothing in the first-frame timeout (`Some`) or closed (`None`).
+/// What a connection's first bytes speak.
 #[cfg(feature = "triple")]
-async fn sniff(stream: &TcpStream, limits: &Limits) -> Result<bool, Option<Closed>> {
+enum Sniffed {
+    /// Dubbo frames (or bytes the Dubbo reader refuses).
+    Dubbo,
+    /// HTTP/2: its preface, `PRI * HTTP/2.0`.
+    Http2,
+    /// HTTP/1.1: a request line, `POST /...`.
+    Http1,
+}
+
+/// Peeks (does not read) the first bytes of a connection. An error when the caller sent
+/// nothing in the first-frame timeout (`Some`) or closed (`None`).
+#[cfg(feature = "triple")]
+async fn sniff(stream: &TcpStream, limits: &Limits) -> Result<Sniffed, Option<Closed>> {
     use super::triple::H2_PREFACE_START;
     let peek = async {
         let mut first = [0u8; 3];
@@ -101,13 +116,18 @@ async fn sniff(stream: &TcpStream, limits: &Limits) -> Result<bool, Option<Close
             if n == 0 {
                 return Err(None);
             }
-            if !H2_PREFACE_START.starts_with(&first[..n]) {
-                return Ok(false);
+            let seen = &first[..n];
+            if !seen[0].is_ascii_uppercase() {
+                // Dubbo's magic 0xdabb, or not a protocol at all.
+                return Ok(Sniffed::Dubbo);
+            }
+            if !H2_PREFACE_START.starts_with(seen) {
+                return Ok(Sniffed::Http1);
             }
             if n == first.len() {
-                return Ok(true);
+                return Ok(Sniffed::Http2);
             }
-            // A preface begun and not all here yet: wait for more without spinning.
+            // "P" or "PR": HTTP/2's preface or a POST / PUT; wait for more without spinning.
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
     };

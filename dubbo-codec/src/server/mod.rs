@@ -63,6 +63,8 @@ mod connection;
 mod dispatch;
 #[cfg(feature = "triple")]
 mod grpc;
+#[cfg(feature = "triple")]
+mod http1;
 mod limits;
 mod service;
 mod shutdown;

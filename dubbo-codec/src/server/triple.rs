@@ -52,6 +52,12 @@ pub(super) const H2_PREFACE_START: &[u8] = b"PRI";
 /// The largest request header block accepted (HTTP/2's `SETTINGS_MAX_HEADER_LIST_SIZE`).
 const MAX_HEADER_LIST: u32 = 16 * 1024;
 
+/// How long past a call's `grpc-timeout` the server gives up on it. The caller's own timer
+/// ends the call first (Java's consumer counts a `DEADLINE_EXCEEDED` that races it as an
+/// ordinary error, not a timeout, and its timer fires up to ~150 ms late); the server stops
+/// the handler soon after, so abandoned work stays bounded.
+const DEADLINE_GRACE: Duration = Duration::from_secs(1);
+
 /// Java's `RpcException.BIZ_EXCEPTION`: the code of a business exception sent as a message.
 const BIZ_EXCEPTION: &str = "3";
 
@@ -147,7 +153,7 @@ impl Drop for StreamGuard {
 }
 
 /// How a stream's call ended before a handler could answer it.
-enum Refusal {
+pub(super) enum Refusal {
     /// A status in the trailers (here, the only headers).
     Status(Status),
     /// Not a gRPC request: a plain HTTP status.
@@ -186,7 +192,7 @@ async fn serve_stream(
             )
         }
     };
-    let deadline = head.timeout.map(|t| Instant::now() + t);
+    let deadline = head.timeout.map(|t| Instant::now() + t + DEADLINE_GRACE);
     let svc = match find_service(&head, &state) {
         Ok(svc) => svc,
         Err(refusal) => return refuse(&mut respond, refusal),
@@ -252,17 +258,32 @@ fn deadline_passed() -> Status {
     )
 }
 
-/// The service a call names (interface, version, group).
-fn find_service(head: &RequestHead, state: &State) -> Result<Arc<super::Service>, Refusal> {
+/// The service a call names (interface, version, group). A call that names no version (a
+/// gRPC tool, curl) reaches the one service of its interface and group, whatever its
+/// version, as Java Dubbo 3 serves it.
+pub(super) fn find_service(
+    head: &RequestHead,
+    state: &State,
+) -> Result<Arc<super::Service>, Refusal> {
     let group = Some(head.group.as_str()).filter(|g| !g.is_empty());
     let key = service_key(&head.service, &head.version, group);
-    state.services.get(&key).cloned().ok_or_else(|| {
-        Status::new(
-            Code::Unimplemented,
-            format!("Not found exported service: {key} (version or group mismatch?)"),
-        )
-        .into()
-    })
+    if let Some(svc) = state.services.get(&key) {
+        return Ok(svc.clone());
+    }
+    if head.version.is_empty() {
+        let mut same = state
+            .services
+            .values()
+            .filter(|s| s.interface == head.service && s.group.as_deref() == group);
+        if let (Some(only), None) = (same.next(), same.next()) {
+            return Ok(only.clone());
+        }
+    }
+    Err(Status::new(
+        Code::Unimplemented,
+        format!("Not found exported service: {key} (version or group mismatch?)"),
+    )
+    .into())
 }
 
 /// Runs an IDL method's handler: its response messages written as the caller takes them,
