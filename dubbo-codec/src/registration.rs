@@ -50,6 +50,22 @@ impl Registration {
         self.param("timeout", &timeout.to_string())
     }
 
+    /// Says that the server also serves Triple on its port (`ext.protocol=tri`, as a Java 3
+    /// provider with `ext-protocol: tri` writes it): a consumer configured for Triple
+    /// (`protocol=tri`) connects to the registered `dubbo://` address with it. Needs the
+    /// server's `triple` feature.
+    pub fn offer_triple(self) -> Self {
+        self.param("ext.protocol", "tri")
+    }
+
+    /// [`offer_triple`](Registration::offer_triple), and asks consumers to prefer it
+    /// (`preferred.protocol=tri`, Java 3.3's `preferred-protocol`): a Dubbo 3.3 consumer with
+    /// no protocol of its own then calls over Triple by itself, while 2.7 and 3.2 consumers
+    /// go on with the Dubbo protocol on the same port.
+    pub fn prefer_triple(self) -> Self {
+        self.offer_triple().param("preferred.protocol", "tri")
+    }
+
     /// Any other URL parameter (`idc=hz`, `token=...`).
     pub fn param(mut self, key: &str, value: &str) -> Self {
         self.params.push((key.to_owned(), value.to_owned()));

@@ -150,6 +150,12 @@ async fn java_consumers_find_a_rust_provider() {
         let stock = ["--serialization", "default"];
         let run = run_consumer(flavour, &registry_address, &stock, LOGS).unwrap();
         run.assert_all_passed(&format!("stock {flavour} consumer through ZooKeeper"));
+        // A provider that does not prefer Triple is called over the Dubbo protocol.
+        assert!(
+            run.lines.iter().any(|l| l == "# protocol dubbo"),
+            "stock {flavour}: {:#?}",
+            run.lines
+        );
         assert_eq!(
             *seen.lock().unwrap(),
             [Serialization::Fastjson2.id()].into(),
@@ -164,6 +170,50 @@ async fn java_consumers_find_a_rust_provider() {
     server.shutdown(Duration::from_secs(2)).await;
     assert!(reg.providers(INTERFACE).await.unwrap().is_empty());
     eprintln!("shut down and unregistered in {:?}", t.elapsed());
+}
+
+/// A Rust provider that serves Triple on its Dubbo port and registers
+/// `preferred.protocol=tri`: a stock Dubbo 3.3 consumer that knows only ZooKeeper switches to
+/// Triple by itself, a 2.7 consumer keeps the Dubbo protocol on the same port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_3_3_consumers_switch_to_triple_when_a_rust_provider_prefers_it() {
+    let Some(zoo) = zookeeper("rust-provider-tri") else {
+        return;
+    };
+    if jar("dubbo33").is_none() || jar("dubbo27").is_none() {
+        return;
+    }
+    let reg = registry(&zoo).await;
+    let server = Server::builder()
+        .service(demo_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let urls = server
+        .register(reg.clone(), &Registration::new("rust-demo").prefer_triple())
+        .await
+        .unwrap();
+    assert_eq!(urls[0].param("preferred.protocol").as_deref(), Some("tri"));
+    assert_eq!(urls[0].param("ext.protocol").as_deref(), Some("tri"));
+    let registry_address = format!("zookeeper://{}", zoo.address());
+    for (flavour, protocol) in [("dubbo33", "tri"), ("dubbo27", "dubbo")] {
+        let stock = ["--serialization", "default"];
+        let run = run_consumer(flavour, &registry_address, &stock, LOGS).unwrap();
+        let what = format!("stock {flavour} consumer through ZooKeeper");
+        assert!(run.fails().is_empty(), "{what}: {:#?}", run.fails());
+        assert!(run.ok && run.oks() >= 20, "{what}: {:#?}", run.lines);
+        assert!(
+            run.lines
+                .iter()
+                .any(|l| *l == format!("# protocol {protocol}")),
+            "{what}: not over {protocol}: {:#?}",
+            run.lines
+        );
+    }
+    let mut pids = vec![std::process::id()];
+    pids.extend(zoo.pid());
+    assert_loopback_only(&pids);
+    server.shutdown(Duration::from_secs(2)).await;
 }
 
 /// Balancers, cluster modes and live changes with Rust providers in ZooKeeper.

@@ -71,7 +71,7 @@ async fn serve_any(stream: TcpStream, peer: SocketAddr, state: Arc<State>, open:
     #[cfg(feature = "triple")]
     {
         let _ = stream.set_nodelay(true);
-        match sniff(&stream, &state.limits).await {
+        match sniff(&stream, &state).await {
             Ok(Sniffed::Http2) => {
                 super::triple::serve_h2(stream, peer, state.clone()).await;
                 drop(open);
@@ -107,7 +107,7 @@ enum Sniffed {
 /// Peeks (does not read) the first bytes of a connection. An error when the caller sent
 /// nothing in the first-frame timeout (`Some`) or closed (`None`).
 #[cfg(feature = "triple")]
-async fn sniff(stream: &TcpStream, limits: &Limits) -> Result<Sniffed, Option<Closed>> {
+async fn sniff(stream: &TcpStream, state: &State) -> Result<Sniffed, Option<Closed>> {
     use super::triple::H2_PREFACE_START;
     let peek = async {
         let mut first = [0u8; 3];
@@ -131,11 +131,20 @@ async fn sniff(stream: &TcpStream, limits: &Limits) -> Result<Sniffed, Option<Cl
             tokio::time::sleep(Duration::from_millis(1)).await;
         }
     };
-    match enabled(limits.first_frame_timeout) {
-        Some(t) => tokio::time::timeout(t, peek)
-            .await
-            .unwrap_or(Err(Some(Closed::NoFrame))),
-        None => peek.await,
+    let peek = async {
+        match enabled(state.limits.first_frame_timeout) {
+            Some(t) => tokio::time::timeout(t, peek)
+                .await
+                .unwrap_or(Err(Some(Closed::NoFrame))),
+            None => peek.await,
+        }
+    };
+    // A caller that connects and says nothing is a Dubbo consumer waiting to call (HTTP
+    // clients speak first): when the server shuts down meanwhile, it is told so as one.
+    let mut read_only = state.read_only.clone();
+    tokio::select! {
+        sniffed = peek => sniffed,
+        _ = read_only.wait_for(|r| *r) => Ok(Sniffed::Dubbo),
     }
 }
 
@@ -155,6 +164,10 @@ async fn serve_conn(stream: TcpStream, peer: SocketAddr, state: Arc<State>, open
             writer: writer.abort_handle(),
         },
     );
+    if *state.read_only.borrow() {
+        // The shutdown listed the connections before this one registered.
+        let _ = tx.try_send(Frame::read_only_event_in(0, BodyFormat::default()));
+    }
     let conn = Connection {
         peer,
         tx,

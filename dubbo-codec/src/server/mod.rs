@@ -193,6 +193,7 @@ impl ServerBuilder {
             services.insert(s.key(), Arc::new(s));
         }
         let (closing_tx, closing_rx) = watch::channel(Phase::Serving);
+        let (read_only_tx, read_only_rx) = watch::channel(false);
         let state = Arc::new(State {
             services,
             metadata,
@@ -206,6 +207,7 @@ impl ServerBuilder {
             dispatched: AtomicU64::new(0),
             idle: Notify::new(),
             closing: closing_rx,
+            read_only: read_only_rx,
             local_ip: local_addr.ip(),
             port: local_addr.port(),
         });
@@ -214,6 +216,7 @@ impl ServerBuilder {
             local_addr,
             state,
             closing: closing_tx,
+            read_only: read_only_tx,
             accept,
             #[cfg(feature = "registry")]
             registered: Mutex::default(),
@@ -257,6 +260,9 @@ struct State {
     dispatched: AtomicU64,
     idle: Notify,
     closing: watch::Receiver<Phase>,
+    /// True once the shutdown announced it (the read-only event): a connection that becomes
+    /// a Dubbo one after that gets the event too.
+    read_only: watch::Receiver<bool>,
     local_ip: IpAddr,
     port: u16,
 }
@@ -267,6 +273,7 @@ pub struct Server {
     local_addr: SocketAddr,
     state: Arc<State>,
     closing: watch::Sender<Phase>,
+    read_only: watch::Sender<bool>,
     accept: JoinHandle<()>,
     #[cfg(feature = "registry")]
     registered: Mutex<

@@ -37,6 +37,8 @@ impl Server {
             }
         }
         self.accept.abort();
+        // Before the connections are listed: one that registers later sees it (serve_conn).
+        let _ = self.read_only.send(true);
         let conns: Vec<_> = lock(&self.state.conns)
             .values()
             .map(|c| (c.tx.clone(), c.serialization.load(Ordering::Relaxed)))
