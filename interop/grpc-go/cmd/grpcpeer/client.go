@@ -247,8 +247,23 @@ func checkError(ctx context.Context, c *echo.Client, _ *grpc.ClientConn) error {
 }
 
 // checkDeadline: the server sleeps 2 s, the call allows 300 ms; the call must end with
-// DeadlineExceeded well before the sleep would (1.5 s leaves room for a slow machine).
+// DeadlineExceeded well before the sleep would (1.5 s leaves room for a slow machine), and the
+// connection must still serve a call afterwards (grpc-go resets the timed-out stream with
+// RST_STREAM, which the server must take without dropping the connection).
+// grpc-go's own timer ends the call on time even if the server ignores grpc-timeout: whether
+// the server honoured it shows only on the server's side.
 func checkDeadline(ctx context.Context, c *echo.Client, _ *grpc.ClientConn) error {
+	if err := checkDeadlineOnce(ctx, c); err != nil {
+		return err
+	}
+	out, err := c.Unary(ctx, wrapperspb.String("after"))
+	if err != nil {
+		return fmt.Errorf("call after the deadline: %w", err)
+	}
+	return expect("call after the deadline", out.GetValue(), "echo: after")
+}
+
+func checkDeadlineOnce(ctx context.Context, c *echo.Client) error {
 	ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()

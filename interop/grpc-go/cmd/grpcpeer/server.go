@@ -158,13 +158,22 @@ func (echoServer) Unary(ctx context.Context, in *echo.Msg) (*echo.Msg, error) {
 		if err != nil || ms < 0 || ms > maxSleepMillis {
 			return nil, status.Errorf(codes.InvalidArgument, "sleep wants 0..%d ms, got %q", maxSleepMillis, arg)
 		}
+		start := time.Now()
+		deadline := "no grpc-timeout"
+		if d, ok := ctx.Deadline(); ok {
+			deadline = fmt.Sprintf("grpc-timeout %v", time.Until(d).Round(time.Millisecond))
+		}
 		t := time.NewTimer(time.Duration(ms) * time.Millisecond)
 		defer t.Stop()
 		select {
 		case <-t.C:
 			return wrapperspb.String("slept " + arg), nil
 		case <-ctx.Done():
-			// The client's deadline (grpc-timeout) or cancellation: stop sleeping.
+			// The client's deadline (grpc-timeout) or cancellation (RST_STREAM): stop
+			// sleeping. The log line says which deadline the call came with: a client's own
+			// timer gives it DeadlineExceeded whether or not it sent grpc-timeout.
+			fmt.Fprintf(os.Stderr, "grpcpeer server: sleep:%s ended after %v (%s): %v\n",
+				arg, time.Since(start).Round(time.Millisecond), deadline, ctx.Err())
 			return nil, status.FromContextError(ctx.Err()).Err()
 		}
 	}
