@@ -43,6 +43,9 @@ use crate::format::{encode_one, read_args, value_alone, with_format, BodyFormat,
 /// The deadline of a call that sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// How close to its deadline a reset stream counts as the deadline passing.
+const DEADLINE_SLACK: Duration = Duration::from_millis(50);
+
 /// Why a Triple call failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -81,7 +84,26 @@ impl TripleError {
             TripleError::Timeout(_) => Code::DeadlineExceeded,
             TripleError::Connect { .. } => Code::Unavailable,
             TripleError::Exception(_) => Code::Unknown,
+            // A stream reset by the peer, as gRPC maps RST_STREAM's codes.
+            TripleError::Http2(e) => match e.reason() {
+                Some(h2::Reason::CANCEL) => Code::Cancelled,
+                Some(h2::Reason::REFUSED_STREAM) => Code::Unavailable,
+                Some(h2::Reason::ENHANCE_YOUR_CALM) => Code::ResourceExhausted,
+                Some(h2::Reason::INADEQUATE_SECURITY) => Code::PermissionDenied,
+                _ => Code::Internal,
+            },
             _ => Code::Internal,
+        }
+    }
+
+    /// An error that came as the deadline passed: a server that enforces the caller's
+    /// `grpc-timeout` resets the stream at the same moment the caller's own timer fires.
+    fn at_deadline(self, deadline: tokio::time::Instant, timeout: Duration) -> TripleError {
+        let reset = matches!(&self, TripleError::Http2(e) if e.is_reset());
+        if reset && tokio::time::Instant::now() + DEADLINE_SLACK >= deadline {
+            TripleError::Timeout(timeout)
+        } else {
+            self
         }
     }
 }
@@ -312,8 +334,9 @@ impl Client {
             }
             Ok((format, wrapper.data))
         };
-        match tokio::time::timeout(timeout, exchange).await {
-            Ok(r) => r,
+        let deadline = tokio::time::Instant::now() + timeout;
+        match tokio::time::timeout_at(deadline, exchange).await {
+            Ok(r) => r.map_err(|e| e.at_deadline(deadline, timeout)),
             Err(_) => {
                 // RST_STREAM(CANCEL): the provider drops the call too.
                 stream.send_reset(h2::Reason::CANCEL);
@@ -430,11 +453,13 @@ impl GrpcStream {
             return f(self).await;
         };
         let timeout = self.timeout;
-        let r = tokio::time::timeout_at(at, f(self)).await;
-        r.unwrap_or_else(|_| {
-            self.cancel();
-            Err(TripleError::Timeout(timeout))
-        })
+        match tokio::time::timeout_at(at, f(self)).await {
+            Ok(r) => r.map_err(|e| e.at_deadline(at, timeout)),
+            Err(_) => {
+                self.cancel();
+                Err(TripleError::Timeout(timeout))
+            }
+        }
     }
 
     /// Sends one request message; waits while the server does not read.

@@ -134,6 +134,18 @@ async fn our_client_against_java_triple(flavour: &str, format: BodyFormat) {
         .await
         .unwrap_err();
     assert_eq!(err.code(), Code::Unimplemented, "{flavour}: {err:?}");
+    // dubbo-call over Triple.
+    let target = format!("tri://{}", p.addr());
+    let serialization = serialization.to_owned();
+    tokio::task::spawn_blocking(move || {
+        dubbo_call_says_hello(
+            &[&target],
+            "dubbo-call",
+            &["--serialization", &serialization],
+        )
+    })
+    .await
+    .unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -348,6 +348,19 @@ async fn curl_calls_over_http1_with_json_on_the_same_port() {
     );
     assert_eq!(run(post("nope", "[]")).await.unwrap().0, 404);
     assert_eq!(run(post("sayHello", "[not json")).await.unwrap().0, 400);
+    // dubbo-call over Triple, in both serializations.
+    let target = format!("tri://{}", server.local_addr());
+    tokio::task::spawn_blocking(move || {
+        for serialization in ["hessian2", "fastjson2"] {
+            common::dubbo_call_says_hello(
+                &[&target],
+                serialization,
+                &["--serialization", serialization],
+            );
+        }
+    })
+    .await
+    .unwrap();
     // Dubbo and HTTP/2 callers on the same port meanwhile.
     let client = Client::connect(&server.local_addr().to_string())
         .await

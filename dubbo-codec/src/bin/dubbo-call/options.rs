@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 pub const USAGE: &str =
-    "usage: dubbo-call HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY|@FILE|-] \
+    "usage: dubbo-call [tri://]HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY|@FILE|-] \
 [--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
 [--serialization hessian2|fastjson2] [--output pretty|json|raw]
        dubbo-call --registry zookeeper://HOST:PORT SERVICE METHOD [options as above]
@@ -16,7 +16,9 @@ pub const USAGE: &str =
 
 /// `--help`: the usage, what each option does, the exit statuses and examples.
 pub const HELP: &str = "
-Calls a method of a Dubbo service (dubbo protocol) and prints the result as JSON.
+Calls a method of a Dubbo service and prints the result as JSON: over the Dubbo protocol
+(HOST:PORT), or over Triple, Dubbo 3's gRPC over HTTP/2 (tri://HOST:PORT), as a Java
+consumer of the service's interface calls it.
 
 options:
   --types T1,T2,...     the Java parameter types, one per argument (int, long, double,
@@ -62,6 +64,8 @@ examples:
       --args @args.json --serialization fastjson2 --output json
   dubbo-call 127.0.0.1:20880 com.example.Greeter sayHello --types java.lang.String \\
       --args '[\"x\"]' --output raw | hessian2-dump --annotate -
+  dubbo-call tri://127.0.0.1:50051 com.example.Greeter sayHello --types java.lang.String \\
+      --args '[\"triple\"]'
   dubbo-call --registry zookeeper://127.0.0.1:2181 --list
   dubbo-call --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello \\
       --types java.lang.String --args '[\"world\"]'

@@ -329,7 +329,9 @@ final class Consumer {
             } catch (RpcException e) {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 println("# slow_timeout received after " + ms + " ms: " + describe(e));
-                if (!e.isTimeout()) throw new AssertionError("not a timeout: " + describe(e));
+                if (!e.isTimeout() && !tripleDeadline(e)) {
+                    throw new AssertionError("not a timeout: " + describe(e));
+                }
                 if (ms < SLOW_TIMEOUT_MS - 100 || ms > SLOW_SLEEP_MS - 100) {
                     throw new AssertionError("timeout after " + ms + " ms, expected about " + SLOW_TIMEOUT_MS);
                 }
@@ -449,5 +451,21 @@ final class Consumer {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * A Triple call ended by its deadline: Dubbo 3.3's consumer sometimes reports its own
+     * timer's expiry as an {@code RpcException} with code 0 (not {@code isTimeout()}) caused by
+     * a {@code StatusRpcException} {@code DEADLINE_EXCEEDED} ("Waiting server-side response
+     * timeout by scan timer"), whatever the provider does: seen against Rust providers.
+     */
+    private static boolean tripleDeadline(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = String.valueOf(t.getMessage());
+            if (t.getClass().getSimpleName().equals("StatusRpcException") && m.startsWith("DEADLINE_EXCEEDED")) {
+                return true;
+            }
+        }
+        return false;
     }
 }
