@@ -369,3 +369,104 @@ async fn curl_calls_over_http1_with_json_on_the_same_port() {
     assert_eq!(client.call::<String>(&call).await.unwrap(), "Hello, h2");
     server.shutdown(Duration::from_secs(2)).await;
 }
+
+#[tokio::test]
+async fn a_request_that_never_finishes_is_ended_by_the_frame_timeout() {
+    let server = Server::builder()
+        .service(common::demo_service())
+        .frame_timeout(Duration::from_millis(300))
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let send = raw(&server).await;
+    let mut request = post(&format!("/{INTERFACE}/sayHello"), "application/grpc+proto");
+    request
+        .headers_mut()
+        .insert("tri-service-version", VERSION.parse().unwrap());
+    let (response, mut stream) = send
+        .ready()
+        .await
+        .unwrap()
+        .send_request(request, false)
+        .unwrap();
+    // Half a message, and the stream left open.
+    stream
+        .send_data(Bytes::from_static(&[0, 0, 0, 0, 20, 1, 2]), false)
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let response = tokio::time::timeout(Duration::from_secs(5), response)
+        .await
+        .expect("answered")
+        .unwrap();
+    let status = dubbo_triple::Status::from_headers(response.headers()).unwrap();
+    assert_eq!(status.code, Code::DeadlineExceeded, "{status}");
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}
+
+#[tokio::test]
+async fn headers_over_the_limit_are_refused_and_the_connection_serves_on() {
+    let server = demo_server().await;
+    let send = raw(&server).await;
+    let mut request = post(&format!("/{INTERFACE}/sayHello"), "application/grpc+proto");
+    request
+        .headers_mut()
+        .insert("x-big", "x".repeat(40 * 1024).parse().unwrap());
+    let refused = async {
+        let (response, _stream) = send.clone().ready().await?.send_request(request, true)?;
+        response.await
+    };
+    match tokio::time::timeout(Duration::from_secs(5), refused)
+        .await
+        .unwrap()
+    {
+        Ok(response) => assert_ne!(response.status(), 200, "{response:?}"),
+        Err(e) => assert!(e.is_reset() || e.is_go_away(), "{e:?}"),
+    }
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let call = demo("sayHello").arg("java.lang.String", "small").unwrap();
+    assert_eq!(client.call::<String>(&call).await.unwrap(), "Hello, small");
+}
+
+#[tokio::test]
+async fn a_ping_and_settings_flood_costs_other_callers_nothing() {
+    use tokio::io::AsyncWriteExt;
+    let server = demo_server().await;
+    let mut flood = tokio::net::TcpStream::connect(server.local_addr())
+        .await
+        .unwrap();
+    // The preface, then SETTINGS and PING frames as fast as the socket takes them, never
+    // reading the acknowledgements.
+    let mut frames = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    let settings = [0u8, 0, 0, 4, 0, 0, 0, 0, 0];
+    let ping = [0u8, 0, 8, 6, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8];
+    for _ in 0..1000 {
+        frames.extend_from_slice(&settings);
+        frames.extend_from_slice(&ping);
+    }
+    let writer = tokio::spawn(async move {
+        for _ in 0..200 {
+            if flood.write_all(&frames).await.is_err() {
+                return;
+            }
+        }
+        // Held open, unread.
+        tokio::time::sleep(Duration::from_secs(30)).await;
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    for i in 0..20 {
+        let call = demo("sayHello")
+            .arg("java.lang.String", &i.to_string())
+            .unwrap();
+        assert_eq!(
+            client.call::<String>(&call).await.unwrap(),
+            format!("Hello, {i}")
+        );
+    }
+    writer.abort();
+}

@@ -209,7 +209,11 @@ async fn serve_stream(
     }
     let outcome = async {
         let (handler, call) = route(&head, &svc, peer, request_id)?;
-        let message = read_unary(body, state.max_payload, deadline).await?;
+        // A unary request arrives whole soon, deadline or not: `frame_timeout` bounds a
+        // caller that opens streams and trickles (or never finishes) their bodies.
+        let slow = super::limits::enabled(state.limits.frame_timeout).map(|t| Instant::now() + t);
+        let by = [deadline, slow].into_iter().flatten().min();
+        let message = read_unary(body, state.max_payload, by).await?;
         let (call, wire_serialization) = with_args(call, message)?;
         Ok::<_, Refusal>((handler, call, wire_serialization))
     }
@@ -539,7 +543,7 @@ async fn read_unary(
         Some(at) => tokio::time::timeout_at(at, read).await.unwrap_or_else(|_| {
             Err(Status::new(
                 Code::DeadlineExceeded,
-                "the call's deadline passed before its request arrived",
+                "the request did not arrive whole by the call's deadline or the server's frame_timeout",
             )
             .into())
         }),
