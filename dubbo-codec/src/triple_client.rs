@@ -20,6 +20,7 @@
 //! # Ok(()) }
 //! ```
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -213,10 +214,12 @@ impl TripleCall {
     }
 }
 
-/// A Triple client: one HTTP/2 connection, calls multiplexed on it.
+/// A Triple client: one HTTP/2 connection, calls multiplexed on it. When the connection is
+/// gone (the provider closed it, or said GOAWAY in a graceful shutdown) the next call opens a
+/// new one; a call is only retried on it when it was never sent.
 #[derive(Debug, Clone)]
 pub struct Client {
-    send: h2::client::SendRequest<Bytes>,
+    send: Arc<Mutex<h2::client::SendRequest<Bytes>>>,
     authority: String,
     max_message: u32,
 }
@@ -224,27 +227,25 @@ pub struct Client {
 impl Client {
     /// Connects to `addr` (`host:port`) over HTTP/2 without TLS (h2c, as Dubbo's `tri://`).
     pub async fn connect(addr: &str) -> Result<Client, TripleError> {
-        let connect_err = |source| TripleError::Connect {
-            addr: addr.to_owned(),
-            source,
-        };
-        let tcp = TcpStream::connect(addr).await.map_err(connect_err)?;
-        let _ = tcp.set_nodelay(true);
-        let (send, connection) = h2::client::Builder::new()
-            .max_header_list_size(64 * 1024)
-            .initial_window_size(crate::h2_send::STREAM_WINDOW)
-            .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
-            .handshake::<_, Bytes>(tcp)
-            .await?;
-        // The connection's I/O runs in a task of its own until every handle is dropped.
-        tokio::spawn(async move {
-            let _ = connection.await;
-        });
         Ok(Client {
-            send,
+            send: Arc::new(Mutex::new(open(addr).await?)),
             authority: addr.to_owned(),
             max_message: DEFAULT_MAX_MESSAGE,
         })
+    }
+
+    /// A handle ready to open a stream: the connection's, or a new connection's when it is
+    /// gone.
+    async fn ready(&self) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
+        let current = self.send.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match current.ready().await {
+            Ok(send) => Ok(send),
+            Err(_) => {
+                let fresh = open(&self.authority).await?;
+                *self.send.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+                Ok(fresh.ready().await?)
+            }
+        }
     }
 
     /// The address connected to.
@@ -267,6 +268,17 @@ impl Client {
 
     /// Sends a call and returns the serialized result.
     async fn invoke(&self, call: &TripleCall) -> Result<(BodyFormat, Bytes), TripleError> {
+        match self.invoke_once(call).await {
+            // The server never processed the stream (it was past a GOAWAY's last stream):
+            // safe to send again, on a new connection.
+            Err(TripleError::Http2(e)) if e.reason() == Some(h2::Reason::REFUSED_STREAM) => {
+                self.invoke_once(call).await
+            }
+            other => other,
+        }
+    }
+
+    async fn invoke_once(&self, call: &TripleCall) -> Result<(BodyFormat, Bytes), TripleError> {
         let timeout = call.head.timeout.unwrap_or(DEFAULT_TIMEOUT);
         let (mut request, body) = call.request();
         *request.uri_mut() = http::Uri::builder()
@@ -275,7 +287,7 @@ impl Client {
             .path_and_query(call.head.path())
             .build()
             .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
-        let mut send = self.send.clone().ready().await?;
+        let mut send = self.ready().await?;
         let (response, mut stream) = send.send_request(request, false)?;
         stream.send_data(body, true)?;
         let exchange = async {
@@ -346,6 +358,28 @@ impl Client {
     }
 }
 
+/// Opens an HTTP/2 connection to `addr`; its I/O runs in a task of its own until every
+/// handle is dropped.
+async fn open(addr: &str) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
+    let tcp = TcpStream::connect(addr)
+        .await
+        .map_err(|source| TripleError::Connect {
+            addr: addr.to_owned(),
+            source,
+        })?;
+    let _ = tcp.set_nodelay(true);
+    let (send, connection) = h2::client::Builder::new()
+        .max_header_list_size(64 * 1024)
+        .initial_window_size(crate::h2_send::STREAM_WINDOW)
+        .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
+        .handshake::<_, Bytes>(tcp)
+        .await?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(send)
+}
+
 /// The one value of `data` (a serialization of its own).
 fn read_value(format: BodyFormat, data: &[u8]) -> Result<Value, BodyError> {
     let mut values = with_format!(format, f => read_args(&mut f.reader(data, 0), 1))?;
@@ -401,7 +435,7 @@ impl Client {
                 headers.insert(dubbo_triple::metadata::GRPC_TIMEOUT, v);
             }
         }
-        let mut send = self.send.clone().ready().await?;
+        let mut send = self.ready().await?;
         let (response, stream) = send.send_request(request, false)?;
         Ok(GrpcStream {
             send: stream,

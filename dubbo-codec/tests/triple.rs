@@ -470,3 +470,26 @@ async fn a_ping_and_settings_flood_costs_other_callers_nothing() {
     }
     writer.abort();
 }
+
+#[tokio::test]
+async fn the_client_reconnects_after_a_graceful_shutdown() {
+    let server = demo_server().await;
+    let addr = server.local_addr();
+    let client = Client::connect(&addr.to_string()).await.unwrap();
+    let hello = |name: &str| demo("sayHello").arg("java.lang.String", name).unwrap();
+    assert_eq!(
+        client.call::<String>(&hello("one")).await.unwrap(),
+        "Hello, one"
+    );
+    // GOAWAY, then the connection closes.
+    server.shutdown(Duration::from_secs(2)).await;
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let again = Server::builder()
+        .service(common::demo_service())
+        .serve(listener);
+    assert_eq!(
+        client.call::<String>(&hello("two")).await.unwrap(),
+        "Hello, two"
+    );
+    again.shutdown(Duration::from_secs(2)).await;
+}
