@@ -9,7 +9,7 @@
 //! `POST /{interface}/{method}` (any method verb; `tri-service-version` and
 //! `tri-service-group` headers when the service has them, else the one service of that
 //! interface). The body is a JSON array of the arguments, or one bare value for a single
-//! argument, or empty for none; each becomes a [`Value`] by the parameter type the service
+//! argument, or empty for none; each becomes a [`Value`](hessian2::value::Value) by the parameter type the service
 //! declared with [`Service::signature`](super::Service::signature) (else by its JSON kind),
 //! so typed handlers read them as they read any call. The answer is `200` with the result as
 //! JSON (`application/json`); a Java exception is `500` with `{"message": ..., "status":
