@@ -10,11 +10,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use common::echo::{echo_path, echo_service, sv, StringValue};
+use common::echo::{echo_call_shapes, echo_failures, echo_path, echo_service, sv, StringValue};
 use dubbo_codec::server::Server;
-use dubbo_codec::triple_client::{Client, TripleError};
+use dubbo_codec::triple_client::Client;
 use dubbo_test_support::java::interop_dir;
-use dubbo_triple::Code;
 
 /// `interop/grpc-go/bin/NAME`, built by `interop/grpc-go/build` when missing (once per
 /// process). `None` (the test is skipped with a note) when Go is not installed.
@@ -156,81 +155,23 @@ async fn our_client_calls_the_grpc_go_server() {
         .await
         .unwrap();
     let client = Client::connect(&go.addr).await.unwrap();
-    let t = Some(Duration::from_secs(5));
-    let r: StringValue = client
-        .grpc_unary(&echo_path("Unary"), &sv("hi"), t)
-        .await
-        .unwrap();
-    assert_eq!(r.value, "echo: hi");
-    // Server streaming, 1,000 messages in order.
+    echo_call_shapes(&client).await;
+    echo_failures(&client).await;
+    // Server streaming of 1,000 messages in order, and metadata both ways.
+    let mut md = http::HeaderMap::new();
+    md.insert("x-trace", "t-1".parse().unwrap());
     let mut call = client
-        .grpc(&echo_path("ServerStream"), Default::default(), t)
+        .grpc(&echo_path("ServerStream"), md, Some(Duration::from_secs(5)))
         .await
         .unwrap();
     call.send_msg(&sv("many:1000")).await.unwrap();
     call.finish().unwrap();
+    assert_eq!(call.headers().await.unwrap()["x-trace"], "t-1");
     let mut n = 0;
     while let Some(m) = call.decode::<StringValue>().await.unwrap() {
         assert_eq!(m.value, format!("m-{n}"));
         n += 1;
     }
     assert_eq!(n, 1000);
-    // Client streaming.
-    let mut call = client
-        .grpc(&echo_path("ClientStream"), Default::default(), t)
-        .await
-        .unwrap();
-    for v in ["a", "b", "c"] {
-        call.send_msg(&sv(v)).await.unwrap();
-    }
-    call.finish().unwrap();
-    assert_eq!(
-        call.decode::<StringValue>().await.unwrap().unwrap().value,
-        "a,b,c"
-    );
-    // Bidirectional, interleaved, with metadata both ways.
-    let mut md = http::HeaderMap::new();
-    md.insert("x-trace", "t-1".parse().unwrap());
-    let mut call = client.grpc(&echo_path("Bidi"), md, t).await.unwrap();
-    for v in ["x", "y"] {
-        call.send_msg(&sv(v)).await.unwrap();
-        let m = call.decode::<StringValue>().await.unwrap().unwrap();
-        assert_eq!(m.value, format!("echo: {v}"));
-    }
-    assert_eq!(call.headers().await.unwrap()["x-trace"], "t-1");
-    call.finish().unwrap();
-    assert_eq!(call.message().await.unwrap(), None);
-    // A status, an unknown method, a deadline.
-    let err = client
-        .grpc_unary::<_, StringValue>(&echo_path("Unary"), &sv("fail"), t)
-        .await
-        .unwrap_err();
-    let TripleError::Status(s) = err else {
-        panic!("{err:?}")
-    };
-    assert_eq!(
-        (s.code, s.message.as_str()),
-        (Code::InvalidArgument, "fail requested")
-    );
-    let err = client
-        .grpc_unary::<_, StringValue>(&echo_path("Nope"), &sv("x"), t)
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Code::Unimplemented, "{err:?}");
-    let err = client
-        .grpc_unary::<_, StringValue>(
-            &echo_path("Unary"),
-            &sv("sleep:2000"),
-            Some(Duration::from_millis(300)),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Code::DeadlineExceeded, "{err:?}");
-    // The connection goes on after the reset stream.
-    let r: StringValue = client
-        .grpc_unary(&echo_path("Unary"), &sv("after"), t)
-        .await
-        .unwrap();
-    assert_eq!(r.value, "echo: after");
     drop(go);
 }

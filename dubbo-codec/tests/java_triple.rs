@@ -6,11 +6,11 @@ mod common;
 
 use std::time::Duration;
 
+use common::triple::{demo, triple_demo_calls};
 use common::*;
 use dubbo_codec::format::BodyFormat;
-use dubbo_codec::triple_client::{Client, TripleCall, TripleError};
+use dubbo_codec::triple_client::{Client, TripleCall};
 use dubbo_triple::Code;
-use hessian2::value::Value;
 
 /// The Java consumer of `flavour`, in `serialization`, over Triple against our demo server:
 /// every check passes but the one-way call, which Triple does not have.
@@ -75,60 +75,18 @@ async fn our_client_against_java_triple(flavour: &str, format: BodyFormat) {
         return;
     };
     let client = Client::connect(&p.addr()).await.unwrap();
-    let demo = |m: &str| {
-        TripleCall::new(INTERFACE, m)
-            .version(VERSION)
-            .timeout(Duration::from_secs(10))
-    };
-    {
-        let what = format!("{flavour} Triple provider, {format:?}");
-        let call = demo("sayHello")
-            .format(format)
-            .arg("java.lang.String", "héllo, 世界 ✓ 😀")
-            .unwrap();
-        let hello: String = client.call(&call).await.unwrap();
-        assert_eq!(hello, "Hello, héllo, 世界 ✓ 😀", "{what}");
-        let call = demo("getUser").format(format).arg("long", &42i64).unwrap();
-        let user: User = client.call(&call).await.unwrap();
-        assert_eq!(user, user_for(42), "{what}");
-        let u = user_for(1_234_567_890_123);
-        let call = demo("echoUser").format(format).arg(USER_CLASS, &u).unwrap();
-        assert_eq!(client.call::<User>(&call).await.unwrap(), u, "{what}");
-        let call = demo("add")
-            .format(format)
-            .arg("int", &i32::MAX)
-            .unwrap()
-            .arg("int", &1)
-            .unwrap();
-        assert_eq!(client.call::<i32>(&call).await.unwrap(), i32::MIN, "{what}");
-        let call = demo("doNothing").format(format);
-        assert_eq!(
-            client.call_value(&call).await.unwrap(),
-            Value::Null,
-            "{what}"
-        );
-        let call = demo("throwError")
-            .format(format)
-            .arg("java.lang.String", "boom")
-            .unwrap();
-        match client.call_value(&call).await {
-            Err(TripleError::Exception(e)) => {
-                assert_eq!(e.class, "java.lang.IllegalStateException", "{what}");
-                assert_eq!(e.message.as_deref(), Some("boom"), "{what}");
-            }
-            other => panic!("{what}: {other:?}"),
-        }
-        // Our deadline passes first: the call ends here at the deadline.
-        let call = demo("slow")
-            .format(format)
-            .timeout(Duration::from_millis(300))
-            .arg("int", &3000)
-            .unwrap();
-        let t0 = std::time::Instant::now();
-        let err = client.call_value(&call).await.unwrap_err();
-        assert_eq!(err.code(), Code::DeadlineExceeded, "{what}: {err:?}");
-        assert!(t0.elapsed() < Duration::from_secs(2), "{what}");
-    }
+    let what = format!("{flavour} Triple provider, {format:?}");
+    triple_demo_calls(&client, format, &what).await;
+    // Our deadline passes first: the call ends here at the deadline.
+    let call = demo("slow")
+        .format(format)
+        .timeout(Duration::from_millis(300))
+        .arg("int", &3000)
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let err = client.call_value(&call).await.unwrap_err();
+    assert_eq!(err.code(), Code::DeadlineExceeded, "{what}: {err:?}");
+    assert!(t0.elapsed() < Duration::from_secs(2), "{what}");
     let err = client
         .call_value(&TripleCall::new("no.Such", "m"))
         .await

@@ -8,21 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use common::{demo_server, user_for, INTERFACE, VERSION};
+use common::triple::{demo, triple_demo_calls};
+use common::{demo_server, INTERFACE, VERSION};
 use dubbo_codec::format::BodyFormat;
 use dubbo_codec::server::{Protocol, Reply, Server, Service};
 use dubbo_codec::triple_client::{Client, TripleCall, TripleError};
 use dubbo_triple::message::encode_message;
 use dubbo_triple::Code;
-use hessian2::value::{List, Value};
-
-fn list_items() -> Vec<Value> {
-    vec![Value::from("a"), Value::from("γ")]
-}
-
-fn demo(method: &str) -> TripleCall {
-    TripleCall::new(INTERFACE, method).version(VERSION)
-}
 
 #[tokio::test]
 async fn the_demo_service_answers_triple_and_dubbo_on_one_port() {
@@ -30,48 +22,7 @@ async fn the_demo_service_answers_triple_and_dubbo_on_one_port() {
     let addr = server.local_addr().to_string();
     let client = Client::connect(&addr).await.unwrap();
     for format in [BodyFormat::default(), BodyFormat::Fastjson2] {
-        let call = demo("sayHello")
-            .format(format)
-            .arg("java.lang.String", "world")
-            .unwrap();
-        let hello: String = client.call(&call).await.unwrap();
-        assert_eq!(hello, "Hello, world", "{format:?}");
-        let call = demo("getUser").format(format).arg("long", &42i64).unwrap();
-        let user: common::User = client.call(&call).await.unwrap();
-        assert_eq!(user, user_for(42), "{format:?}");
-        let call = demo("add")
-            .format(format)
-            .arg("int", &i32::MAX)
-            .unwrap()
-            .arg("int", &1)
-            .unwrap();
-        assert_eq!(client.call::<i32>(&call).await.unwrap(), i32::MIN);
-        let list = Value::List(List {
-            ty: None,
-            items: list_items(),
-        });
-        let call = demo("echoList")
-            .format(format)
-            .value_arg("java.util.List", &list);
-        let back = client.call_value(&call).await.unwrap();
-        let Value::List(back) = back else {
-            panic!("{back:?}")
-        };
-        assert_eq!(back.items, list_items(), "{format:?}");
-        let call = demo("doNothing").format(format);
-        assert_eq!(client.call_value(&call).await.unwrap(), Value::Null);
-        // A Java exception comes back with its class and message.
-        let call = demo("throwError")
-            .format(format)
-            .arg("java.lang.String", "boom")
-            .unwrap();
-        match client.call_value(&call).await {
-            Err(TripleError::Exception(e)) => {
-                assert_eq!(e.class, "java.lang.IllegalStateException", "{format:?}");
-                assert_eq!(e.message.as_deref(), Some("boom"));
-            }
-            other => panic!("{format:?}: {other:?}"),
-        }
+        triple_demo_calls(&client, format, &format!("our server, {format:?}")).await;
     }
     // The Dubbo protocol on the same port.
     let dubbo = dubbo_codec::client::Client::connect(addr.clone())

@@ -6,10 +6,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::echo::{echo_path, echo_service, sv, StringValue};
+use common::echo::{echo_call_shapes, echo_failures, echo_path, echo_service, sv, StringValue};
 use dubbo_codec::server::Server;
-use dubbo_codec::triple_client::{Client, TripleError};
-use dubbo_triple::Code;
+use dubbo_codec::triple_client::Client;
 
 async fn echo_server() -> (Server, Client) {
     let server = Server::builder()
@@ -17,92 +16,22 @@ async fn echo_server() -> (Server, Client) {
         .bind("127.0.0.1:0")
         .await
         .unwrap();
-    let client = Client::connect(&server.local_addr().to_string())
-        .await
-        .unwrap();
+    let client = connect(&server).await;
     (server, client)
 }
 
-#[tokio::test]
-async fn every_call_shape() {
-    let (_server, client) = echo_server().await;
-    let t = Some(Duration::from_secs(5));
-    // Unary.
-    let r: StringValue = client
-        .grpc_unary(&echo_path("Unary"), &sv("hi"), t)
+async fn connect(server: &Server) -> Client {
+    Client::connect(&server.local_addr().to_string())
         .await
-        .unwrap();
-    assert_eq!(r.value, "echo: hi");
-    // Server streaming.
-    let mut call = client
-        .grpc(&echo_path("ServerStream"), Default::default(), t)
-        .await
-        .unwrap();
-    call.send_msg(&sv("s")).await.unwrap();
-    call.finish().unwrap();
-    let mut got = Vec::new();
-    while let Some(m) = call.decode::<StringValue>().await.unwrap() {
-        got.push(m.value);
-    }
-    assert_eq!(got, ["s-0", "s-1", "s-2"]);
-    // Client streaming.
-    let mut call = client
-        .grpc(&echo_path("ClientStream"), Default::default(), t)
-        .await
-        .unwrap();
-    for v in ["a", "b", "c"] {
-        call.send_msg(&sv(v)).await.unwrap();
-    }
-    call.finish().unwrap();
-    assert_eq!(
-        call.decode::<StringValue>().await.unwrap().unwrap().value,
-        "a,b,c"
-    );
-    assert_eq!(call.message().await.unwrap(), None);
-    // Bidirectional, interleaved: each answer read before the next request is sent.
-    let mut call = client
-        .grpc(&echo_path("Bidi"), Default::default(), t)
-        .await
-        .unwrap();
-    for v in ["x", "y", "z"] {
-        call.send_msg(&sv(v)).await.unwrap();
-        let m = call.decode::<StringValue>().await.unwrap().unwrap();
-        assert_eq!(m.value, format!("echo: {v}"));
-    }
-    call.finish().unwrap();
-    assert_eq!(call.message().await.unwrap(), None);
+        .unwrap()
 }
 
 #[tokio::test]
-async fn statuses_deadlines_and_metadata() {
+async fn every_call_shape_and_failure() {
     let (server, client) = echo_server().await;
-    let err = client
-        .grpc_unary::<_, StringValue>(&echo_path("Unary"), &sv("fail"), None)
-        .await
-        .unwrap_err();
-    let TripleError::Status(s) = err else {
-        panic!("{err:?}")
-    };
-    assert_eq!(
-        (s.code, s.message.as_str()),
-        (Code::InvalidArgument, "fail requested")
-    );
-    let err = client
-        .grpc_unary::<_, StringValue>(&echo_path("Nope"), &sv("x"), None)
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Code::Unimplemented, "{err:?}");
-    let t0 = std::time::Instant::now();
-    let err = client
-        .grpc_unary::<_, StringValue>(
-            &echo_path("Unary"),
-            &sv("sleep:3000"),
-            Some(Duration::from_millis(300)),
-        )
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), Code::DeadlineExceeded, "{err:?}");
-    assert!(t0.elapsed() < Duration::from_millis(1500));
+    echo_call_shapes(&client).await;
+    echo_failures(&client).await;
+    // Metadata both ways.
     let mut md = http::HeaderMap::new();
     md.insert("x-trace", "abc".parse().unwrap());
     let mut call = client.grpc(&echo_path("Unary"), md, None).await.unwrap();
@@ -131,9 +60,7 @@ async fn a_reader_that_stops_holds_back_only_its_own_stream() {
         .bind("127.0.0.1:0")
         .await
         .unwrap();
-    let client = Client::connect(&server.local_addr().to_string())
-        .await
-        .unwrap();
+    let client = connect(&server).await;
     let mut flood = client
         .grpc(&echo_path("Flood"), Default::default(), None)
         .await

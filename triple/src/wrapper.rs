@@ -14,7 +14,6 @@
 //! both ([`serialization_of_wire_name`]).
 
 use bytes::{Bytes, BytesMut};
-use prost::Message as _;
 
 /// What Java Dubbo writes in `serializeType` for Hessian2.
 pub const HESSIAN2_ON_WIRE: &str = "hessian4";
@@ -57,37 +56,46 @@ pub struct WrapperError {
     pub reason: String,
 }
 
+/// Reads a wrapper `M` (named `what` in errors) from a message's bytes; its bytes fields are
+/// slices of them, not copies.
+fn decode_wrapper<M: prost::Message + Default>(
+    what: &'static str,
+    data: Bytes,
+) -> Result<M, WrapperError> {
+    M::decode(data).map_err(|e| WrapperError {
+        what,
+        reason: e.to_string(),
+    })
+}
+
+/// Appends a wrapper to `buf` (without a message prefix).
+fn encode_wrapper<M: prost::Message>(m: &M, buf: &mut BytesMut) {
+    buf.reserve(m.encoded_len());
+    // Infallible: the room was reserved above.
+    let _ = m.encode(buf);
+}
+
 impl RequestWrapper {
     /// Reads a wrapper from a message's bytes (arguments are slices of them, not copies).
     pub fn decode_bytes(data: Bytes) -> Result<RequestWrapper, WrapperError> {
-        RequestWrapper::decode(data).map_err(|e| WrapperError {
-            what: "request wrapper",
-            reason: e.to_string(),
-        })
+        decode_wrapper("request wrapper", data)
     }
 
     /// Appends the wrapper to `buf` (without a message prefix).
     pub fn encode_into(&self, buf: &mut BytesMut) {
-        buf.reserve(self.encoded_len());
-        // Infallible: the room was reserved above.
-        let _ = self.encode(buf);
+        encode_wrapper(self, buf)
     }
 }
 
 impl ResponseWrapper {
     /// Reads a wrapper from a message's bytes (`data` is a slice of them, not a copy).
     pub fn decode_bytes(data: Bytes) -> Result<ResponseWrapper, WrapperError> {
-        ResponseWrapper::decode(data).map_err(|e| WrapperError {
-            what: "response wrapper",
-            reason: e.to_string(),
-        })
+        decode_wrapper("response wrapper", data)
     }
 
     /// Appends the wrapper to `buf` (without a message prefix).
     pub fn encode_into(&self, buf: &mut BytesMut) {
-        buf.reserve(self.encoded_len());
-        // Infallible: the room was reserved above.
-        let _ = self.encode(buf);
+        encode_wrapper(self, buf)
     }
 }
 

@@ -351,17 +351,12 @@ async fn serve_grpc(
             status.write_headers(&mut trailers);
             let _ = send.send_trailers(trailers);
         }
-        None => {
-            // Trailers-only, with the headers the handler set.
-            let mut response = Response::new(());
-            *response.headers_mut() = std::mem::take(&mut *super::lock(&headers));
-            response.headers_mut().insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static(CONTENT_TYPE_PROTO),
-            );
-            status.write_headers(response.headers_mut());
-            let _ = respond.send_response(response, true);
-        }
+        // With the headers the handler set.
+        None => trailers_only(
+            &mut respond,
+            std::mem::take(&mut *super::lock(&headers)),
+            &status,
+        ),
     }
 }
 
@@ -377,12 +372,7 @@ async fn write_message(
     let send = match sender {
         Some(send) => send,
         None => {
-            let mut response = Response::new(());
-            *response.headers_mut() = std::mem::take(&mut *super::lock(headers));
-            response.headers_mut().insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static(CONTENT_TYPE_PROTO),
-            );
+            let response = grpc_response(std::mem::take(&mut *super::lock(headers)));
             sender.insert(respond.send_response(response, false)?)
         }
     };
@@ -588,17 +578,26 @@ fn refuse(respond: &mut SendResponse<Bytes>, refusal: Refusal) {
             *response.status_mut() = status;
             let _ = respond.send_response(response, true);
         }
-        Refusal::Status(status) => {
-            // Trailers-only: the status in the one HEADERS frame.
-            let mut response = Response::new(());
-            response.headers_mut().insert(
-                http::header::CONTENT_TYPE,
-                HeaderValue::from_static(CONTENT_TYPE_PROTO),
-            );
-            status.write_headers(response.headers_mut());
-            let _ = respond.send_response(response, true);
-        }
+        Refusal::Status(status) => trailers_only(respond, HeaderMap::new(), &status),
     }
+}
+
+/// A gRPC response's headers: `headers` and the content type.
+fn grpc_response(headers: HeaderMap) -> Response<()> {
+    let mut response = Response::new(());
+    *response.headers_mut() = headers;
+    response.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        HeaderValue::from_static(CONTENT_TYPE_PROTO),
+    );
+    response
+}
+
+/// Ends a call with no message: the status in its one HEADERS frame ("trailers-only").
+fn trailers_only(respond: &mut SendResponse<Bytes>, headers: HeaderMap, status: &Status) {
+    let mut response = grpc_response(headers);
+    status.write_headers(response.headers_mut());
+    let _ = respond.send_response(response, true);
 }
 
 /// Sends a handler's answer: the value or the Java exception as a response wrapper, or a
@@ -640,15 +639,11 @@ fn answer(
     };
     let mut body = BytesMut::new();
     MessageEncoder::new(&mut body).finish_with(|b| wrapper.encode_into(b));
-    let mut response = Response::new(());
-    let headers = response.headers_mut();
-    headers.insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static(CONTENT_TYPE_PROTO),
-    );
+    let mut headers = HeaderMap::new();
     if exception {
         headers.insert(TRI_EXCEPTION_CODE, HeaderValue::from_static(BIZ_EXCEPTION));
     }
+    let response = grpc_response(headers);
     let Ok(mut send) = respond.send_response(response, false) else {
         return;
     };
