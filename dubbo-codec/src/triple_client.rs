@@ -214,23 +214,67 @@ impl TripleCall {
     }
 }
 
+/// How a [`Client`] keeps its connection: see [`Client::connect_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientConfig {
+    /// How often an HTTP/2 PING checks that the provider is still there (Triple's
+    /// heartbeat; default 60 s, Dubbo's heartbeat interval).
+    pub keepalive_interval: Duration,
+    /// How long a PING may go unanswered before the connection is closed, failing the calls
+    /// on it at once rather than at their deadlines (default 20 s).
+    pub keepalive_timeout: Duration,
+    /// The largest response message read (default 4 MiB).
+    pub max_message: u32,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            keepalive_interval: Duration::from_secs(60),
+            keepalive_timeout: Duration::from_secs(20),
+            max_message: DEFAULT_MAX_MESSAGE,
+        }
+    }
+}
+
+impl ClientConfig {
+    /// The PING interval and how long one may go unanswered.
+    pub fn keepalive(mut self, interval: Duration, timeout: Duration) -> Self {
+        self.keepalive_interval = interval;
+        self.keepalive_timeout = timeout;
+        self
+    }
+
+    /// The largest response message read.
+    pub fn max_message(mut self, max: u32) -> Self {
+        self.max_message = max;
+        self
+    }
+}
+
 /// A Triple client: one HTTP/2 connection, calls multiplexed on it. When the connection is
-/// gone (the provider closed it, or said GOAWAY in a graceful shutdown) the next call opens a
-/// new one; a call is only retried on it when it was never sent.
+/// gone (the provider closed it, said GOAWAY in a graceful shutdown, or stopped answering
+/// PINGs) the next call opens a new one; a call is only retried on it when it was never sent.
 #[derive(Debug, Clone)]
 pub struct Client {
     send: Arc<Mutex<h2::client::SendRequest<Bytes>>>,
     authority: String,
-    max_message: u32,
+    config: ClientConfig,
 }
 
 impl Client {
     /// Connects to `addr` (`host:port`) over HTTP/2 without TLS (h2c, as Dubbo's `tri://`).
     pub async fn connect(addr: &str) -> Result<Client, TripleError> {
+        Client::connect_with(addr, ClientConfig::default()).await
+    }
+
+    /// [`Client::connect`] with a configuration.
+    pub async fn connect_with(addr: &str, config: ClientConfig) -> Result<Client, TripleError> {
         Ok(Client {
-            send: Arc::new(Mutex::new(open(addr).await?)),
+            send: Arc::new(Mutex::new(open(addr, config).await?)),
             authority: addr.to_owned(),
-            max_message: DEFAULT_MAX_MESSAGE,
+            config,
         })
     }
 
@@ -241,7 +285,7 @@ impl Client {
         match current.ready().await {
             Ok(send) => Ok(send),
             Err(_) => {
-                let fresh = open(&self.authority).await?;
+                let fresh = open(&self.authority, self.config).await?;
                 *self.send.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
                 Ok(fresh.ready().await?)
             }
@@ -309,7 +353,7 @@ impl Client {
                 .headers
                 .get(TRI_EXCEPTION_CODE)
                 .is_some_and(|v| v.as_bytes() != b"0");
-            let mut decoder = MessageDecoder::new(self.max_message);
+            let mut decoder = MessageDecoder::new(self.config.max_message);
             let mut buf = BytesMut::new();
             let mut message = None;
             while let Some(chunk) = recv.data().await {
@@ -359,8 +403,11 @@ impl Client {
 }
 
 /// Opens an HTTP/2 connection to `addr`; its I/O runs in a task of its own until every
-/// handle is dropped.
-async fn open(addr: &str) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
+/// handle is dropped, or a PING goes unanswered.
+async fn open(
+    addr: &str,
+    config: ClientConfig,
+) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
     let tcp = TcpStream::connect(addr)
         .await
         .map_err(|source| TripleError::Connect {
@@ -368,16 +415,38 @@ async fn open(addr: &str) -> Result<h2::client::SendRequest<Bytes>, TripleError>
             source,
         })?;
     let _ = tcp.set_nodelay(true);
-    let (send, connection) = h2::client::Builder::new()
+    let (send, mut connection) = h2::client::Builder::new()
         .max_header_list_size(64 * 1024)
         .initial_window_size(crate::h2_send::STREAM_WINDOW)
         .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
         .handshake::<_, Bytes>(tcp)
         .await?;
+    let pings = connection.ping_pong();
     tokio::spawn(async move {
-        let _ = connection.await;
+        let keepalive = async {
+            match pings {
+                Some(pings) => keepalive(pings, config).await,
+                None => std::future::pending().await,
+            }
+        };
+        // Dropping the connection closes it: its streams fail at once.
+        tokio::select! {
+            _ = connection => {}
+            _ = keepalive => {}
+        }
     });
     Ok(send)
+}
+
+/// Returns when a PING went unanswered for `keepalive_timeout`.
+async fn keepalive(mut pings: h2::PingPong, config: ClientConfig) {
+    loop {
+        tokio::time::sleep(config.keepalive_interval).await;
+        let pong = tokio::time::timeout(config.keepalive_timeout, pings.ping(h2::Ping::opaque()));
+        if !matches!(pong.await, Ok(Ok(_))) {
+            return;
+        }
+    }
 }
 
 /// The one value of `data` (a serialization of its own).
@@ -442,7 +511,7 @@ impl Client {
             response: Some(response),
             headers: HeaderMap::new(),
             recv: None,
-            decoder: MessageDecoder::new(self.max_message),
+            decoder: MessageDecoder::new(self.config.max_message),
             buf: BytesMut::new(),
             deadline: timeout.map(|t| tokio::time::Instant::now() + t),
             timeout: timeout.unwrap_or_default(),

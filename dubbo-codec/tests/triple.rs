@@ -444,3 +444,36 @@ async fn the_client_reconnects_after_a_graceful_shutdown() {
     );
     again.shutdown(Duration::from_secs(2)).await;
 }
+
+#[tokio::test]
+async fn a_provider_that_stops_answering_pings_fails_calls_before_their_deadline() {
+    use dubbo_codec::triple_client::ClientConfig;
+    // An HTTP/2 server that completes the handshake, then never reads again: neither the
+    // call nor the PINGs are answered.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((tcp, _)) = listener.accept().await {
+            if let Ok(conn) = h2::server::handshake(tcp).await {
+                held.push(conn);
+            }
+        }
+    });
+    let config =
+        ClientConfig::default().keepalive(Duration::from_millis(200), Duration::from_millis(300));
+    let client = dubbo_codec::triple_client::Client::connect_with(&addr, config)
+        .await
+        .unwrap();
+    let call = demo("sayHello")
+        .timeout(Duration::from_secs(20))
+        .arg("java.lang.String", "anyone?")
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let err = client.call_value(&call).await.unwrap_err();
+    assert!(
+        !matches!(err, TripleError::Timeout(_)),
+        "failed by its deadline, not the keepalive: {err:?}"
+    );
+    assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+}
