@@ -3,7 +3,8 @@
 //! retries, rate and concurrency limits, load shedding, tracing) stacks on them the way it does
 //! on tonic and hyper.
 //!
-//! * A [`Client`] is a `Service<Request>` whose response is the result as a [`Value`]; a
+//! * A [`Client`] is a `Service<Request>` whose response is the result as a [`Value`] (the
+//!   Triple client likewise a `Service<TripleCall>`, with feature `triple`); a
 //!   [`TypedClient<T>`] ([`Client::typed`]) reads it into `T` through serde. A Java exception,
 //!   a non-OK status, a timeout or a broken connection is the [`CallError`].
 //! * [`Service::method_service`](crate::server::Service::method_service) makes any
@@ -86,6 +87,26 @@ impl TowerService<Request> for Client {
     fn call(&mut self, req: Request) -> Self::Future {
         let client = self.clone();
         Box::pin(async move { client.call_value(&req).await })
+    }
+}
+
+/// The Triple client (feature `triple`) is a `Service<TripleCall>` whose response is the
+/// result as a [`Value`], as the Dubbo client is a `Service<Request>`.
+#[cfg(feature = "triple")]
+impl TowerService<crate::triple_client::TripleCall> for crate::triple_client::Client {
+    type Response = Value;
+    type Error = crate::triple_client::TripleError;
+    type Future =
+        Pin<Box<dyn Future<Output = Result<Value, crate::triple_client::TripleError>> + Send>>;
+
+    /// Always ready: calls are multiplexed on one connection, (re)opened by the call.
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, call: crate::triple_client::TripleCall) -> Self::Future {
+        let client = self.clone();
+        Box::pin(async move { client.call_value(&call).await })
     }
 }
 

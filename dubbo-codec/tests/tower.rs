@@ -144,3 +144,40 @@ where
     }
     out
 }
+
+/// The Triple client behind tower's timeout and concurrency limit.
+#[tokio::test]
+async fn the_triple_client_is_a_tower_service() {
+    use dubbo_codec::triple_client::{Client as TripleClient, TripleCall};
+    use tower::Service as _;
+    let greeter = Service::new("com.example.Greeter")
+        .method("sayHello", |call| async move {
+            let (name,): (String,) = call.args()?;
+            Reply::typed(&format!("Hello, {name}"))
+        })
+        .method("slow", |_call| async move {
+            tokio::time::sleep(Duration::from_secs(2)).await;
+            Reply::null()
+        });
+    let server = Server::builder()
+        .service(greeter)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = TripleClient::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let mut svc = ServiceBuilder::new()
+        .concurrency_limit(4)
+        .timeout(Duration::from_millis(200))
+        .service(client);
+    let hello = TripleCall::new("com.example.Greeter", "sayHello")
+        .arg("java.lang.String", "tower")
+        .unwrap();
+    let v = svc.ready().await.unwrap().call(hello).await.unwrap();
+    assert_eq!(v, Value::from("Hello, tower"));
+    // tower's timeout cuts a call the client would still wait for.
+    let slow = TripleCall::new("com.example.Greeter", "slow");
+    let err = svc.ready().await.unwrap().call(slow).await.unwrap_err();
+    assert!(err.is::<tower::timeout::error::Elapsed>(), "{err}");
+}
