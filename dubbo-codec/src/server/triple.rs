@@ -17,6 +17,7 @@
 //! KiB, and h2 closes a connection whose peer resets streams faster than it opens them (the
 //! "rapid reset" of CVE-2023-44487). A caller's RST_STREAM drops the handler's future.
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -198,14 +199,15 @@ async fn serve_stream(
         Err(refusal) => return refuse(&mut respond, refusal),
     };
     if let Some(handler) = svc.grpc_methods.get(&head.method) {
+        let (messages, reader) = read_messages(body, state.max_payload);
         let call = GrpcCall {
             service: head.service,
             method: head.method,
             headers: parts.headers,
             peer,
-            messages: read_messages(body, state.max_payload),
+            messages,
         };
-        return serve_grpc(handler.clone(), call, respond, deadline).await;
+        return serve_grpc(handler.clone(), call, reader, respond, deadline).await;
     }
     let outcome = async {
         let (handler, call) = route(&head, &svc, peer, request_id)?;
@@ -290,14 +292,18 @@ pub(super) fn find_service(
     .into())
 }
 
-/// Runs an IDL method's handler: its response messages written as the caller takes them,
-/// then its status.
+/// Runs an IDL method's handler: its request messages read by `reader` (driven here, beside
+/// the handler's task, rather than in a task of its own), its response messages written as
+/// the caller takes them, then its status.
 async fn serve_grpc(
     handler: GrpcHandler,
     call: GrpcCall,
+    reader: impl Future<Output = ()>,
     mut respond: SendResponse<Bytes>,
     deadline: Option<Instant>,
 ) {
+    tokio::pin!(reader);
+    let mut read_all = false;
     let (tx, mut out) = mpsc::channel::<Bytes>(BUFFERED_MESSAGES);
     let headers = Arc::new(Mutex::new(HeaderMap::new()));
     let responder = Responder {
@@ -342,6 +348,7 @@ async fn serve_grpc(
                 running.abort();
                 break Err(deadline_passed());
             }
+            () = &mut reader, if !read_all => read_all = true,
         }
     };
     let status = status.err().unwrap_or_else(Status::ok);
@@ -379,12 +386,18 @@ async fn write_message(
     crate::h2_send::send_message(send, &message).await
 }
 
-/// Reads a stream's request messages into a channel as the handler takes them: the window is
-/// given back only once the messages of a chunk are in the channel, so a handler that does
-/// not read holds back its caller.
-fn read_messages(mut body: RecvStream, max: u32) -> mpsc::Receiver<Result<Bytes, Status>> {
+/// Reads a stream's request messages into a channel as the handler takes them (the future
+/// does the reading): the window is given back only once the messages of a chunk are in the
+/// channel, so a handler that does not read holds back its caller.
+fn read_messages(
+    mut body: RecvStream,
+    max: u32,
+) -> (
+    mpsc::Receiver<Result<Bytes, Status>>,
+    impl Future<Output = ()>,
+) {
     let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);
-    tokio::spawn(async move {
+    let reader = async move {
         let mut decoder = MessageDecoder::new(max);
         let mut buf = BytesMut::new();
         loop {
@@ -419,8 +432,8 @@ fn read_messages(mut body: RecvStream, max: u32) -> mpsc::Receiver<Result<Bytes,
         if let Err(e) = decoder.finish(&buf) {
             let _ = tx.send(Err(message_status(&e))).await;
         }
-    });
-    rx
+    };
+    (rx, reader)
 }
 
 fn message_status(e: &MessageError) -> Status {
