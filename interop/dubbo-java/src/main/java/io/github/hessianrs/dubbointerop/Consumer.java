@@ -24,12 +24,15 @@ import io.github.hessianrs.demo.User;
 
 /**
  * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--load CALLS] [--connections N]}: calls every method of DemoService through a direct URL (or,
+ * [--attach K=V]... [--load CALLS] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
  * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
  * attachments on every call; {@code --load}: instead of the checks, CALLS sayHello calls over
  * {@code --concurrency} threads, see {@link #load}; {@code --connections}: that many connections to the
  * provider instead of Dubbo's one shared connection, the reference's {@code connections}).
+ * With a {@code tri://} target (Dubbo 3) the {@code echo_*} checks of the IDL-style EchoService
+ * (src/dubbo3, {@code Echo}) follow the DemoService checks; {@code --only echo} runs only those (no
+ * DemoService reference: for a server that serves only EchoService), {@code --only demo} only the others.
  *
  * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
  * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
