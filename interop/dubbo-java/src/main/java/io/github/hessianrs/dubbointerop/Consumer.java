@@ -24,12 +24,15 @@ import io.github.hessianrs.demo.User;
 
 /**
  * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--load CALLS] [--connections N]}: calls every method of DemoService through a direct URL (or,
+ * [--attach K=V]... [--load CALLS] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
  * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
  * attachments on every call; {@code --load}: instead of the checks, CALLS sayHello calls over
  * {@code --concurrency} threads, see {@link #load}; {@code --connections}: that many connections to the
  * provider instead of Dubbo's one shared connection, the reference's {@code connections}).
+ * With a {@code tri://} target (Dubbo 3) the {@code echo_*} checks of the IDL-style EchoService
+ * (src/dubbo3, {@code Echo}) follow the DemoService checks; {@code --only echo} runs only those (no
+ * DemoService reference: for a server that serves only EchoService), {@code --only demo} only the others.
  *
  * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
  * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
@@ -156,9 +159,17 @@ final class Consumer {
         Map<String, String> attach = new LinkedHashMap<>();
         long load = -1;
         int connections = 0;
+        String only = null;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) throw new Main.UsageException("missing value for " + a);
+            if (a.equals("--only")) {
+                only = args[++i];
+                if (!only.equals("echo") && !only.equals("demo")) {
+                    throw new Main.UsageException("--only takes echo or demo, got " + only);
+                }
+                continue;
+            }
             if (a.equals("--group")) {
                 group = args[++i];
                 continue;
@@ -185,9 +196,24 @@ final class Consumer {
                 default: throw new Main.UsageException("unknown option " + a);
             }
         }
+        // the IDL-style EchoService checks (Dubbo 3, src/dubbo3): with a tri:// target, unless --only demo
+        boolean echo = protocol.equals("tri") && registry == null && !"demo".equals(only);
+        if ("echo".equals(only) && !echo) throw new Main.UsageException("--only echo needs a tri://HOST:PORT target");
         Consumer c = new Consumer();
         println("# dubbo " + DubboSetup.dubboVersion() + " consumer -> "
                 + (registry != null ? registry : protocol + "://" + hp[0] + ":" + hp[1]));
+        if ("echo".equals(only)) {
+            Object erc = DubboSetup.dubbo3Call("Echo", "reference",
+                    new Class<?>[] {String.class, int.class, int.class, org.apache.dubbo.config.ApplicationConfig.class},
+                    hp[0], Integer.parseInt(hp[1]), timeout, null);
+            for (int it = 0; it < iterations; it++) {
+                if (iterations > 1) println("# iteration " + (it + 1));
+                c.runEchoChecks(erc);
+            }
+            println(c.passed + " passed, " + c.failed + " failed");
+            destroy(erc);
+            return c.failed == 0 ? 0 : 1;
+        }
         Map<String, String> urlParams = connections > 0 ? Map.of("connections", String.valueOf(connections)) : null;
         ReferenceConfig<DemoService> rc =
                 DubboSetup.reference(protocol, hp[0], Integer.parseInt(hp[1]), timeout, urlParams);
@@ -213,9 +239,13 @@ final class Consumer {
             }
             return rcode;
         }
+        Object erc = echo ? DubboSetup.dubbo3Call("Echo", "reference",
+                new Class<?>[] {String.class, int.class, int.class, org.apache.dubbo.config.ApplicationConfig.class},
+                hp[0], Integer.parseInt(hp[1]), timeout, rc.getApplication()) : null;
         for (int it = 0; it < iterations; it++) {
             if (iterations > 1) println("# iteration " + (it + 1));
             c.runChecks(svc, concurrency);
+            if (erc != null) c.runEchoChecks(erc);
         }
         synchronized (ProtocolRecorder.USED) {
             // more than one when the registry lists the service under several protocols (3.2 with
@@ -223,12 +253,26 @@ final class Consumer {
             if (ProtocolRecorder.USED.size() > 1) println("# protocols " + String.join(",", ProtocolRecorder.USED));
         }
         println(c.passed + " passed, " + c.failed + " failed");
+        if (erc != null) destroy(erc);
         try {
             rc.destroy();
         } catch (Throwable t) {
             // ignore
         }
         return c.failed == 0 ? 0 : 1;
+    }
+
+    /** The echo_* checks (Echo.runChecks, src/dubbo3) through the EchoService reference {@code erc}. */
+    void runEchoChecks(Object erc) {
+        DubboSetup.dubbo3Call("Echo", "runChecks", new Class<?>[] {Consumer.class, ReferenceConfig.class}, this, erc);
+    }
+
+    private static void destroy(Object referenceConfig) {
+        try {
+            ((ReferenceConfig<?>) referenceConfig).destroy();
+        } catch (Throwable t) {
+            // ignore
+        }
     }
 
     /** The protocol the calls went through ({@link ProtocolRecorder}); set after the first call. */

@@ -181,7 +181,29 @@ public final class DubboSetup {
         if (group != null) sc.setGroup(group);
         sc.setScope("remote");
         sc.export();
+        if ("tri".equals(protocol) || "tri".equals(extProtocol)) {
+            // Dubbo 3 only (src/dubbo3): the IDL-style EchoService next to DemoService, same port
+            dubbo3Call("Echo", "export", new Class<?>[] {ProtocolConfig.class, ApplicationConfig.class, List.class},
+                    proto, sc.getApplication(), sc.getRegistries());
+        }
         return sc;
+    }
+
+    /** Calls the static method {@code name} of the Dubbo 3 only class {@code cls} (src/dubbo3) by reflection. */
+    static Object dubbo3Call(String cls, String name, Class<?>[] types, Object... args) {
+        try {
+            java.lang.reflect.Method m = Class.forName("io.github.hessianrs.dubbointerop." + cls)
+                    .getDeclaredMethod(name, types);
+            m.setAccessible(true);
+            return m.invoke(null, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            Throwable c = e.getCause();
+            if (c instanceof RuntimeException) throw (RuntimeException) c;
+            if (c instanceof Error) throw (Error) c;
+            throw new IllegalStateException(c);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(cls + "." + name + " needs a Dubbo 3 flavour", e);
+        }
     }
 
     /**

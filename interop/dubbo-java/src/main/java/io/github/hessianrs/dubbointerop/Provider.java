@@ -29,6 +29,9 @@ import io.github.hessianrs.demo.DemoServiceImpl;
  * metadata report, as a 2.7 application with {@code dubbo.metadata-report.address} does: Dubbo writes
  * the service definition (methods with their parameter and return types) under
  * {@code /dubbo/metadata/<interface>/<version>/provider/<application>}.
+ * With {@code --protocol tri} or {@code --ext-protocol tri} (Dubbo 3) the same port also serves the
+ * IDL-style {@code io.github.hessianrs.demo.EchoService} (protobuf StringValue messages, no version,
+ * no group; src/dubbo3).
  * {@code --group G} exports the service in Dubbo group G (callers must send the attachment
  * {@code group=G}). {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
  */
