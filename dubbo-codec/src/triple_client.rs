@@ -333,21 +333,21 @@ impl Client {
             .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
         let mut send = self.ready().await?;
         let (response, mut stream) = send.send_request(request, false)?;
-        stream.send_data(body, true)?;
+        // A failed send is not the end: the server may have answered first (an unknown service,
+        // a refusal), and its answer says why.
+        let sent = stream.send_data(body, true);
         let exchange = async {
             let response = response.await?;
             let (parts, mut recv) = response.into_parts();
-            if parts.status != http::StatusCode::OK {
-                return Err(TripleError::Status(Status::new(
-                    Code::from_http_status(parts.status.as_u16()),
-                    format!("HTTP status {}", parts.status),
-                )));
-            }
-            // Trailers-only: the call failed before any message.
+            // Trailers-only: the call failed before any message (Java 3.3 sends such a
+            // status with HTTP 500 or 408: grpc-status says more than the HTTP status).
             if let Some(status) = Status::from_headers(&parts.headers) {
                 if !status.is_ok() || recv.is_end_stream() {
                     return Err(TripleError::Status(status));
                 }
+            }
+            if parts.status != http::StatusCode::OK {
+                return Err(TripleError::Status(http_status(parts.status)));
             }
             let exception = parts
                 .headers
@@ -392,6 +392,8 @@ impl Client {
         };
         let deadline = tokio::time::Instant::now() + timeout;
         match tokio::time::timeout_at(deadline, exchange).await {
+            // An answer to a request that was not sent whole is not its answer.
+            Ok(Ok(_)) if sent.is_err() => Err(TripleError::from(sent.unwrap_err())),
             Ok(r) => r.map_err(|e| e.at_deadline(deadline, timeout)),
             Err(_) => {
                 // RST_STREAM(CANCEL): the provider drops the call too.
@@ -436,6 +438,14 @@ async fn open(
         }
     });
     Ok(send)
+}
+
+/// The status of a response that is not gRPC (no `grpc-status`), by its HTTP status.
+fn http_status(status: http::StatusCode) -> Status {
+    Status::new(
+        Code::from_http_status(status.as_u16()),
+        format!("HTTP status {status}"),
+    )
 }
 
 /// Returns when a PING went unanswered for `keepalive_timeout`.
@@ -527,8 +537,15 @@ impl Client {
         timeout: Option<Duration>,
     ) -> Result<Resp, TripleError> {
         let mut call = self.grpc(path, HeaderMap::new(), timeout).await?;
-        call.send_msg(request).await?;
-        call.finish()?;
+        let sent = match call.send_msg(request).await {
+            Ok(()) => call.finish(),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = sent {
+            // The server may have ended the call before its request was sent (an unknown
+            // method, answered at once): its status says why.
+            return Err(call.message().await.err().unwrap_or(e));
+        }
         let response = call.decode::<Resp>().await?.ok_or_else(|| {
             TripleError::Status(Status::new(Code::Internal, "no response message"))
         })?;
@@ -606,22 +623,19 @@ impl GrpcStream {
         if let Some(response) = self.response.take() {
             let response = response.await?;
             let (parts, recv) = response.into_parts();
-            if parts.status != http::StatusCode::OK {
-                self.done = true;
-                return Err(TripleError::Status(Status::new(
-                    Code::from_http_status(parts.status.as_u16()),
-                    format!("HTTP status {}", parts.status),
-                )));
-            }
             self.headers = parts.headers;
             if let Some(status) = Status::from_headers(&self.headers) {
-                // Trailers-only.
+                // Trailers-only (whatever the HTTP status: Java 3.3 sends 500 with a status).
                 self.done = true;
                 return if status.is_ok() {
                     Ok(None)
                 } else {
                     Err(TripleError::Status(status))
                 };
+            }
+            if parts.status != http::StatusCode::OK {
+                self.done = true;
+                return Err(TripleError::Status(http_status(parts.status)));
             }
             self.recv = Some(recv);
         }

@@ -10,7 +10,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use common::echo::{echo_call_shapes, echo_failures, echo_path, echo_service, sv, StringValue};
+use common::echo::{
+    echo_call_shapes, echo_failures, echo_path, echo_service, echo_unimplemented, sv, StringValue,
+    GRPC_GO,
+};
 use dubbo_codec::server::Server;
 use dubbo_codec::triple_client::Client;
 use dubbo_test_support::java::interop_dir;
@@ -155,8 +158,9 @@ async fn our_client_calls_the_grpc_go_server() {
         .await
         .unwrap();
     let client = Client::connect(&go.addr).await.unwrap();
-    echo_call_shapes(&client).await;
-    echo_failures(&client).await;
+    echo_call_shapes(&client, &GRPC_GO).await;
+    echo_failures(&client, &GRPC_GO).await;
+    echo_unimplemented(&client, &GRPC_GO).await;
     // Server streaming of 1,000 messages in order, and metadata both ways.
     let mut md = http::HeaderMap::new();
     md.insert("x-trace", "t-1".parse().unwrap());

@@ -6,9 +6,11 @@ mod common;
 
 use std::time::Duration;
 
+use common::echo::{echo_call_shapes, echo_failures, echo_service_named, JAVA};
 use common::triple::{demo, triple_demo_calls};
 use common::*;
 use dubbo_codec::format::BodyFormat;
+use dubbo_codec::server::Server;
 use dubbo_codec::triple_client::{Client, TripleCall};
 use dubbo_triple::Code;
 
@@ -18,7 +20,13 @@ async fn java_triple_consumer(flavour: &str, serialization: &str) {
     if jar(flavour).is_none() {
         return;
     }
-    let server = demo_server().await;
+    // The DemoService (interface style) and the EchoService (IDL, every call shape).
+    let server = Server::builder()
+        .service(demo_service())
+        .service(echo_service_named(&JAVA))
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
     let addr = format!("tri://{}", server.local_addr());
     let (f, s) = (flavour.to_owned(), serialization.to_owned());
     let run = tokio::task::spawn_blocking(move || {
@@ -36,6 +44,21 @@ async fn java_triple_consumer(flavour: &str, serialization: &str) {
         "{what}: not over Triple: {:#?}",
         run.lines
     );
+    for check in [
+        "echo_unary",
+        "echo_server_stream",
+        "echo_server_stream_many",
+        "echo_client_stream",
+        "echo_bidi",
+        "echo_error",
+        "echo_deadline",
+    ] {
+        assert!(
+            run.lines.iter().any(|l| *l == format!("ok {check}")),
+            "{what}: {check}: {:#?}",
+            run.lines
+        );
+    }
     // The exception arrived as the Java class the handler named.
     assert!(
         run.lines
@@ -77,6 +100,9 @@ async fn our_client_against_java_triple(flavour: &str, format: BodyFormat) {
     let client = Client::connect(&p.addr()).await.unwrap();
     let what = format!("{flavour} Triple provider, {format:?}");
     triple_demo_calls(&client, format, &what).await;
+    // Its EchoService: IDL methods (protobuf, no wrapper), every call shape.
+    echo_call_shapes(&client, &JAVA).await;
+    echo_failures(&client, &JAVA).await;
     // Our deadline passes first: the call ends here at the deadline.
     let call = demo("slow")
         .format(format)

@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::echo::{echo_call_shapes, echo_failures, echo_path, echo_service, sv, StringValue};
+use common::echo::{
+    echo_call_shapes, echo_failures, echo_path, echo_service, echo_unimplemented, sv, StringValue,
+    GRPC_GO,
+};
 use dubbo_codec::server::Server;
 use dubbo_codec::triple_client::Client;
 
@@ -29,8 +32,9 @@ async fn connect(server: &Server) -> Client {
 #[tokio::test]
 async fn every_call_shape_and_failure() {
     let (server, client) = echo_server().await;
-    echo_call_shapes(&client).await;
-    echo_failures(&client).await;
+    echo_call_shapes(&client, &GRPC_GO).await;
+    echo_failures(&client, &GRPC_GO).await;
+    echo_unimplemented(&client, &GRPC_GO).await;
     // Metadata both ways.
     let mut md = http::HeaderMap::new();
     md.insert("x-trace", "abc".parse().unwrap());
