@@ -2,7 +2,8 @@
 //! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the data (`mix`, `mix_reused`, `user`,
 //! `user_reused`, `page_reused` (the benches' 1 KiB page of users), `mix_borrowed`,
 //! `value_java`, `value_java_reused` (one `ValueDecoder` reset per message), `skip_java`
-//! (`skip_value` over the same bytes, as the benches' `hessian2-skip`), `cjk`, `emoji`;
+//! (`skip_value` over the same bytes, as the benches' `hessian2-skip`), `decoder_skip_java`
+//! (`Decoder::skip` over them, as the proxy steps over arguments), `cjk`, `emoji`;
 //! `mix_floor`, `user_floor`, `page_floor`, `mix_borrowed_floor` and `value_floor` (the `Value`
 //! of `value_java`) clone and drop the value instead of decoding it: the benches'
 //! `owned-floor`, `borrowed-floor` and `value-floor`), `PROFILE_ITERS` the number of decodes;
@@ -113,6 +114,16 @@ fn profile() {
                 let mut de = hessian2::Deserializer::from_slice(black_box(wire));
                 de.skip_value().unwrap();
                 assert_eq!(black_box(de.offset()), wire.len() as u64);
+            }
+        }
+        "decoder_skip_java" => {
+            let wire = &include_bytes!("vectors/lite3/mix_self_ref.bin")[..];
+            for _ in 0..iters {
+                let mut d = hessian2::decode::Decoder::new(hessian2::input::SliceInput::new(
+                    black_box(wire),
+                ));
+                d.skip().unwrap();
+                assert_eq!(black_box(d.offset()), wire.len() as u64);
             }
         }
         "mix_borrowed_floor" => {

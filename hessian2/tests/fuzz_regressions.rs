@@ -5,6 +5,7 @@
 use std::cell::Cell;
 use std::fmt;
 
+use hessian2::ErrorKind;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// A list of `n + 1` lists: the first is `[0, 0]`, each later one is `[Q, Q]` with both
@@ -330,4 +331,128 @@ fn multi_word_text_ends_and_fails_alike_from_slices_and_chains() {
             }
         }
     }
+}
+
+/// Where one value ended, or the kind and offset of its error.
+type Outcome = Result<u64, (ErrorKind, u64)>;
+
+/// Every way this crate steps over or reads one value of `wire`: the error kind and offset of
+/// `ValueDecoder`, `Decoder::skip`, the serde layer's skip (`IgnoredAny`, and the deserializer's
+/// own `skip_value`) and a serde decode into `serde_json::Value`; all must be the same.
+fn one_value_everywhere(wire: &[u8]) -> Vec<(&'static str, Outcome)> {
+    use hessian2::decode::Decoder;
+    use hessian2::input::SliceInput;
+    use hessian2::value::ValueDecoder;
+    fn end(r: Result<u64, hessian2::Error>) -> Outcome {
+        r.map_err(|e| (e.kind().clone(), e.offset()))
+    }
+    let mut full = ValueDecoder::new(SliceInput::new(wire));
+    let full = full.next_value().map(|_| full.decoder().offset());
+    let mut skipper = Decoder::new(SliceInput::new(wire));
+    let skipped = skipper.skip().map(|()| skipper.offset());
+    let mut de = hessian2::de::Deserializer::from_slice(wire);
+    let ignored = de.next_value::<de::IgnoredAny>().map(|_| de.offset());
+    let mut de = hessian2::de::Deserializer::from_slice(wire);
+    let serde_skip = de.skip_value().map(|()| de.offset());
+    let mut de = hessian2::de::Deserializer::from_slice(wire);
+    let any = de.next_value::<Counted>().map(|_| de.offset());
+    vec![
+        ("ValueDecoder", end(full)),
+        ("Decoder::skip", end(skipped)),
+        ("serde IgnoredAny", end(ignored)),
+        ("serde skip_value", end(serde_skip)),
+        ("serde deserialize_any", end(any)),
+    ]
+}
+
+/// Found by `skip_agrees` (`fuzz/run-all 10`, after 68,490 executions; minimized to
+/// `48 43 00 90 5a`: a map, a class definition `C "" 0` in its first key position, then `Z`).
+/// `pull` reads class definitions on its way to the next header, and the skip loops of maps
+/// and variable-length lists (`Decoder::skip_rest`, and the serde layer's `skip_rest` /
+/// `skip_to_end`) took any `End` it returned as the container's end, so a definition
+/// directly before the `Z` was stepped over. `ValueDecoder` (like Java's
+/// `Hessian2Input.readObject`) only ends a container at a `Z` where an item or key would begin;
+/// a definition must be followed by the value it introduces, so it fails at the `Z` with
+/// `Unexpected { found: 0x5a, expected: "a value" }` (at the offset after the `Z`). The proxy
+/// steps over arguments with `skip`, so it took as one value bytes that every decoder rejects.
+/// Fixed: the skip loops look for the `Z` as the next byte, as `ValueDecoder` does; and the
+/// serde layer reports a `Z` where a value should be as the same structural error (it said
+/// "invalid type: end of list or map" at the offset of the definition).
+#[test]
+fn definition_before_end_marker() {
+    let z = |at: u64| {
+        Err((
+            ErrorKind::Unexpected {
+                found: 0x5a,
+                expected: "a value",
+            },
+            at,
+        ))
+    };
+    let eof = |at: u64| Err((ErrorKind::Eof { needed: 1 }, at));
+    // `C "" 0`: the empty class with no fields; `C "a" 1 "f"`: class `a` with field `f`.
+    let cases: Vec<(&str, Vec<u8>, Outcome)> = vec![
+        (
+            "the finding: map key",
+            b"\x48\x43\x00\x90\x5a".to_vec(),
+            z(5),
+        ),
+        ("map value", b"\x48\x91\x43\x00\x90\x5a".to_vec(), z(6)),
+        ("typed map key", b"\x4d\x01t\x43\x00\x90\x5a".to_vec(), z(7)),
+        ("variable list item", b"\x57\x43\x00\x90\x5a".to_vec(), z(5)),
+        (
+            "typed list item",
+            b"\x55\x01t\x43\x00\x90\x5a".to_vec(),
+            z(7),
+        ),
+        ("fixed list item", b"\x79\x43\x00\x90\x5a".to_vec(), z(5)),
+        ("after an item", b"\x57\x91\x43\x00\x90\x5a".to_vec(), z(6)),
+        (
+            "two definitions",
+            b"\x48\x43\x00\x90\x43\x01a\x90\x5a".to_vec(),
+            z(9),
+        ),
+        ("nested map", b"\x57\x48\x43\x00\x90\x5a\x5a".to_vec(), z(6)),
+        (
+            "object field",
+            b"\x43\x01a\x91\x01f\x60\x43\x00\x90\x5a".to_vec(),
+            z(11),
+        ),
+        ("top level", b"\x43\x00\x90\x5a".to_vec(), z(4)),
+        (
+            "end of input in a map",
+            b"\x48\x43\x00\x90".to_vec(),
+            eof(4),
+        ),
+        (
+            "end of input in a list",
+            b"\x57\x43\x00\x90".to_vec(),
+            eof(4),
+        ),
+        // Controls: a definition followed by its object, and a plain `Z`, are fine.
+        (
+            "object as key",
+            b"\x48\x43\x00\x90\x60\x91\x5a".to_vec(),
+            Ok(7),
+        ),
+        (
+            "object as item",
+            b"\x57\x43\x00\x90\x60\x5a".to_vec(),
+            Ok(6),
+        ),
+        ("empty map", b"\x48\x5a".to_vec(), Ok(2)),
+    ];
+    for (what, wire, want) in cases {
+        for (reader, got) in one_value_everywhere(&wire) {
+            assert_eq!(got, want, "{what} ({wire:02x?}): {reader}");
+        }
+    }
+    // Typed decodes meet the `Z` in a key, an item or a field and report it the same way.
+    let finding = b"\x48\x43\x00\x90\x5a";
+    let e = hessian2::from_slice::<std::collections::HashMap<String, i32>>(finding).unwrap_err();
+    assert_eq!((e.kind().clone(), e.offset()), z(5).unwrap_err());
+    let e = hessian2::from_slice::<Vec<i32>>(b"\x57\x43\x00\x90\x5a").unwrap_err();
+    assert_eq!((e.kind().clone(), e.offset()), z(5).unwrap_err());
+    let e = hessian2::from_slice::<(String,)>(b"\x79\x43\x00\x90\x5a").unwrap_err();
+    assert_eq!((e.kind().clone(), e.offset()), z(5).unwrap_err());
 }

@@ -5,7 +5,7 @@
 use serde::de::{self, Unexpected, Visitor};
 
 use super::numbers::Integer;
-use super::{fix, invalid, relocate, Deserializer, Source, ENUM_NAME, TEXT};
+use super::{fix, relocate, Deserializer, Source, ENUM_NAME, TEXT};
 use crate::decode::Header;
 use crate::error::{Error, Result};
 use crate::types::token;
@@ -66,7 +66,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Ref(n) => {
                 self.replay(n, at, |de| de::Deserializer::deserialize_bool(de, visitor))
             }
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -77,7 +77,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         match self.dec.pull()? {
             Header::Date(v) | Header::Long(v) => fix(visitor.visit_i64(v), at),
             Header::Int(v) => fix(visitor.visit_i64(v.into()), at),
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -191,7 +191,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
                     )),
                 }
             }
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -234,7 +234,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         let at = self.dec.offset();
         match self.dec.pull()? {
             Header::Null => fix(visitor.visit_unit(), at),
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -307,7 +307,7 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
             header @ Header::List { .. } => self.seq_from(header, at, visitor),
             // For types that also accept a string (`BigDecimal`).
             header @ Header::String { .. } => self.str_from(header, at, visitor),
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 

@@ -4,7 +4,7 @@
 use serde::de::{self, Visitor};
 
 use super::access::{EnumMap, JavaEnum, ListAccess, MapAcc, ObjectAccess};
-use super::{fix, invalid, Deserializer, Source, BYTES, ENUM_NAME, TEXT};
+use super::{fix, Deserializer, Source, BYTES, ENUM_NAME, TEXT};
 use crate::decode::{Header, Reference};
 use crate::error::{Error, ErrorKind, Result};
 
@@ -57,7 +57,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Ref(n) => {
                 self.replay_pulled(n, at, |de, header| de.seq_from(header, at, visitor))
             }
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -107,7 +107,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Ref(n) => {
                 self.replay_pulled(n, at, |de, header| de.map_from(header, at, visitor))
             }
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -136,7 +136,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Ref(n) => {
                 return self.replay_pulled(n, at, |de, header| de.any_from(header, at, visitor))
             }
-            Header::End => return Err(invalid(header, &visitor, at)),
+            Header::End => return Err(self.invalid(header, &visitor, at)),
         };
         fix(result, at)
     }
@@ -178,7 +178,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
     ) -> Result<V::Value> {
         match header {
             Header::String { len, last } => self.visit_read::<TEXT, V>(len, last, at, visitor),
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -192,7 +192,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Binary { len, last } => self.visit_read::<BYTES, V>(len, last, at, visitor),
             Header::String { .. } => self.str_from(header, at, visitor),
             Header::List { .. } | Header::Ref(_) => self.seq_from(header, at, visitor),
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 
@@ -225,7 +225,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                         self.visit_read::<ENUM_NAME, V>(len, last, at, visitor)?
                     }
                     other => {
-                        return Err(invalid(other, &"an enum constant name", name_offset));
+                        return Err(self.invalid(other, &"an enum constant name", name_offset));
                     }
                 };
                 for _ in name_at + 1..fields.len() {
@@ -253,7 +253,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
             Header::Ref(n) => {
                 self.replay_pulled(n, at, |de, header| de.enum_from(header, at, visitor))
             }
-            other => Err(invalid(other, &visitor, at)),
+            other => Err(self.invalid(other, &visitor, at)),
         }
     }
 }

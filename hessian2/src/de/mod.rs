@@ -287,9 +287,20 @@ fn unexpected(header: Header) -> Unexpected<'static> {
     }
 }
 
-#[cold]
-fn invalid(header: Header, exp: &dyn de::Expected, at: u64) -> Error {
-    relocate(de::Error::invalid_type(unexpected(header), exp), at)
+impl<'de, S: Source<'de>> Deserializer<'de, S> {
+    /// A header that `exp` does not take, pulled at `at`. A `Z` is no value of any type: it is
+    /// the structural error `ValueDecoder` and `Decoder::skip` give (after a class definition,
+    /// the `Z` is not where `at` points; fuzz finding `definition_before_end_marker`).
+    #[cold]
+    fn invalid(&self, header: Header, exp: &dyn de::Expected, at: u64) -> Error {
+        match header {
+            Header::End => self.dec.error(ErrorKind::Unexpected {
+                found: crate::marker::list::END,
+                expected: "a value",
+            }),
+            other => relocate(de::Error::invalid_type(unexpected(other), exp), at),
+        }
+    }
 }
 
 /// Reads one value from `data` (which must hold exactly one), borrowing strings and binaries

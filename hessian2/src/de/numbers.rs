@@ -3,7 +3,7 @@
 
 use serde::de::{self, Deserialize, Unexpected, Visitor};
 
-use super::{invalid, relocate, Deserializer, Source};
+use super::{relocate, Deserializer, Source};
 use crate::decode::Header;
 use crate::error::Result;
 
@@ -41,7 +41,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 let header = de.dec.pull()?;
                 de.integer(header, at, exp)
             }),
-            other => Err(invalid(other, exp, at)),
+            other => Err(self.invalid(other, exp, at)),
         }
     }
 
@@ -75,7 +75,7 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                 let header = de.dec.pull()?;
                 de.float(header, at, exp)
             }),
-            other => Err(invalid(other, exp, at)),
+            other => Err(self.invalid(other, exp, at)),
         }
     }
 }

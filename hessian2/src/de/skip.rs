@@ -18,27 +18,14 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
                             self.skip_value()?;
                         }
                     }
-                    None => loop {
-                        match self.dec.pull()? {
-                            Header::End => break,
-                            item => self.skip_rest(item)?,
-                        }
-                    },
+                    None => self.skip_to_end(false)?,
                 }
                 self.close(slot);
                 Ok(())
             }
             Header::Map { .. } => {
                 let slot = self.open()?;
-                loop {
-                    match self.dec.pull()? {
-                        Header::End => break,
-                        key => {
-                            self.skip_rest(key)?;
-                            self.skip_value()?;
-                        }
-                    }
-                }
+                self.skip_to_end(true)?;
                 self.close(slot);
                 Ok(())
             }
@@ -54,19 +41,17 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         }
     }
 
-    /// Skips up to and including the `Z` of a map or variable-length list.
+    /// Skips up to and including the `Z` of a map or variable-length list. The `Z` must be
+    /// where an item or key would begin: one that `pull` returns after a class definition ends
+    /// nothing (the definition introduces a value), as in `Decoder::skip_rest`.
     pub(super) fn skip_to_end(&mut self, pairs: bool) -> Result<()> {
-        loop {
-            match self.dec.pull()? {
-                Header::End => return Ok(()),
-                h => {
-                    self.skip_rest(h)?;
-                    if pairs {
-                        self.skip_value()?;
-                    }
-                }
+        while !self.at_end_marker()? {
+            self.skip_value()?;
+            if pairs {
+                self.skip_value()?;
             }
         }
+        Ok(())
     }
 
     /// Consumes a `Z` if it is next.

@@ -92,20 +92,22 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 }
                 Ok(())
             }),
-            Header::List { len: None, .. } => self.nested(|d| loop {
-                match d.pull()? {
-                    Header::End => return Ok(()),
-                    item => d.skip_rest(item)?,
+            // The `Z` must come where an item or key would begin: `pull` reads class
+            // definitions on its way, so a `Z` it returns may follow a definition, which has
+            // to introduce a value (fuzz finding `definition_before_end_marker` in
+            // tests/fuzz_regressions.rs).
+            Header::List { len: None, .. } => self.nested(|d| {
+                while !d.at_end() {
+                    d.skip()?;
                 }
+                Ok(())
             }),
-            Header::Map { .. } => self.nested(|d| loop {
-                match d.pull()? {
-                    Header::End => return Ok(()),
-                    key => {
-                        d.skip_rest(key)?;
-                        d.skip()?;
-                    }
+            Header::Map { .. } => self.nested(|d| {
+                while !d.at_end() {
+                    d.skip()?;
+                    d.skip()?;
                 }
+                Ok(())
             }),
             Header::Object { class } => {
                 let fields = self.class(class).fields.len();
@@ -121,6 +123,18 @@ impl<'de, I: Input<'de>> Decoder<'de, I> {
                 expected: "a value",
             })),
         }
+    }
+
+    /// Consumes the `Z` that ends a map or a variable-length list if it is the next byte
+    /// (anything else, the end of the input included, is left for `skip` to read or refuse),
+    /// as `ValueDecoder` does.
+    #[inline]
+    fn at_end(&mut self) -> bool {
+        let end = self.peek_byte() == Some(marker::list::END);
+        if end {
+            self.consume_peeked();
+        }
+        end
     }
 
     fn nested(&mut self, body: impl FnOnce(&mut Self) -> Result<()>) -> Result<()> {
