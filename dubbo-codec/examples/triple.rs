@@ -7,6 +7,8 @@
 //! cargo run -p dubbo-codec --features triple --example triple            # runs and exits
 //! cargo run -p dubbo-codec --features triple --example triple -- --serve # stays up on :50051
 //! curl -d '["curl"]' http://127.0.0.1:50051/com.example.Greeter/sayHello
+//! grpcurl -plaintext -import-path dubbo-codec/examples -proto greeter.proto \
+//!     -d '"grpc"' 127.0.0.1:50051 com.example.Greeter/Shout
 //! ```
 
 use std::time::Duration;
