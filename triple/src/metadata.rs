@@ -32,10 +32,7 @@ use crate::timeout::{format_timeout, parse_timeout, TimeoutError};
 pub const CONTENT_TYPE_PROTO: &str = "application/grpc+proto";
 /// The content type of gRPC calls, codec unnamed (protobuf).
 pub const CONTENT_TYPE_GRPC: &str = "application/grpc";
-/// `grpc-status`: the call's [`Code`](crate::status::Code), in trailers.
-pub const GRPC_STATUS: &str = "grpc-status";
-/// `grpc-message`: the status's description, percent-encoded.
-pub const GRPC_MESSAGE: &str = "grpc-message";
+pub use crate::status::{GRPC_MESSAGE, GRPC_STATUS};
 /// `grpc-status-details-bin`: a `google.rpc.Status`, base64 (Java Dubbo puts the exception's
 /// stack there).
 pub const GRPC_STATUS_DETAILS: &str = "grpc-status-details-bin";

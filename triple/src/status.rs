@@ -11,6 +11,11 @@
 use std::borrow::Cow;
 use std::fmt;
 
+/// `grpc-status`: the call's [`Code`], in trailers.
+pub const GRPC_STATUS: &str = "grpc-status";
+/// `grpc-message`: the status's description, percent-encoded.
+pub const GRPC_MESSAGE: &str = "grpc-message";
+
 /// A gRPC status code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -174,12 +179,12 @@ impl Status {
     /// The status of trailers: `grpc-status` and `grpc-message`. Trailers without a
     /// `grpc-status` are `None`.
     pub fn from_headers(headers: &http::HeaderMap) -> Option<Status> {
-        let code = match headers.get(crate::metadata::GRPC_STATUS) {
+        let code = match headers.get(GRPC_STATUS) {
             Some(v) => Code::from_header(v.as_bytes()).unwrap_or(Code::Unknown),
             None => return None,
         };
         let message = headers
-            .get(crate::metadata::GRPC_MESSAGE)
+            .get(GRPC_MESSAGE)
             .map(|v| decode_message(v.as_bytes()))
             .unwrap_or_default();
         Some(Status { code, message })
@@ -188,13 +193,13 @@ impl Status {
     /// Writes `grpc-status` and (when there is one) `grpc-message` into `headers`.
     pub fn write_headers(&self, headers: &mut http::HeaderMap) {
         headers.insert(
-            crate::metadata::GRPC_STATUS,
+            GRPC_STATUS,
             http::HeaderValue::from_static(self.code.header_value()),
         );
         if !self.message.is_empty() {
             let encoded = encode_message(&self.message);
             if let Ok(v) = http::HeaderValue::from_str(&encoded) {
-                headers.insert(crate::metadata::GRPC_MESSAGE, v);
+                headers.insert(GRPC_MESSAGE, v);
             }
         }
     }
