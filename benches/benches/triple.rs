@@ -27,10 +27,10 @@ use std::time::Duration;
 use benches::alloc::{count, CountingAlloc};
 use benches::report;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use dubbo_codec::client::Client as DubboClient;
-use dubbo_codec::server::{Server, Service};
-use dubbo_codec::triple_client::{Client as TripleClient, TripleCall};
 use dubbo_codec::Request;
+use dubbo_rpc::client::Client as DubboClient;
+use dubbo_rpc::server::{Server, Service};
+use dubbo_rpc::triple_client::{Client as TripleClient, TripleCall};
 use tokio::runtime::Runtime;
 
 #[global_allocator]

@@ -164,7 +164,12 @@ impl Attachments {
 
     /// Writes the map in Hessian2 as Java does (untyped `H` map, entries in order).
     pub fn encode<B: BufMut>(&self, enc: &mut Encoder<B>) {
-        crate::format::hessian2::write_attachments(enc, self);
+        enc.write_map_start(None);
+        for (k, v) in self.iter() {
+            enc.write_str(k);
+            v.encode(enc);
+        }
+        enc.write_end();
     }
 
     /// The attachments in a decoded map value. `null` (Java's `writeAttachments(null)`) is no

@@ -8,7 +8,9 @@ use bytes::Bytes;
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::descriptor::arg_count;
 use crate::error::BodyError;
-use crate::format::{read_utf_or_empty, skip_args, with_format, BodyFormat, Format, Reader};
+use crate::format::{
+    read_args, read_utf_or_empty, skip_args, with_format, BodyFormat, Format, Reader,
+};
 
 /// The fixed fields of a request body and where its arguments start: what a server needs to
 /// route a call before it decides how to read the arguments.
@@ -119,7 +121,7 @@ impl<'a> RequestHead<'a> {
                     matches!(h.kind(), hessian2::ErrorKind::BadReference { table: "value", .. })
                 }) =>
                 {
-                    crate::request::Request::decode_in(format, body)?.attachments
+                    attachments_after_values(f, body, head.arg_count)?
                 }
                 Err(e) => return Err(e),
             }
@@ -207,5 +209,22 @@ pub(crate) fn report<'a, K: AsRef<str>>(
         if k.as_ref() == key {
             found(j, value);
         }
+    }
+}
+
+/// The attachments of `body`, read after its head and its arguments read as values, so that
+/// every value they may refer back to is in the reader's tables.
+fn attachments_after_values<F: Format>(
+    f: F,
+    body: &[u8],
+    arg_count: usize,
+) -> Result<Attachments, BodyError> {
+    let mut r = f.reader(body, 0);
+    Fixed::read(&mut r)?;
+    read_utf_or_empty(&mut r, "parameter descriptor")?;
+    read_args(&mut r, arg_count)?;
+    match r.read_value("attachments")? {
+        Some(v) => Attachments::from_value(v),
+        None => Ok(Attachments::new()),
     }
 }

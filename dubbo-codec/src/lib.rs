@@ -1,6 +1,10 @@
-//! The Dubbo 2 TCP protocol (`dubbo://`): frames, request and response bodies in Hessian2 or
-//! fastjson2, cheap routing metadata, and (feature `tokio`) a client and a server that real Java Dubbo
-//! 2.7 and 3.x talk to.
+//! The Dubbo 2 TCP protocol (`dubbo://`) without I/O: frames, request and response bodies in
+//! Hessian2 or fastjson2, and cheap routing metadata, byte-identical with what real Java Dubbo
+//! 2.7 and 3.x write.
+//!
+//! This crate is the wire layer. The client, the server, the cluster client and Triple's
+//! runtime are in `dubbo-rpc`; Triple's own wire layer is `dubbo-triple`; the `dubbo-call`
+//! command-line client is its own crate.
 //!
 //! Dubbo 2 (spoken by Apache Dubbo 2.x and, by default, 3.x) is a binary request/response
 //! protocol over one long-lived TCP connection. Both sides send frames; each frame is a
@@ -47,9 +51,9 @@
 //!   stepping over the arguments without decoding them and borrowing the strings; with a
 //!   [`MetadataCache`] ([`peek_with_cache`]) it stops right after the method name;
 //!   [`peek_keys`] also reports the attachments a router names, in the same pass.
-//! * Feature `tokio`: [`client`] (one multiplexed connection, per-call timeouts, heartbeats,
-//!   reconnect, typed / dynamic / `$invoke` calls) and [`server`] (async handlers per service
-//!   and method, heartbeats, graceful shutdown, `BAD_REQUEST` for bad frames).
+//! * Values alone: [`BodyFormat::encode_alone`], [`BodyFormat::read_alone`] and their
+//!   siblings read and write one value as a stream of its own, the form Triple carries each
+//!   argument and result in.
 //!
 //! # Example
 //!
@@ -99,63 +103,32 @@
 //! * `codec` (default): `tokio_util::codec::{Decoder, Encoder}` for [`FrameCodec`], for use
 //!   with `Framed`. Needs no tokio runtime. Without it, use
 //!   [`FrameCodec::decode_frame`] / [`FrameCodec::encode_frame`] on your own buffers.
-//! * `tokio`: the [`client`] and [`server`] modules (enables `codec`); the server reports
-//!   what its limits turn away as `tracing` events.
-//! * `registry`: [`server::Server::register`] (a server's services registered in any
-//!   `dubbo_registry::Registry`, unregistered on shutdown) and the [`cluster`] module (a
-//!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes,
-//!   Dubbo 3 application instances included: [`instance_metadata`] asks their MetadataService).
-//! * `cli`: the `dubbo-call` command-line client (enables `tokio`, `registry`, `json` and
-//!   the ZooKeeper registry).
 //! * `json`: the [`json`] module, JSON arguments to dynamic values and results back (with
-//!   `serde_json`).
-//! * `triple`: Dubbo 3's Triple protocol (gRPC over HTTP/2, with h2): the server serves it
-//!   on the same port as the Dubbo protocol, IDL methods ([`server::Service::grpc`]) beside
-//!   interface-style ones, and [`triple_client`] calls Triple providers (enables `tokio` and
-//!   `json`).
-//! * `tower`: the client and the server's handlers as `tower::Service`s, for tower middleware
-//!   (enables `tokio`; see the `tower` module).
+//!   `serde_json`): what `dubbo-call` and Triple's HTTP/1.1 form (curl) speak.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod attachments;
 mod body;
-#[cfg(feature = "tokio")]
-pub mod client;
-#[cfg(feature = "registry")]
-pub mod cluster;
 pub mod codec;
-#[cfg(feature = "tokio")]
-mod conn;
 pub mod descriptor;
 pub mod error;
 pub mod event;
 pub mod exception;
 pub mod format;
 pub mod frame;
-#[cfg(feature = "triple")]
-mod h2_send;
 mod head;
 pub mod header;
-#[cfg(feature = "registry")]
-pub mod instance_metadata;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod metadata;
 pub mod peek;
-#[cfg(feature = "registry")]
-pub mod registration;
 pub mod request;
 pub mod response;
+mod result_flag;
 pub mod serialization;
-#[cfg(feature = "tokio")]
-pub mod server;
 pub mod status;
-#[cfg(feature = "tower")]
-pub mod tower;
-#[cfg(feature = "triple")]
-pub mod triple_client;
 mod typed;
 
 pub use codec::{FrameCodec, DEFAULT_MAX_PAYLOAD};

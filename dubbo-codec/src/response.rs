@@ -49,18 +49,11 @@ use crate::frame::Frame;
 use crate::request::DUBBO_PROTOCOL_VERSION;
 use crate::status::Status;
 
-/// Flag 0: the method threw; the exception follows.
-pub const RESPONSE_WITH_EXCEPTION: i32 = 0;
-/// Flag 1: the return value follows.
-pub const RESPONSE_VALUE: i32 = 1;
-/// Flag 2: the method returned `null` (or is `void`).
-pub const RESPONSE_NULL_VALUE: i32 = 2;
-/// Flag 3: flag 0, then attachments.
-pub const RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS: i32 = 3;
-/// Flag 4: flag 1, then attachments.
-pub const RESPONSE_VALUE_WITH_ATTACHMENTS: i32 = 4;
-/// Flag 5: flag 2, then attachments.
-pub const RESPONSE_NULL_VALUE_WITH_ATTACHMENTS: i32 = 5;
+pub use crate::result_flag::{
+    RESPONSE_NULL_VALUE, RESPONSE_NULL_VALUE_WITH_ATTACHMENTS, RESPONSE_VALUE,
+    RESPONSE_VALUE_WITH_ATTACHMENTS, RESPONSE_WITH_EXCEPTION,
+    RESPONSE_WITH_EXCEPTION_WITH_ATTACHMENTS,
+};
 
 /// Java's `Version.LOWEST_VERSION_FOR_RESPONSE_ATTACHMENT` (2.0.2).
 const LOWEST_VERSION_FOR_RESPONSE_ATTACHMENT: i32 = 2_000_200;
@@ -501,8 +494,7 @@ pub fn encode_typed_result_in<T: Serialize + ?Sized>(
 
 /// The attachments a provider sends to a caller of `request_dubbo_version`: `{dubbo: "2.0.2"}`
 /// when it supports them, as [`RpcResult::for_request`].
-#[cfg(feature = "tokio")]
-pub(crate) fn provider_attachments(request_dubbo_version: &str) -> Option<&'static Attachments> {
+pub fn provider_attachments(request_dubbo_version: &str) -> Option<&'static Attachments> {
     static DUBBO: std::sync::OnceLock<Attachments> = std::sync::OnceLock::new();
     supports_response_attachments(request_dubbo_version).then(|| {
         DUBBO.get_or_init(|| {
@@ -511,6 +503,14 @@ pub(crate) fn provider_attachments(request_dubbo_version: &str) -> Option<&'stat
                 .collect()
         })
     })
+}
+
+/// The body of an OK Hessian2 response whose value is already serialized alone (as
+/// [`hessian2::to_vec`] writes it, `N` for `null`), with `attachments`, which must hold only
+/// strings and numbers (as [`provider_attachments`] does): the value's bytes are copied, not
+/// decoded.
+pub fn hessian2_result_body(value: &[u8], attachments: Option<&Attachments>) -> Bytes {
+    crate::format::hessian2::encoded_result_body(value, attachments)
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! Test support for the hessian-dubbo-rs workspace (`publish = false`): the harnesses that the
-//! integration tests of `dubbo-codec` and `dubbo-proxy`, the `hessian2` tests and the benches
+//! integration tests of `dubbo-rpc` and `dubbo-proxy`, the `hessian2` tests and the benches
 //! share, so that each lives in one place.
 //!
 //! - [`java`]: the Java interop tools of `interop/` (built with Maven on first use), real Java
@@ -7,6 +7,8 @@
 //! - [`zookeeper`]: a real ZooKeeper server on 127.0.0.1 with a temporary data directory.
 //! - [`net`]: free loopback ports, waiting for a port, and the audit that every socket of a set
 //!   of processes stays on loopback.
+//! - [`binary`]: a binary of another workspace crate (`dubbo-call` for `dubbo-rpc`'s tests),
+//!   built on first use.
 //! - [`alloc`]: a global allocator counting each thread's allocations, with [`alloc::count`].
 //!
 //! This crate depends on no crate of the workspace (they dev-depend on it): what a harness
@@ -19,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 pub mod alloc;
+pub mod binary;
 pub mod java;
 pub mod net;
 pub mod zookeeper;

@@ -29,10 +29,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use dubbo_codec::client::{CallError, Client, ClientConfig};
 use dubbo_codec::frame::Frame;
 use dubbo_codec::request::Request;
 use dubbo_codec::response::{Outcome, Response};
+use dubbo_rpc::client::{CallError, Client, ClientConfig};
 use hdrhistogram::Histogram;
 use hessian2::value::Value;
 

@@ -5,8 +5,8 @@ use std::io::Read;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use dubbo_codec::registration::Registration;
-use dubbo_codec::server::{Reply, Server, Service};
+use dubbo_rpc::registration::Registration;
+use dubbo_rpc::server::{Reply, Server, Service};
 use tokio::net::TcpListener;
 
 /// The interface every soak call goes to.

@@ -28,7 +28,7 @@ use super::args::{ArgsDeserializer, NextArg};
 use super::{BodyFormat, Format, Reader, Writer};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
-use crate::response::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
+use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 use crate::typed;
 
 /// The Hessian2 format, writing as hessian-lite `lite` does.
@@ -172,14 +172,13 @@ fn finish_result<B: BufMut + AsMut<[u8]>>(
     if let Some(a) = attachments {
         // Plain attachments use no table: a fresh encoder writes them as the value's own
         // stream would.
-        write_attachments(&mut Encoder::with_version(body, lite), a);
+        a.encode(&mut Encoder::with_version(body, lite));
     }
 }
 
 /// The body of an OK response whose value is already serialized as one Hessian value (a
 /// stream of its own, `N` for `null`), as [`hessian2::to_vec`] writes it, with plain
 /// `attachments`.
-#[cfg(feature = "tokio")]
 pub(crate) fn encoded_result_body(value: &[u8], attachments: Option<&Attachments>) -> Bytes {
     let null = value == b"N";
     let len = 1 + if null { 0 } else { value.len() } + attachments.map_or(0, |a| a.size_hint());
@@ -190,16 +189,6 @@ pub(crate) fn encoded_result_body(value: &[u8], attachments: Option<&Attachments
     }
     finish_result(LiteVersion::V3, &mut body, null, attachments);
     body.freeze()
-}
-
-/// Writes an attachment map as Java does (untyped `H` map, entries in order).
-pub(crate) fn write_attachments<B: BufMut>(enc: &mut Encoder<B>, a: &Attachments) {
-    enc.write_map_start(None);
-    for (k, v) in a.iter() {
-        enc.write_str(k);
-        v.encode(enc);
-    }
-    enc.write_end();
 }
 
 /// The name of a header's value kind, for error messages.
@@ -383,7 +372,7 @@ impl<B: BufMut> Writer<B> for Encoder<B> {
     }
 
     fn write_attachments(&mut self, a: &Attachments) {
-        write_attachments(self, a);
+        a.encode(self);
     }
 
     fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], plain_after: bool) -> bool {

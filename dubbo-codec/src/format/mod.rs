@@ -35,6 +35,7 @@ use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::serialization::Serialization;
 
+mod alone;
 mod args;
 pub(crate) mod fastjson2;
 pub(crate) mod hessian2;
@@ -139,7 +140,6 @@ pub(crate) trait Format: Copy {
 
     /// Reads arguments each serialized on its own (a Triple call's wrapper: a stream per
     /// argument) into `T` through serde.
-    #[cfg_attr(not(feature = "triple"), allow(dead_code))]
     fn decode_separate_args<T: DeserializeOwned>(self, args: &[Bytes]) -> Result<T, BodyError>;
 
     /// The body of an OK response whose value is a Rust value, through serde: flag 1 (2 when
@@ -291,29 +291,6 @@ pub(crate) fn read_utf_or_empty<'de, R: Reader<'de>>(
     field: &'static str,
 ) -> Result<Cow<'de, str>, BodyError> {
     Ok(r.read_utf(field)?.unwrap_or(Cow::Borrowed("")))
-}
-
-/// One Rust value serialized on its own, as one argument of a Triple call (or the value
-/// of its answer) is.
-#[cfg_attr(not(feature = "triple"), allow(dead_code))]
-pub(crate) fn encode_one<F: Format, T: Serialize + ?Sized>(
-    f: F,
-    value: &T,
-) -> Result<Vec<u8>, BodyError> {
-    let mut sink = f.args();
-    sink.push(value)?;
-    Ok(sink.finish())
-}
-
-/// One dynamic value written alone in `format` (a stream of its own, as Java writes each
-/// argument and result of a Triple call).
-#[cfg_attr(not(feature = "triple"), allow(dead_code))]
-pub(crate) fn value_alone(format: BodyFormat, v: &Value) -> Bytes {
-    with_format!(format, f => {
-        let mut w = f.writer(bytes::BytesMut::new());
-        w.write_value(v);
-        w.into_inner().freeze()
-    })
 }
 
 /// Steps over `n` arguments.

@@ -14,9 +14,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use dubbo_codec::instance_metadata::MetadataServiceSource;
 use dubbo_registry::zookeeper::{ZookeeperOptions, ZookeeperRegistry};
 use dubbo_registry::{Registry, ServiceUrl};
+use dubbo_rpc::instance_metadata::MetadataServiceSource;
 
 use super::ClusterDiscovery;
 use crate::config::{Endpoint, Metadata};

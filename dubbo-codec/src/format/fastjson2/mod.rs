@@ -26,7 +26,7 @@ use super::args::{ArgsDeserializer, NextArg};
 use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
-use crate::response::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
+use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 
 mod convert;
 

@@ -1,0 +1,688 @@
+//! The Triple client (feature `triple`): calls Java Dubbo 3 (or Rust) Triple providers over
+//! one HTTP/2 connection, each call a stream of its own.
+//!
+//! Calls are interface-style, as a Java consumer of a Java interface makes them: each
+//! argument serialized on its own in Hessian2 or fastjson2 inside Triple's request wrapper,
+//! the result read back typed (serde) or as a [`Value`]. A Java exception the provider threw
+//! comes back as [`TripleError::Exception`] with its class; any other failure as a gRPC
+//! [`Status`]. Each call has a deadline, sent as `grpc-timeout`; when it passes, the stream
+//! is reset (RST_STREAM) so the provider stops working on it too.
+//!
+//! ```no_run
+//! use dubbo_rpc::triple_client::{Client, TripleCall};
+//!
+//! # async fn demo() -> Result<(), dubbo_rpc::triple_client::TripleError> {
+//! let client = Client::connect("127.0.0.1:50051").await?;
+//! let call = TripleCall::new("io.github.hessianrs.demo.DemoService", "sayHello")
+//!     .version("1.0.0")
+//!     .arg("java.lang.String", &"world")?;
+//! let greeting: String = client.call(&call).await?;
+//! # Ok(()) }
+//! ```
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use dubbo_triple::message::{MessageDecoder, MessageEncoder, DEFAULT_MAX_MESSAGE};
+use dubbo_triple::metadata::{
+    AttachmentValue, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
+};
+use dubbo_triple::wrapper::{wire_name_of_serialization, RequestWrapper, ResponseWrapper};
+use dubbo_triple::{prost, Code, Status};
+use hessian2::encode::LiteVersion;
+use hessian2::value::Value;
+use http::HeaderMap;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use tokio::net::TcpStream;
+
+use dubbo_codec::error::BodyError;
+use dubbo_codec::exception::JavaException;
+use dubbo_codec::BodyFormat;
+
+/// The deadline of a call that sets none.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How close to its deadline a reset stream counts as the deadline passing.
+const DEADLINE_SLACK: Duration = Duration::from_millis(50);
+
+/// Why a Triple call failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TripleError {
+    /// The connection could not be opened.
+    #[error("connecting to {addr}: {source}")]
+    Connect {
+        /// The address.
+        addr: String,
+        /// What failed.
+        source: std::io::Error,
+    },
+    /// HTTP/2 failed (the connection broke, the stream was reset, ...).
+    #[error("HTTP/2: {0}")]
+    Http2(#[from] h2::Error),
+    /// The call ended with a status other than `OK`.
+    #[error("{0}")]
+    Status(Status),
+    /// The provider threw a Java exception.
+    #[error("{0}")]
+    Exception(JavaException),
+    /// An argument could not be written, or the result read.
+    #[error(transparent)]
+    Body(#[from] BodyError),
+    /// The deadline passed.
+    #[error("no answer within {0:?}")]
+    Timeout(Duration),
+}
+
+impl TripleError {
+    /// The gRPC code of the failure: the status's, `DEADLINE_EXCEEDED` for a timeout,
+    /// `UNAVAILABLE` for the connection, `INTERNAL` for the rest.
+    pub fn code(&self) -> Code {
+        match self {
+            TripleError::Status(s) => s.code,
+            TripleError::Timeout(_) => Code::DeadlineExceeded,
+            TripleError::Connect { .. } => Code::Unavailable,
+            TripleError::Exception(_) => Code::Unknown,
+            // A stream reset by the peer, as gRPC maps RST_STREAM's codes.
+            TripleError::Http2(e) => match e.reason() {
+                Some(h2::Reason::CANCEL) => Code::Cancelled,
+                Some(h2::Reason::REFUSED_STREAM) => Code::Unavailable,
+                Some(h2::Reason::ENHANCE_YOUR_CALM) => Code::ResourceExhausted,
+                Some(h2::Reason::INADEQUATE_SECURITY) => Code::PermissionDenied,
+                _ => Code::Internal,
+            },
+            _ => Code::Internal,
+        }
+    }
+
+    /// An error that came as the deadline passed: a server that enforces the caller's
+    /// `grpc-timeout` resets the stream at the same moment the caller's own timer fires.
+    fn at_deadline(self, deadline: tokio::time::Instant, timeout: Duration) -> TripleError {
+        let reset = matches!(&self, TripleError::Http2(e) if e.is_reset());
+        if reset && tokio::time::Instant::now() + DEADLINE_SLACK >= deadline {
+            TripleError::Timeout(timeout)
+        } else {
+            self
+        }
+    }
+}
+
+/// One interface-style call: service, method, options and arguments (each serialized as it
+/// is added).
+#[derive(Debug, Clone)]
+pub struct TripleCall {
+    head: RequestHead,
+    format: BodyFormat,
+    args: Vec<Bytes>,
+    arg_types: Vec<String>,
+}
+
+impl TripleCall {
+    /// A call of `method` of `service` (a Java interface name), in Hessian2, with the
+    /// default deadline.
+    pub fn new(service: impl Into<String>, method: impl Into<String>) -> TripleCall {
+        let mut head = RequestHead::new(service, method);
+        head.timeout = Some(DEFAULT_TIMEOUT);
+        TripleCall {
+            head,
+            format: BodyFormat::Hessian2(LiteVersion::V3),
+            args: Vec::new(),
+            arg_types: Vec::new(),
+        }
+    }
+
+    /// The service version.
+    pub fn version(mut self, version: impl Into<String>) -> TripleCall {
+        self.head.version = version.into();
+        self
+    }
+
+    /// The service group.
+    pub fn group(mut self, group: impl Into<String>) -> TripleCall {
+        self.head.group = group.into();
+        self
+    }
+
+    /// The deadline (sent as `grpc-timeout`).
+    pub fn timeout(mut self, timeout: Duration) -> TripleCall {
+        self.head.timeout = Some(timeout);
+        self
+    }
+
+    /// The calling application (`tri-consumer-appname`).
+    pub fn application(mut self, name: impl Into<String>) -> TripleCall {
+        self.head.application = Some(name.into());
+        self
+    }
+
+    /// An attachment (a header of its own).
+    pub fn attachment(mut self, key: impl Into<String>, value: impl Into<String>) -> TripleCall {
+        self.head
+            .attachments
+            .push((key.into(), AttachmentValue::Text(value.into())));
+        self
+    }
+
+    /// The serialization of the arguments (and so of the answer). Set it before the
+    /// arguments: each is serialized as it is added.
+    pub fn format(mut self, format: BodyFormat) -> TripleCall {
+        self.format = format;
+        self
+    }
+
+    /// Adds an argument of Java type `java_type` (`java.lang.String`, `long`,
+    /// `io.example.User`), serialized through serde.
+    pub fn arg<T: Serialize + ?Sized>(
+        mut self,
+        java_type: impl Into<String>,
+        value: &T,
+    ) -> Result<TripleCall, TripleError> {
+        self.args.push(self.format.encode_alone(value)?);
+        self.arg_types.push(java_type.into());
+        Ok(self)
+    }
+
+    /// Adds a dynamic argument of Java type `java_type`.
+    pub fn value_arg(mut self, java_type: impl Into<String>, value: &Value) -> TripleCall {
+        self.args.push(self.format.value_alone(value));
+        self.arg_types.push(java_type.into());
+        self
+    }
+
+    fn request(&self) -> (http::Request<()>, Bytes) {
+        let mut request = http::Request::builder()
+            .method(http::Method::POST)
+            .uri(self.head.path())
+            .body(())
+            .unwrap_or_default();
+        self.head
+            .write_headers(CONTENT_TYPE_PROTO, request.headers_mut());
+        let wrapper = RequestWrapper {
+            serialize_type: wire_name_of_serialization(
+                self.format.serialization().name().unwrap_or("hessian2"),
+            )
+            .to_owned(),
+            args: self.args.clone(),
+            arg_types: self.arg_types.clone(),
+        };
+        let mut body = BytesMut::new();
+        MessageEncoder::new(&mut body).finish_with(|b| wrapper.encode_into(b));
+        (request, body.freeze())
+    }
+}
+
+/// How a [`Client`] keeps its connection: see [`Client::connect_with`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ClientConfig {
+    /// How often an HTTP/2 PING checks that the provider is still there (Triple's
+    /// heartbeat; default 60 s, Dubbo's heartbeat interval).
+    pub keepalive_interval: Duration,
+    /// How long a PING may go unanswered before the connection is closed, failing the calls
+    /// on it at once rather than at their deadlines (default 20 s).
+    pub keepalive_timeout: Duration,
+    /// The largest response message read (default 4 MiB).
+    pub max_message: u32,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            keepalive_interval: Duration::from_secs(60),
+            keepalive_timeout: Duration::from_secs(20),
+            max_message: DEFAULT_MAX_MESSAGE,
+        }
+    }
+}
+
+impl ClientConfig {
+    /// The PING interval and how long one may go unanswered.
+    pub fn keepalive(mut self, interval: Duration, timeout: Duration) -> Self {
+        self.keepalive_interval = interval;
+        self.keepalive_timeout = timeout;
+        self
+    }
+
+    /// The largest response message read.
+    pub fn max_message(mut self, max: u32) -> Self {
+        self.max_message = max;
+        self
+    }
+}
+
+/// A Triple client: one HTTP/2 connection, calls multiplexed on it. When the connection is
+/// gone (the provider closed it, said GOAWAY in a graceful shutdown, or stopped answering
+/// PINGs) the next call opens a new one; a call is only retried on it when it was never sent.
+#[derive(Debug, Clone)]
+pub struct Client {
+    send: Arc<Mutex<h2::client::SendRequest<Bytes>>>,
+    authority: String,
+    config: ClientConfig,
+}
+
+impl Client {
+    /// Connects to `addr` (`host:port`) over HTTP/2 without TLS (h2c, as Dubbo's `tri://`).
+    pub async fn connect(addr: &str) -> Result<Client, TripleError> {
+        Client::connect_with(addr, ClientConfig::default()).await
+    }
+
+    /// [`Client::connect`] with a configuration.
+    pub async fn connect_with(addr: &str, config: ClientConfig) -> Result<Client, TripleError> {
+        Ok(Client {
+            send: Arc::new(Mutex::new(open(addr, config).await?)),
+            authority: addr.to_owned(),
+            config,
+        })
+    }
+
+    /// A handle ready to open a stream: the connection's, or a new connection's when it is
+    /// gone.
+    async fn ready(&self) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
+        let current = self.send.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        match current.ready().await {
+            Ok(send) => Ok(send),
+            Err(_) => {
+                let fresh = open(&self.authority, self.config).await?;
+                *self.send.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
+                Ok(fresh.ready().await?)
+            }
+        }
+    }
+
+    /// The address connected to.
+    pub fn addr(&self) -> &str {
+        &self.authority
+    }
+
+    /// Calls and reads the result into `T` through serde.
+    pub async fn call<T: DeserializeOwned>(&self, call: &TripleCall) -> Result<T, TripleError> {
+        let (format, data) = self.invoke(call).await?;
+        Ok(format.decode_alone(&data)?)
+    }
+
+    /// Calls and reads the result as a dynamic value.
+    pub async fn call_value(&self, call: &TripleCall) -> Result<Value, TripleError> {
+        let (format, data) = self.invoke(call).await?;
+        Ok(format.read_alone(&data)?)
+    }
+
+    /// Sends a call and returns the serialized result.
+    async fn invoke(&self, call: &TripleCall) -> Result<(BodyFormat, Bytes), TripleError> {
+        match self.invoke_once(call).await {
+            // The server never processed the stream (it was past a GOAWAY's last stream):
+            // safe to send again, on a new connection.
+            Err(TripleError::Http2(e)) if e.reason() == Some(h2::Reason::REFUSED_STREAM) => {
+                self.invoke_once(call).await
+            }
+            other => other,
+        }
+    }
+
+    async fn invoke_once(&self, call: &TripleCall) -> Result<(BodyFormat, Bytes), TripleError> {
+        let timeout = call.head.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let (mut request, body) = call.request();
+        *request.uri_mut() = http::Uri::builder()
+            .scheme("http")
+            .authority(self.authority.as_str())
+            .path_and_query(call.head.path())
+            .build()
+            .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
+        let mut send = self.ready().await?;
+        let (response, mut stream) = send.send_request(request, false)?;
+        // A failed send is not the end: the server may have answered first (an unknown service,
+        // a refusal), and its answer says why.
+        let sent = stream.send_data(body, true);
+        let exchange = async {
+            let response = response.await?;
+            let (parts, mut recv) = response.into_parts();
+            // Trailers-only: the call failed before any message (Java 3.3 sends such a
+            // status with HTTP 500 or 408: grpc-status says more than the HTTP status).
+            if let Some(status) = Status::from_headers(&parts.headers) {
+                if !status.is_ok() || recv.is_end_stream() {
+                    return Err(TripleError::Status(status));
+                }
+            }
+            if parts.status != http::StatusCode::OK {
+                return Err(TripleError::Status(http_status(parts.status)));
+            }
+            let exception = parts
+                .headers
+                .get(TRI_EXCEPTION_CODE)
+                .is_some_and(|v| v.as_bytes() != b"0");
+            let mut decoder = MessageDecoder::new(self.config.max_message);
+            let mut buf = BytesMut::new();
+            let mut message = None;
+            while let Some(chunk) = recv.data().await {
+                let chunk = chunk?;
+                let _ = recv.flow_control().release_capacity(chunk.len());
+                buf.extend_from_slice(&chunk);
+                while let Some(m) = decoder
+                    .decode(&mut buf)
+                    .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?
+                {
+                    message.get_or_insert(m.data);
+                }
+            }
+            let trailers = recv.trailers().await?.unwrap_or_default();
+            let status = Status::from_headers(&trailers).unwrap_or_else(|| {
+                Status::new(Code::Internal, "the response ended without grpc-status")
+            });
+            if !status.is_ok() {
+                return Err(TripleError::Status(status));
+            }
+            let message = message.ok_or_else(|| {
+                TripleError::Status(Status::new(Code::Internal, "no response message"))
+            })?;
+            let wrapper = ResponseWrapper::decode_bytes(message)
+                .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
+            let format =
+                match dubbo_triple::wrapper::serialization_of_wire_name(&wrapper.serialize_type) {
+                    "fastjson2" => BodyFormat::Fastjson2,
+                    _ => call.format,
+                };
+            if exception {
+                let value = format.read_alone(&wrapper.data)?;
+                return Err(TripleError::Exception(JavaException::from_value(value)));
+            }
+            Ok((format, wrapper.data))
+        };
+        let deadline = tokio::time::Instant::now() + timeout;
+        match tokio::time::timeout_at(deadline, exchange).await {
+            // An answer to a request that was not sent whole is not its answer.
+            Ok(Ok(_)) if sent.is_err() => Err(TripleError::from(sent.unwrap_err())),
+            Ok(r) => r.map_err(|e| e.at_deadline(deadline, timeout)),
+            Err(_) => {
+                // RST_STREAM(CANCEL): the provider drops the call too.
+                stream.send_reset(h2::Reason::CANCEL);
+                Err(TripleError::Timeout(timeout))
+            }
+        }
+    }
+}
+
+/// Opens an HTTP/2 connection to `addr`; its I/O runs in a task of its own until every
+/// handle is dropped, or a PING goes unanswered.
+async fn open(
+    addr: &str,
+    config: ClientConfig,
+) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
+    let tcp = TcpStream::connect(addr)
+        .await
+        .map_err(|source| TripleError::Connect {
+            addr: addr.to_owned(),
+            source,
+        })?;
+    let _ = tcp.set_nodelay(true);
+    let (send, mut connection) = h2::client::Builder::new()
+        .max_header_list_size(64 * 1024)
+        .initial_window_size(crate::h2_send::STREAM_WINDOW)
+        .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
+        .handshake::<_, Bytes>(tcp)
+        .await?;
+    let pings = connection.ping_pong();
+    tokio::spawn(async move {
+        let keepalive = async {
+            match pings {
+                Some(pings) => keepalive(pings, config).await,
+                None => std::future::pending().await,
+            }
+        };
+        // Dropping the connection closes it: its streams fail at once.
+        tokio::select! {
+            _ = connection => {}
+            _ = keepalive => {}
+        }
+    });
+    Ok(send)
+}
+
+/// The status of a response that is not gRPC (no `grpc-status`), by its HTTP status.
+fn http_status(status: http::StatusCode) -> Status {
+    Status::new(
+        Code::from_http_status(status.as_u16()),
+        format!("HTTP status {status}"),
+    )
+}
+
+/// Returns when a PING went unanswered for `keepalive_timeout`.
+async fn keepalive(mut pings: h2::PingPong, config: ClientConfig) {
+    loop {
+        tokio::time::sleep(config.keepalive_interval).await;
+        let pong = tokio::time::timeout(config.keepalive_timeout, pings.ping(h2::Ping::opaque()));
+        if !matches!(pong.await, Ok(Ok(_))) {
+            return;
+        }
+    }
+}
+
+/// One IDL (gRPC) call from the client's side, any shape: request messages sent with
+/// [`send`](GrpcStream::send) and ended with [`finish`](GrpcStream::finish), response
+/// messages read with [`message`](GrpcStream::message) until it gives `None` (status `OK`)
+/// or the call's status as an error. Dropping it cancels the call (RST_STREAM).
+#[derive(Debug)]
+pub struct GrpcStream {
+    send: h2::SendStream<Bytes>,
+    response: Option<h2::client::ResponseFuture>,
+    headers: HeaderMap,
+    recv: Option<h2::RecvStream>,
+    decoder: MessageDecoder,
+    buf: BytesMut,
+    deadline: Option<tokio::time::Instant>,
+    timeout: Duration,
+    done: bool,
+}
+
+impl Client {
+    /// Starts an IDL call of `path` (`/package.Service/Method`) with request headers
+    /// `metadata` and a deadline (sent as `grpc-timeout`, enforced here too).
+    pub async fn grpc(
+        &self,
+        path: &str,
+        metadata: HeaderMap,
+        timeout: Option<Duration>,
+    ) -> Result<GrpcStream, TripleError> {
+        let uri = http::Uri::builder()
+            .scheme("http")
+            .authority(self.authority.as_str())
+            .path_and_query(path)
+            .build()
+            .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
+        let mut request = http::Request::builder()
+            .method(http::Method::POST)
+            .uri(uri)
+            .body(())
+            .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
+        *request.headers_mut() = metadata;
+        let headers = request.headers_mut();
+        headers.insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static(CONTENT_TYPE_PROTO),
+        );
+        headers.insert(http::header::TE, http::HeaderValue::from_static("trailers"));
+        if let Some(t) = timeout {
+            if let Ok(v) = http::HeaderValue::from_str(&dubbo_triple::timeout::format_timeout(t)) {
+                headers.insert(dubbo_triple::metadata::GRPC_TIMEOUT, v);
+            }
+        }
+        let mut send = self.ready().await?;
+        let (response, stream) = send.send_request(request, false)?;
+        Ok(GrpcStream {
+            send: stream,
+            response: Some(response),
+            headers: HeaderMap::new(),
+            recv: None,
+            decoder: MessageDecoder::new(self.config.max_message),
+            buf: BytesMut::new(),
+            deadline: timeout.map(|t| tokio::time::Instant::now() + t),
+            timeout: timeout.unwrap_or_default(),
+            done: false,
+        })
+    }
+
+    /// A unary IDL call with prost types.
+    pub async fn grpc_unary<Req: prost::Message, Resp: prost::Message + Default>(
+        &self,
+        path: &str,
+        request: &Req,
+        timeout: Option<Duration>,
+    ) -> Result<Resp, TripleError> {
+        let mut call = self.grpc(path, HeaderMap::new(), timeout).await?;
+        let sent = match call.send_msg(request).await {
+            Ok(()) => call.finish(),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = sent {
+            // The server may have ended the call before its request was sent (an unknown
+            // method, answered at once): its status says why.
+            return Err(call.message().await.err().unwrap_or(e));
+        }
+        let response = call.decode::<Resp>().await?.ok_or_else(|| {
+            TripleError::Status(Status::new(Code::Internal, "no response message"))
+        })?;
+        if call.message().await?.is_some() {
+            return Err(TripleError::Status(Status::new(
+                Code::Internal,
+                "more than one response message for a unary method",
+            )));
+        }
+        Ok(response)
+    }
+}
+
+impl GrpcStream {
+    /// Runs `f` by the call's deadline; past it the call is cancelled.
+    async fn by_deadline<T>(
+        &mut self,
+        f: impl FnOnce(
+            &mut Self,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<T, TripleError>> + Send + '_>,
+        >,
+    ) -> Result<T, TripleError> {
+        let Some(at) = self.deadline else {
+            return f(self).await;
+        };
+        let timeout = self.timeout;
+        match tokio::time::timeout_at(at, f(self)).await {
+            Ok(r) => r.map_err(|e| e.at_deadline(at, timeout)),
+            Err(_) => {
+                self.cancel();
+                Err(TripleError::Timeout(timeout))
+            }
+        }
+    }
+
+    /// Sends one request message; waits while the server does not read.
+    pub async fn send(&mut self, message: &[u8]) -> Result<(), TripleError> {
+        let message = message.to_vec();
+        self.by_deadline(move |s| {
+            Box::pin(async move {
+                crate::h2_send::send_message(&mut s.send, &message).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    /// Sends one protobuf request message.
+    pub async fn send_msg<M: prost::Message>(&mut self, message: &M) -> Result<(), TripleError> {
+        self.send(&message.encode_to_vec()).await
+    }
+
+    /// Ends the request stream (no more request messages).
+    pub fn finish(&mut self) -> Result<(), TripleError> {
+        self.send.send_data(Bytes::new(), true)?;
+        Ok(())
+    }
+
+    /// Cancels the call (RST_STREAM with CANCEL).
+    pub fn cancel(&mut self) {
+        self.done = true;
+        self.send.send_reset(h2::Reason::CANCEL);
+    }
+
+    /// The response headers (waits for them).
+    pub async fn headers(&mut self) -> Result<&HeaderMap, TripleError> {
+        self.by_deadline(|s| Box::pin(async move { s.recv().await.map(|_| ()) }))
+            .await?;
+        Ok(&self.headers)
+    }
+
+    /// The response body, once the headers have come.
+    async fn recv(&mut self) -> Result<Option<&mut h2::RecvStream>, TripleError> {
+        if let Some(response) = self.response.take() {
+            let response = response.await?;
+            let (parts, recv) = response.into_parts();
+            self.headers = parts.headers;
+            if let Some(status) = Status::from_headers(&self.headers) {
+                // Trailers-only (whatever the HTTP status: Java 3.3 sends 500 with a status).
+                self.done = true;
+                return if status.is_ok() {
+                    Ok(None)
+                } else {
+                    Err(TripleError::Status(status))
+                };
+            }
+            if parts.status != http::StatusCode::OK {
+                self.done = true;
+                return Err(TripleError::Status(http_status(parts.status)));
+            }
+            self.recv = Some(recv);
+        }
+        Ok(self.recv.as_mut())
+    }
+
+    /// The next response message: `None` once the call ended with `OK`, its status as an
+    /// error otherwise.
+    pub async fn message(&mut self) -> Result<Option<Bytes>, TripleError> {
+        self.by_deadline(|s| Box::pin(s.next_message())).await
+    }
+
+    async fn next_message(&mut self) -> Result<Option<Bytes>, TripleError> {
+        loop {
+            let internal = |e: dubbo_triple::MessageError| {
+                TripleError::Status(Status::new(Code::Internal, e.to_string()))
+            };
+            if let Some(m) = self.decoder.decode(&mut self.buf).map_err(internal)? {
+                return Ok(Some(m.data));
+            }
+            if self.done {
+                return Ok(None);
+            }
+            let Some(recv) = self.recv().await? else {
+                return Ok(None);
+            };
+            match recv.data().await {
+                Some(chunk) => {
+                    let chunk = chunk?;
+                    let _ = recv.flow_control().release_capacity(chunk.len());
+                    self.buf.extend_from_slice(&chunk);
+                }
+                None => {
+                    let trailers = recv.trailers().await?.unwrap_or_default();
+                    self.done = true;
+                    self.decoder.finish(&self.buf).map_err(internal)?;
+                    let status = Status::from_headers(&trailers).unwrap_or_else(|| {
+                        Status::new(Code::Internal, "the response ended without grpc-status")
+                    });
+                    if !status.is_ok() {
+                        return Err(TripleError::Status(status));
+                    }
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    /// The next response message decoded as `M`.
+    pub async fn decode<M: prost::Message + Default>(&mut self) -> Result<Option<M>, TripleError> {
+        match self.message().await? {
+            Some(bytes) => M::decode(bytes)
+                .map(Some)
+                .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string()))),
+            None => Ok(None),
+        }
+    }
+}
