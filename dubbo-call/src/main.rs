@@ -11,11 +11,15 @@
 //! dubbo-call --registry zookeeper://127.0.0.1:2181 --describe SERVICE [METHOD]
 //! dubbo-call 127.0.0.1:20880 --describe SERVICE [METHOD] --app APPLICATION
 //! dubbo-call tri://127.0.0.1:50051 com.example.Greeter sayHello ...   (Triple)
+//! dubbo-call --protocol tri --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello ...
 //! ```
 //!
 //! With `--registry` the provider is one the registry lists (of `--version` and `--group`
 //! when given), picked at random; a provider that fails (refuses the connection, times out,
 //! answers an error status) is replaced by another, up to two more times (Dubbo's failover).
+//! Each provider is called over the protocol a Dubbo 3.3 consumer would pick: Triple where its
+//! URL says `preferred.protocol=tri` (or is a `tri://` URL), else the Dubbo protocol;
+//! `--protocol` narrows that as Dubbo's `protocol` setting of a consumer does.
 //! `--list` prints every service of the registry with its providers' versions and groups;
 //! `--list SERVICE` prints each provider of it: address, version, group, application,
 //! Dubbo release, and its methods. Providers are found as a client finds them: Dubbo 3
@@ -59,7 +63,7 @@ use std::time::Duration;
 
 use dubbo_codec::{JavaException, Request, Response};
 use dubbo_rpc::client::{CallError, Client, ClientConfig};
-use dubbo_rpc::cluster::{ClusterClient, ClusterConfig, ClusterError};
+use dubbo_rpc::cluster::{ClusterClient, ClusterConfig};
 use dubbo_rpc::triple_client::{Client as TripleClient, TripleCall, TripleError};
 use hessian2::value::{Stream, Value};
 use serde_json::Value as Json;
@@ -118,13 +122,6 @@ async fn run(o: Options) -> ExitCode {
             return ExitCode::from(64);
         }
     };
-    if let Some(addr) = o.addr.strip_prefix("tri://") {
-        if o.output == Output::Raw {
-            eprintln!("dubbo-call: --output raw is for the Dubbo protocol (HOST:PORT)");
-            return ExitCode::from(64);
-        }
-        return print_answer(triple_call(addr, &o, values).await, o.output);
-    }
     let mut b = if o.generic {
         let types: Vec<&str> = o.types.iter().map(String::as_str).collect();
         Request::generic(&o.service, &o.method, &types, values)
@@ -157,6 +154,7 @@ async fn run(o: Options) -> ExitCode {
     }
     let answer = match &o.registry {
         Some(registry) => registry_call(registry, &o, &req, config).await,
+        None if o.protocol.as_deref() == Some("tri") => triple_call(&o.addr, &req, o.timeout).await,
         None => match Client::connect_with(o.addr.clone(), config).await {
             Ok(client) => client.call_value(&req).await.map_err(Failure::from),
             Err(e) => Err(e.to_string().into()),
@@ -186,22 +184,8 @@ fn print_answer(answer: Result<Value, Failure>, output: Output) -> ExitCode {
 }
 
 /// The call over Triple (an interface-style call, as a Java consumer makes it).
-async fn triple_call(addr: &str, o: &Options, values: Vec<Value>) -> Result<Value, Failure> {
-    let mut call = TripleCall::new(&o.service, &o.method)
-        .timeout(o.timeout)
-        .format(o.format);
-    if let Some(v) = &o.version {
-        call = call.version(v);
-    }
-    if let Some(g) = &o.group {
-        call = call.group(g);
-    }
-    for (k, v) in &o.attachments {
-        call = call.attachment(k, v);
-    }
-    for (t, v) in o.types.iter().zip(&values) {
-        call = call.value_arg(t, v);
-    }
+async fn triple_call(addr: &str, req: &Request, timeout: Duration) -> Result<Value, Failure> {
+    let call = TripleCall::from_request(req, timeout).map_err(|e| e.to_string())?;
     let client = TripleClient::connect(addr)
         .await
         .map_err(|e| e.to_string())?;
@@ -292,15 +276,19 @@ async fn registry_call(
     let cluster = b
         .config(ClusterConfig {
             client,
+            protocol: o.protocol.clone(),
             ..ClusterConfig::default()
         })
         .build()
         .await
         .map_err(|e| e.to_string())?;
-    cluster.call_value(req).await.map_err(|e| match e {
-        ClusterError::Call { source, .. } => Failure::from(source),
-        other => Failure::Other(other.to_string()),
-    })
+    cluster
+        .call_value(req)
+        .await
+        .map_err(|e| match e.java_exception() {
+            Some(x) => Failure::Exception(x.clone()),
+            None => Failure::Other(e.to_string()),
+        })
 }
 
 fn main() -> ExitCode {

@@ -7,7 +7,7 @@ use serde_json::Value as Json;
 pub const USAGE: &str =
     "usage: dubbo-call [tri://]HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY|@FILE|-] \
 [--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
-[--serialization hessian2|fastjson2] [--output pretty|json|raw]
+[--serialization hessian2|fastjson2] [--protocol dubbo|tri] [--output pretty|json|raw]
        dubbo-call --registry zookeeper://HOST:PORT SERVICE METHOD [options as above]
        dubbo-call --registry zookeeper://HOST:PORT --list [SERVICE]
        dubbo-call --registry zookeeper://HOST:PORT --describe SERVICE [METHOD] [--version V] [--group G] [--output pretty|json]
@@ -33,11 +33,16 @@ options:
   --generic             call through $invoke (GenericService), as a consumer without the
                         service's classes does
   --serialization NAME  hessian2 (default) or fastjson2 (Dubbo 3.2+)
+  --protocol dubbo|tri  with HOST:PORT: the protocol spoken (tri is the same as tri://HOST:PORT;
+                        default dubbo); with --registry: only providers registered with it, over
+                        it where they serve it (default: each provider's preferred.protocol, else
+                        its URL's protocol, as a Dubbo 3.3 consumer picks)
   --output pretty|json|raw
                         indented JSON (default), one line of JSON, or the response body's
                         bytes as they came (HOST:PORT only)
   --registry URL        find the provider in a registry (zookeeper://HOST:PORT) instead of
-                        HOST:PORT; a failing provider is replaced by another (failover)
+                        HOST:PORT; a failing provider is replaced by another (failover); over
+                        Triple where the provider prefers it (preferred.protocol=tri)
   --list [SERVICE]      with --registry: every service, or one service's providers and methods
   --describe SERVICE [METHOD]
                         the service's methods (or METHOD's overloads) with their Java parameter
@@ -96,6 +101,8 @@ pub struct Options {
     pub timeout: Duration,
     pub generic: bool,
     pub format: dubbo_codec::BodyFormat,
+    /// `--protocol`: `dubbo` or `tri` (`tri://HOST:PORT` sets it too).
+    pub protocol: Option<String>,
     /// `--output`: how the result is printed.
     pub output: Output,
 }
@@ -133,6 +140,7 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
     let mut timeout = Duration::from_secs(3);
     let mut generic = false;
     let mut format = dubbo_codec::BodyFormat::default();
+    let mut protocol = None;
     let (mut registry, mut list, mut describe, mut app) = (None, false, false, None);
     let mut output = Output::Pretty;
     while let Some(a) = argv.next() {
@@ -177,6 +185,13 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
                     .ok_or_else(|| {
                         format!("--serialization {name}: not one of hessian2, fastjson2")
                     })?;
+            }
+            "--protocol" => {
+                let name = value("--protocol")?;
+                if name != "dubbo" && name != "tri" {
+                    return Err(format!("--protocol {name}: not one of dubbo, tri"));
+                }
+                protocol = Some(name);
             }
             "--registry" => registry = Some(value("--registry")?),
             "--list" => list = true,
@@ -228,6 +243,23 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
             )
         })?;
     let list = list.then(|| Some(service.clone()).filter(|s| !s.is_empty()));
+    // tri://HOST:PORT is --protocol tri.
+    let addr = match addr.strip_prefix("tri://") {
+        Some(plain) if protocol.as_deref() != Some("dubbo") => {
+            protocol = Some("tri".to_owned());
+            plain.to_owned()
+        }
+        Some(_) => return Err("tri://HOST:PORT with --protocol dubbo".into()),
+        None => addr,
+    };
+    if protocol.as_deref() == Some("tri") && registry.is_none() {
+        if output == Output::Raw {
+            return Err("--output raw is for the Dubbo protocol".into());
+        }
+        if generic {
+            return Err("--generic is for the Dubbo protocol".into());
+        }
+    }
     if types.len() != args.len() {
         return Err(format!(
             "{} type(s) given with --types but {} argument(s) with --args",
@@ -251,6 +283,7 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
         timeout,
         generic,
         format,
+        protocol,
         output,
     })
 }
@@ -342,5 +375,40 @@ mod tests {
         assert!(parse(&[&registry[..], &["--list"]].concat()).is_err());
         assert!(parse(&[&registry[..], &["--output", "raw"]].concat()).is_err());
         assert!(parse(&[&registry[..], &["m", "extra"]].concat()).is_err());
+    }
+
+    #[test]
+    fn the_protocol_comes_from_tri_urls_or_the_option() {
+        let parse = |a: &[&str]| parse_args(a.iter().map(|s| s.to_string()));
+        let o = parse(&["tri://127.0.0.1:1", "S", "m"]).unwrap();
+        assert_eq!(
+            (o.addr.as_str(), o.protocol.as_deref()),
+            ("127.0.0.1:1", Some("tri"))
+        );
+        let o = parse(&["127.0.0.1:1", "S", "m", "--protocol", "tri"]).unwrap();
+        assert_eq!(
+            (o.addr.as_str(), o.protocol.as_deref()),
+            ("127.0.0.1:1", Some("tri"))
+        );
+        let o = parse(&["127.0.0.1:1", "S", "m"]).unwrap();
+        assert_eq!(o.protocol, None);
+        let o = parse(&[
+            "--registry",
+            "zookeeper://127.0.0.1:1",
+            "S",
+            "m",
+            "--protocol",
+            "dubbo",
+        ]);
+        assert_eq!(o.unwrap().protocol.as_deref(), Some("dubbo"));
+        let refused = [
+            &["127.0.0.1:1", "S", "m", "--protocol", "rest"][..],
+            &["tri://127.0.0.1:1", "S", "m", "--protocol", "dubbo"],
+            &["tri://127.0.0.1:1", "S", "m", "--output", "raw"],
+            &["tri://127.0.0.1:1", "S", "m", "--generic"],
+        ];
+        for argv in refused {
+            assert!(parse(argv).is_err(), "{argv:?}");
+        }
     }
 }

@@ -11,7 +11,7 @@
 //!   `/services/<app>`).
 //! - [`instance`]: Dubbo 3 service instances and their `MetadataInfo`, turned into provider
 //!   URLs; [`instance::MetadataSource`], the hook that fetches an instance's metadata
-//!   (`dubbo-codec`'s `instance_metadata::MetadataServiceSource` calls its MetadataService).
+//!   (`dubbo-rpc`'s `instance_metadata::MetadataServiceSource` calls its MetadataService).
 //! - [`definition`]: the service definitions (methods with their Java parameter and return
 //!   types) Java providers publish in a metadata report, [`Registry::service_definition`].
 //! - [`ServiceUrl`]: Dubbo URLs, written as Java writes them (sorted parameters: `application`,
@@ -20,7 +20,7 @@
 //! - [`select`]: which providers a caller takes (version, group, methods, `enabled`) and their
 //!   weights (data-centre factor, Dubbo's warm-up).
 //! - [`balance`]: Dubbo's load balancers (random, round-robin, least-active, consistent-hash)
-//!   and the proxy's least-request, shared by `dubbo-codec`'s cluster client and `dubbo-proxy`.
+//!   and the proxy's least-request, shared by `dubbo-rpc`'s cluster client and `dubbo-proxy`.
 //!
 //! ```
 //! use dubbo_registry::balance::{Balancer, Policy};

@@ -1,7 +1,7 @@
 //! From a registry's provider URLs to the endpoints and weights a caller balances over: which
 //! providers it takes (protocol, version, group, methods, enabled) and with what weight (the
 //! URL's `weight` scaled by its data centre's factor, then Dubbo's warm-up). No I/O, no clock:
-//! the time is an argument. Shared by `dubbo-codec`'s cluster client and `dubbo-proxy`'s
+//! the time is an argument. Shared by `dubbo-rpc`'s cluster client and `dubbo-proxy`'s
 //! discovery.
 
 use std::collections::BTreeMap;
@@ -28,6 +28,9 @@ pub struct Selector {
     pub idc_weights: BTreeMap<String, u32>,
     /// Dubbo's warm-up from the URL's `timestamp` and `warmup` (on by default).
     pub warmup: bool,
+    /// The URL protocols taken (default `dubbo` alone): what the caller speaks, or the
+    /// consumer's own `protocol` setting (Java's `checkProtocolValid`).
+    pub protocols: Vec<String>,
 }
 
 impl Default for Selector {
@@ -39,6 +42,7 @@ impl Default for Selector {
             idc_key: "idc".to_owned(),
             idc_weights: BTreeMap::new(),
             warmup: true,
+            protocols: vec!["dubbo".to_owned()],
         }
     }
 }
@@ -46,7 +50,7 @@ impl Default for Selector {
 /// Why a provider was left out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Skip {
-    /// Not `dubbo://` (only the dubbo protocol is spoken here).
+    /// A protocol not among the selector's `protocols`.
     Protocol,
     /// No port, or the host is not an IP address (names are not resolved).
     Address,
@@ -64,7 +68,7 @@ impl Skip {
     /// A short reason for the logs.
     pub fn as_str(self) -> &'static str {
         match self {
-            Skip::Protocol => "not dubbo://",
+            Skip::Protocol => "protocol not spoken",
             Skip::Address => "no IP:port",
             Skip::Disabled => "disabled",
             Skip::Version => "other version",
@@ -126,7 +130,7 @@ impl Selector {
 
     /// Whether a provider is taken, and where it listens.
     pub fn accept(&self, url: &ServiceUrl) -> Result<SocketAddr, Skip> {
-        if url.protocol() != "dubbo" {
+        if !self.protocols.iter().any(|p| p == url.protocol()) {
             return Err(Skip::Protocol);
         }
         let addr = url.socket_addr().ok_or(Skip::Address)?;

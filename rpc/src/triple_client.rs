@@ -37,8 +37,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tokio::net::TcpStream;
 
+use dubbo_codec::attachments::{
+    DUBBO_VERSION_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY, VERSION_KEY,
+};
+use dubbo_codec::descriptor::{desc_to_name, Descriptor};
 use dubbo_codec::error::BodyError;
 use dubbo_codec::exception::JavaException;
+use dubbo_codec::request::Request;
 use dubbo_codec::BodyFormat;
 
 /// The deadline of a call that sets none.
@@ -58,6 +63,14 @@ pub enum TripleError {
         addr: String,
         /// What failed.
         source: std::io::Error,
+    },
+    /// The connection was not open within [`ClientConfig::connect_timeout`].
+    #[error("connecting to {addr}: not connected within {timeout:?}")]
+    ConnectTimeout {
+        /// The address.
+        addr: String,
+        /// The limit.
+        timeout: Duration,
     },
     /// HTTP/2 failed (the connection broke, the stream was reset, ...).
     #[error("HTTP/2: {0}")]
@@ -83,7 +96,7 @@ impl TripleError {
         match self {
             TripleError::Status(s) => s.code,
             TripleError::Timeout(_) => Code::DeadlineExceeded,
-            TripleError::Connect { .. } => Code::Unavailable,
+            TripleError::Connect { .. } | TripleError::ConnectTimeout { .. } => Code::Unavailable,
             TripleError::Exception(_) => Code::Unknown,
             // A stream reset by the peer, as gRPC maps RST_STREAM's codes.
             TripleError::Http2(e) => match e.reason() {
@@ -191,6 +204,51 @@ impl TripleCall {
         self
     }
 
+    /// The Triple form of a Dubbo 2 request: the same service, version, group, method and
+    /// arguments (each serialized again alone, in the request's serialization), its string
+    /// attachments as headers, and its `timeout` attachment as the deadline (else
+    /// `default_timeout`). What a cluster client sends a provider it reaches over Triple.
+    ///
+    /// # Errors
+    ///
+    /// The request's descriptor or typed arguments cannot be read.
+    pub fn from_request(req: &Request, default_timeout: Duration) -> Result<TripleCall, BodyError> {
+        let timeout = req
+            .attachments
+            .get_str(TIMEOUT_KEY)
+            .and_then(|t| t.trim().parse::<u64>().ok())
+            .filter(|&ms| ms > 0)
+            .map_or(default_timeout, Duration::from_millis);
+        let version = match req.service_version() {
+            "0.0.0" => "",
+            v => v,
+        };
+        let mut call = TripleCall::new(req.service(), req.method.as_str())
+            .format(req.format)
+            .timeout(timeout)
+            .version(version)
+            .group(req.group().unwrap_or_default());
+        for (key, value) in req.attachments.iter() {
+            let fixed = [
+                PATH_KEY,
+                INTERFACE_KEY,
+                VERSION_KEY,
+                GROUP_KEY,
+                TIMEOUT_KEY,
+                DUBBO_VERSION_KEY,
+            ];
+            if let (false, Some(text)) = (fixed.contains(&key), value.as_str()) {
+                call = call.attachment(key, text);
+            }
+        }
+        let values = req.arg_values()?;
+        let types = Descriptor::parse(&req.descriptor)?;
+        for (desc, value) in types.iter().zip(values.iter()) {
+            call = call.value_arg(desc_to_name(desc)?, value);
+        }
+        Ok(call)
+    }
+
     fn request(&self) -> (http::Request<()>, Bytes) {
         let mut request = http::Request::builder()
             .method(http::Method::POST)
@@ -225,6 +283,9 @@ pub struct ClientConfig {
     pub keepalive_timeout: Duration,
     /// The largest response message read (default 4 MiB).
     pub max_message: u32,
+    /// How long opening a connection (TCP and the HTTP/2 handshake) may take (default 3 s,
+    /// Dubbo's connect timeout).
+    pub connect_timeout: Duration,
 }
 
 impl Default for ClientConfig {
@@ -233,6 +294,7 @@ impl Default for ClientConfig {
             keepalive_interval: Duration::from_secs(60),
             keepalive_timeout: Duration::from_secs(20),
             max_message: DEFAULT_MAX_MESSAGE,
+            connect_timeout: Duration::from_secs(3),
         }
     }
 }
@@ -250,6 +312,12 @@ impl ClientConfig {
         self.max_message = max;
         self
     }
+
+    /// How long opening a connection may take.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
 }
 
 /// A Triple client: one HTTP/2 connection, calls multiplexed on it. When the connection is
@@ -257,7 +325,10 @@ impl ClientConfig {
 /// PINGs) the next call opens a new one; a call is only retried on it when it was never sent.
 #[derive(Debug, Clone)]
 pub struct Client {
-    send: Arc<Mutex<h2::client::SendRequest<Bytes>>>,
+    /// The connection's handle; `None` before the first call of a [`Client::lazy`] one.
+    send: Arc<Mutex<Option<h2::client::SendRequest<Bytes>>>>,
+    /// Held while a connection is opened, so that a burst of calls opens one.
+    opening: Arc<tokio::sync::Mutex<()>>,
     authority: String,
     config: ClientConfig,
 }
@@ -270,25 +341,44 @@ impl Client {
 
     /// [`Client::connect`] with a configuration.
     pub async fn connect_with(addr: &str, config: ClientConfig) -> Result<Client, TripleError> {
-        Ok(Client {
-            send: Arc::new(Mutex::new(open(addr, config).await?)),
-            authority: addr.to_owned(),
-            config,
-        })
+        let client = Client::lazy(addr, config);
+        client.ready().await?;
+        Ok(client)
     }
 
-    /// A handle ready to open a stream: the connection's, or a new connection's when it is
-    /// gone.
-    async fn ready(&self) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
-        let current = self.send.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        match current.ready().await {
-            Ok(send) => Ok(send),
-            Err(_) => {
-                let fresh = open(&self.authority, self.config).await?;
-                *self.send.lock().unwrap_or_else(|e| e.into_inner()) = fresh.clone();
-                Ok(fresh.ready().await?)
+    /// A client of `addr` that connects on its first call (a cluster's providers are
+    /// connected to when they are first picked).
+    pub fn lazy(addr: impl Into<String>, config: ClientConfig) -> Client {
+        Client {
+            send: Arc::default(),
+            opening: Arc::default(),
+            authority: addr.into(),
+            config,
+        }
+    }
+
+    fn current(&self) -> Option<h2::client::SendRequest<Bytes>> {
+        self.send.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// A handle ready to open a stream: the connection's, or a new connection's when there
+    /// is none yet or it is gone.
+    pub(crate) async fn ready(&self) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
+        if let Some(send) = self.current() {
+            if let Ok(send) = send.ready().await {
+                return Ok(send);
             }
         }
+        let _opening = self.opening.lock().await;
+        // Another call may have opened one while this one waited.
+        if let Some(send) = self.current() {
+            if let Ok(send) = send.ready().await {
+                return Ok(send);
+            }
+        }
+        let fresh = open(&self.authority, self.config).await?;
+        *self.send.lock().unwrap_or_else(|e| e.into_inner()) = Some(fresh.clone());
+        Ok(fresh.ready().await?)
     }
 
     /// The address connected to.
@@ -408,19 +498,29 @@ async fn open(
     addr: &str,
     config: ClientConfig,
 ) -> Result<h2::client::SendRequest<Bytes>, TripleError> {
-    let tcp = TcpStream::connect(addr)
+    let handshake = async {
+        let tcp = TcpStream::connect(addr)
+            .await
+            .map_err(|source| TripleError::Connect {
+                addr: addr.to_owned(),
+                source,
+            })?;
+        let _ = tcp.set_nodelay(true);
+        Ok::<_, TripleError>(
+            h2::client::Builder::new()
+                .max_header_list_size(64 * 1024)
+                .initial_window_size(crate::h2_send::STREAM_WINDOW)
+                .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
+                .handshake::<_, Bytes>(tcp)
+                .await?,
+        )
+    };
+    let (send, mut connection) = tokio::time::timeout(config.connect_timeout, handshake)
         .await
-        .map_err(|source| TripleError::Connect {
+        .map_err(|_| TripleError::ConnectTimeout {
             addr: addr.to_owned(),
-            source,
-        })?;
-    let _ = tcp.set_nodelay(true);
-    let (send, mut connection) = h2::client::Builder::new()
-        .max_header_list_size(64 * 1024)
-        .initial_window_size(crate::h2_send::STREAM_WINDOW)
-        .initial_connection_window_size(crate::h2_send::CONNECTION_WINDOW)
-        .handshake::<_, Bytes>(tcp)
-        .await?;
+            timeout: config.connect_timeout,
+        })??;
     let pings = connection.ping_pong();
     tokio::spawn(async move {
         let keepalive = async {

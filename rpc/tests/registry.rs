@@ -26,6 +26,8 @@ const SESSION_MS: u64 = 4_000;
 const ZK_LOGS: LogDir = LogDir("dubbo-codec-registry");
 /// A small service whose answer says which server answered.
 const WHERE: &str = "io.github.hessianrs.demo.Where";
+/// A small service whose answer says which server answered, over which protocol.
+const SPOKEN: &str = "io.github.hessianrs.demo.Spoken";
 
 fn zookeeper(name: &str) -> Option<ZooKeeper> {
     ZooKeeper::start(name, Duration::from_millis(SESSION_MS), ZK_LOGS)
@@ -214,6 +216,200 @@ async fn java_3_3_consumers_switch_to_triple_when_a_rust_provider_prefers_it() {
     pids.extend(zoo.pid());
     assert_loopback_only(&pids);
     server.shutdown(Duration::from_secs(2)).await;
+}
+
+/// `Spoken.spoken()` answers `"<port> <protocol>"`: which server took the call, and over
+/// which protocol.
+fn spoken_service(port: u16) -> Service {
+    Service::new(SPOKEN).method("spoken", move |call| async move {
+        Reply::typed(&format!("{port} {:?}", call.protocol))
+    })
+}
+
+/// The cluster client speaks to each provider what a Dubbo 3.3 consumer would: Triple where
+/// the URL prefers it (`preferred.protocol=tri`), the Dubbo protocol elsewhere; a consumer
+/// `protocol` setting narrows that as Java's does (only URLs of that protocol are taken).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_client_speaks_what_each_provider_prefers() {
+    let Some(zoo) = zookeeper("cluster-protocols") else {
+        return;
+    };
+    let reg = registry(&zoo).await;
+    let mut servers = Vec::new();
+    let mut ports = Vec::new();
+    for how in [
+        Registration::new("rust-plain"),
+        Registration::new("rust-tri").prefer_triple(),
+    ] {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = Server::builder()
+            .service(spoken_service(port))
+            .serve(listener);
+        server.register(reg.clone(), &how).await.unwrap();
+        servers.push(server);
+        ports.push(port);
+    }
+    let (plain, tri) = (ports[0], ports[1]);
+    let call = dubbo_codec::Request::builder(SPOKEN, "spoken")
+        .build()
+        .unwrap();
+    let client_with = |protocol: Option<&str>| {
+        ClusterClient::builder(reg.clone(), SPOKEN)
+            .config(ClusterConfig {
+                policy: Policy::RoundRobin,
+                protocol: protocol.map(str::to_owned),
+                ..ClusterConfig::default()
+            })
+            .build()
+    };
+
+    let client = client_with(None).await.unwrap();
+    wait_providers(&client, 2).await;
+    let mut protocols = client.protocols();
+    protocols.sort();
+    let by_port: Vec<(u16, &str)> = protocols.iter().map(|(a, p)| (a.port(), *p)).collect();
+    let mut want = vec![(plain, "dubbo"), (tri, "tri")];
+    want.sort();
+    assert_eq!(by_port, want);
+    let mut answers = BTreeMap::new();
+    for _ in 0..10 {
+        let a: String = client.call(&call).await.unwrap();
+        *answers.entry(a).or_insert(0) += 1;
+    }
+    let expected: BTreeMap<String, i32> =
+        [(format!("{plain} Dubbo"), 5), (format!("{tri} Triple"), 5)].into();
+    assert_eq!(
+        answers, expected,
+        "round-robin over both, each in its protocol"
+    );
+    // Dynamic calls and whole responses go the same way.
+    for _ in 0..2 {
+        let v = client.call_value(&call).await.unwrap();
+        let text = v.as_str().unwrap().to_owned();
+        assert!(
+            text == format!("{plain} Dubbo") || text == format!("{tri} Triple"),
+            "{text}"
+        );
+    }
+
+    // `protocol = "dubbo"`: the Dubbo protocol everywhere (the shared port serves it).
+    let dubbo_only = client_with(Some("dubbo")).await.unwrap();
+    wait_providers(&dubbo_only, 2).await;
+    assert!(dubbo_only.protocols().iter().all(|(_, p)| *p == "dubbo"));
+    for _ in 0..4 {
+        let a: String = dubbo_only.call(&call).await.unwrap();
+        assert!(a.ends_with(" Dubbo"), "{a}");
+    }
+    // `protocol = "tri"`: Java takes only `tri://` URLs, and these are `dubbo://` ones.
+    let err = client_with(Some("tri")).await.unwrap_err();
+    assert!(
+        matches!(err, ClusterError::NoProvider { listed: 2, .. }),
+        "{err}"
+    );
+
+    for s in servers {
+        s.shutdown(Duration::from_secs(1)).await;
+    }
+}
+
+/// Java Triple providers in ZooKeeper, as Dubbo 3.3 (`ext-protocol: tri` on the Dubbo port,
+/// `preferred-protocol: tri`: one `dubbo://` URL) and 3.2 (`protocol: tri`: a `tri://` URL)
+/// register them: the cluster client and `dubbo-call --registry` reach both over Triple,
+/// typed and dynamic calls and Java exceptions included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cluster_client_reaches_java_triple_providers() {
+    let Some(zoo) = zookeeper("java-triple") else {
+        return;
+    };
+    let builders = vec![
+        Provider::builder("dubbo33")
+            .log(LOGS, "registered-dubbo33-tri")
+            .registry(&zoo.address())
+            .args(&[
+                "--protocol",
+                "dubbo",
+                "--ext-protocol",
+                "tri",
+                "--param",
+                "preferred-protocol=tri",
+                "--param",
+                "warmup=0",
+            ]),
+        Provider::builder("dubbo3")
+            .log(LOGS, "registered-dubbo3-tri")
+            .registry(&zoo.address())
+            .args(&["--protocol", "tri", "--param", "warmup=0"]),
+    ];
+    let Some(providers) = Provider::start_all(builders) else {
+        return;
+    };
+    let reg = registry(&zoo).await;
+    let client = round_robin_client(
+        ClusterClient::builder(reg.clone(), INTERFACE).version(VERSION),
+        providers.len(),
+        "Java Triple providers",
+    )
+    .await;
+    assert!(
+        client.protocols().iter().all(|(_, p)| *p == "tri"),
+        "{:?}",
+        client.protocols()
+    );
+    say_hello_calls(&client, req, "tri", 10).await;
+    let user: User = client
+        .call(&req("getUser").arg("long", &7i64).build().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(user, user_for(7));
+    let hello = client
+        .call_value(
+            &req("sayHello")
+                .arg("java.lang.String", &"v")
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(hello.as_str(), Some("Hello, v"));
+    let err = client
+        .call_value(
+            &req("throwError")
+                .arg("java.lang.String", &"over triple")
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap_err();
+    let e = err.java_exception().unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(e.class, "java.lang.IllegalStateException");
+    assert_eq!(e.message.as_deref(), Some("over triple"));
+    // Each provider took its share.
+    for p in &providers {
+        let direct = dubbo_rpc::triple_client::Client::connect(&p.addr())
+            .await
+            .unwrap();
+        let count: i64 = direct
+            .call(&dubbo_rpc::triple_client::TripleCall::new(INTERFACE, "count").version(VERSION))
+            .await
+            .unwrap();
+        assert!(count >= 5, "{} answered {count}", p.flavour);
+    }
+    // dubbo-call finds them the same way.
+    let registry_address = format!("zookeeper://{}", zoo.address());
+    tokio::task::spawn_blocking(move || {
+        let target = ["--registry", registry_address.as_str()];
+        dubbo_call_says_hello(&target, "dubbo-call", &[]);
+        dubbo_call_says_hello(&target, "dubbo-call", &["--protocol", "tri"]);
+    })
+    .await
+    .unwrap();
+
+    let mut pids = vec![std::process::id()];
+    pids.extend(zoo.pid());
+    pids.extend(providers.iter().map(Provider::pid));
+    assert_loopback_only(&pids);
+    client.close().await;
 }
 
 /// Balancers, cluster modes and live changes with Rust providers in ZooKeeper.

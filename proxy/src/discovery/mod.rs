@@ -113,6 +113,7 @@ impl ClusterDiscovery {
             idc_key: discovery.idc_key.clone(),
             idc_weights: discovery.idc_weights.clone(),
             warmup: discovery.warmup,
+            ..Selector::default()
         };
         ClusterDiscovery {
             discovery,

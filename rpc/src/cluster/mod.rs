@@ -50,10 +50,14 @@ use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use tokio::task::JoinHandle;
 
-use crate::client::{CallError, Client, ClientConfig};
+use crate::client::{CallError, ClientConfig};
 use crate::instance_metadata::MetadataServiceSource;
+use conn::{Conn, Failure};
 use dubbo_codec::request::Request;
 use dubbo_codec::response::{Outcome, Response, RpcResult};
+
+mod conn;
+mod protocol;
 
 /// Dubbo's cluster modes: what a call does when its provider fails.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -105,7 +109,15 @@ pub struct ClusterConfig {
     pub check: bool,
     /// The settings of every provider connection. Its `timeout` is the default call timeout
     /// unless the provider's URL has a `timeout` (a request's `timeout` attachment wins).
+    /// Triple connections take its `timeout` and `connect_timeout`.
     pub client: ClientConfig,
+    /// The consumer's `protocol` setting (Java's `dubbo.consumer.protocol`: `"tri"`,
+    /// `"dubbo"`, or a list, first preferred): only providers registered with one of these
+    /// protocols are called, and the first is spoken where the provider serves it. `None`
+    /// (the default) takes every protocol this crate speaks (`dubbo`, and `tri` with the
+    /// feature `triple`) and speaks what each provider prefers (its `preferred.protocol`),
+    /// as a Dubbo 3.3 consumer does.
+    pub protocol: Option<String>,
 }
 
 impl Default for ClusterConfig {
@@ -120,6 +132,7 @@ impl Default for ClusterConfig {
             first_list_timeout: Duration::from_secs(5),
             check: true,
             client: ClientConfig::default(),
+            protocol: None,
         }
     }
 }
@@ -145,6 +158,16 @@ pub enum ClusterError {
         #[source]
         source: CallError,
     },
+    /// The last attempt's error, on a provider called over Triple.
+    #[cfg(feature = "triple")]
+    #[error("calling {provider} over Triple: {source}")]
+    Triple {
+        /// The provider of the last attempt.
+        provider: SocketAddr,
+        /// Its error.
+        #[source]
+        source: crate::triple_client::TripleError,
+    },
     /// The registry failed.
     #[error(transparent)]
     Registry(#[from] RegistryError),
@@ -155,6 +178,11 @@ impl ClusterError {
     pub fn java_exception(&self) -> Option<&dubbo_codec::JavaException> {
         match self {
             ClusterError::Call { source, .. } => source.java_exception(),
+            #[cfg(feature = "triple")]
+            ClusterError::Triple {
+                source: crate::triple_client::TripleError::Exception(e),
+                ..
+            } => Some(e),
             _ => None,
         }
     }
@@ -165,8 +193,8 @@ struct Member {
     addr: SocketAddr,
     url: ServiceUrl,
     weight: u32,
-    clients: Vec<Client>,
-    next_client: usize,
+    conns: Vec<Conn>,
+    next_conn: usize,
     active: Arc<AtomicU32>,
     /// Taken out after a connect failure; back when a probe is answered.
     down: bool,
@@ -256,7 +284,8 @@ impl ClusterClientBuilder {
     ///
     /// [`ClusterError::Registry`] when the registry does not answer in time or cannot register
     /// the consumer; [`ClusterError::NoProvider`] when `check` is on and no provider is usable.
-    pub async fn build(self) -> Result<ClusterClient, ClusterError> {
+    pub async fn build(mut self) -> Result<ClusterClient, ClusterError> {
+        self.selector.protocols = spoken(self.config.protocol.as_deref());
         let mut sub = self
             .registry
             .subscribe_with_instances(&self.interface, Arc::new(MetadataServiceSource));
@@ -390,15 +419,17 @@ impl Inner {
         if let Some(ms) = url.param("timeout").and_then(|t| t.parse::<u64>().ok()) {
             config.timeout = Duration::from_millis(ms);
         }
-        let clients = (0..self.config.connections.max(1))
-            .map(|_| Client::lazy(addr.to_string(), config.clone()))
+        let accepted = protocol::accepted(self.config.protocol.as_deref());
+        let speak = protocol::effective(&url, &accepted).into_owned();
+        let conns = (0..self.config.connections.max(1))
+            .map(|_| Conn::new(&speak, addr.to_string(), &config))
             .collect();
         Member {
             addr,
             url,
             weight,
-            clients,
-            next_client: 0,
+            conns,
+            next_conn: 0,
             active: Arc::default(),
             down: false,
         }
@@ -406,15 +437,14 @@ impl Inner {
 
     /// A heartbeat to every provider taken out; those that answer come back.
     async fn probe(&self) {
-        let down: Vec<(SocketAddr, Client)> = lock(&self.members)
+        let down: Vec<(SocketAddr, Conn)> = lock(&self.members)
             .members
             .iter()
             .filter(|m| m.down)
-            .map(|m| (m.addr, m.clients[0].clone()))
+            .map(|m| (m.addr, m.conns[0].clone()))
             .collect();
-        for (addr, client) in down {
-            let limit = self.config.client.connect_timeout;
-            if let Ok(Ok(_)) = tokio::time::timeout(limit, client.heartbeat()).await {
+        for (addr, conn) in down {
+            if conn.probe(self.config.client.connect_timeout).await {
                 tracing::info!(service = %self.service, provider = %addr, "provider answers again: back in the balance");
                 if let Some(m) = lock(&self.members)
                     .members
@@ -433,7 +463,7 @@ impl Inner {
         &self,
         key: Option<u64>,
         tried: &[SocketAddr],
-    ) -> Option<(SocketAddr, Client, Arc<AtomicU32>)> {
+    ) -> Option<(SocketAddr, Conn, Arc<AtomicU32>)> {
         let mut m = lock(&self.members);
         let Members {
             members, balancer, ..
@@ -446,45 +476,36 @@ impl Inner {
             .pick_keyed(&weights, fresh, active, key)
             .or_else(|| balancer.pick_keyed(&weights, up, active, key))?;
         let x = &mut members[i];
-        let c = x.clients[x.next_client % x.clients.len()].clone();
-        x.next_client = x.next_client.wrapping_add(1);
+        let c = x.conns[x.next_conn % x.conns.len()].clone();
+        x.next_conn = x.next_conn.wrapping_add(1);
         Some((x.addr, c, x.active.clone()))
     }
 
-    fn mark_down(&self, addr: SocketAddr, why: &CallError) {
+    fn mark_down(&self, addr: SocketAddr, why: &Failure) {
         if let Some(m) = lock(&self.members)
             .members
             .iter_mut()
             .find(|m| m.addr == addr)
         {
             if !m.down {
-                tracing::warn!(service = %self.service, provider = %addr, error = %why, "cannot connect: provider taken out until a probe answers");
+                tracing::warn!(service = %self.service, provider = %addr, error = ?why, "cannot connect: provider taken out until a probe answers");
                 m.down = true;
             }
         }
     }
 }
 
-/// Whether the provider could not be connected to (it is taken out until a probe answers).
-fn unreachable(e: &CallError) -> bool {
-    matches!(
-        e,
-        CallError::Connect { .. } | CallError::ConnectTimeout { .. }
-    )
-}
-
-/// Whether another provider may answer where this one failed (Java retries every
-/// `RpcException` but the provider's own exceptions; a request too large or unreadable fails
-/// everywhere).
-fn retryable(e: &CallError) -> bool {
-    matches!(
-        e,
-        CallError::Connect { .. }
-            | CallError::ConnectTimeout { .. }
-            | CallError::Closed(_)
-            | CallError::Timeout { .. }
-            | CallError::Status { .. }
-    )
+/// The URL protocols a cluster takes: its `protocol` setting's, else every one it speaks.
+fn spoken(setting: Option<&str>) -> Vec<String> {
+    let accepted = protocol::accepted(setting);
+    if !accepted.is_empty() {
+        return accepted.into_iter().map(str::to_owned).collect();
+    }
+    let mut all = vec!["dubbo".to_owned()];
+    if cfg!(feature = "triple") {
+        all.push("tri".to_owned());
+    }
+    all
 }
 
 /// The load-balanced client of one service. Cheap to clone. See the [module docs](self).
@@ -512,6 +533,15 @@ impl ClusterClient {
             config: ClusterConfig::default(),
             application: None,
         }
+    }
+
+    /// The protocol each provider in use is spoken to (`dubbo` or `tri`), by address.
+    pub fn protocols(&self) -> Vec<(SocketAddr, &'static str)> {
+        lock(&self.inner.members)
+            .members
+            .iter()
+            .map(|m| (m.addr, m.conns[0].protocol()))
+            .collect()
     }
 
     /// The providers in use: address, weight now, and whether it is taken out.
@@ -557,12 +587,7 @@ impl ClusterClient {
     ///
     /// As [`Client::invoke`], after the cluster mode's retries.
     pub async fn invoke(&self, req: &Request) -> Result<Response, ClusterError> {
-        let op = |c: Client, r: Request| async move {
-            match c.invoke(&r).await? {
-                Response::Error { status, message } => Err(CallError::Status { status, message }),
-                ok => Ok(ok),
-            }
-        };
+        let op = |c: Conn, r: Request| async move { c.invoke(&r).await };
         let null = Response::Result(RpcResult::new(Outcome::Null));
         self.run(req, op, Some(null)).await
     }
@@ -607,8 +632,8 @@ impl ClusterClient {
     ) -> Result<T, ClusterError>
     where
         T: Send + 'static,
-        F: Fn(Client, Request) -> Fut,
-        Fut: Future<Output = Result<T, CallError>> + Send + 'static,
+        F: Fn(Conn, Request) -> Fut,
+        Fut: Future<Output = Result<T, Failure>> + Send + 'static,
     {
         let key = self.key_of(req);
         let cfg = &self.inner.config;
@@ -640,8 +665,8 @@ impl ClusterClient {
         max: usize,
     ) -> Result<T, ClusterError>
     where
-        F: Fn(Client, Request) -> Fut,
-        Fut: Future<Output = Result<T, CallError>>,
+        F: Fn(Conn, Request) -> Fut,
+        Fut: Future<Output = Result<T, Failure>>,
     {
         let mut tried = Vec::new();
         let mut last = None;
@@ -656,14 +681,11 @@ impl ClusterClient {
             match r {
                 Ok(v) => return Ok(v),
                 Err(e) => {
-                    if unreachable(&e) {
+                    if e.unreachable() {
                         self.inner.mark_down(addr, &e);
                     }
-                    let again = retryable(&e);
-                    last = Some(ClusterError::Call {
-                        provider: addr,
-                        source: e,
-                    });
+                    let again = e.retryable();
+                    last = Some(e.at(addr));
                     if !again {
                         break;
                     }
@@ -682,8 +704,8 @@ impl ClusterClient {
     ) -> Result<T, ClusterError>
     where
         T: Send + 'static,
-        F: Fn(Client, Request) -> Fut,
-        Fut: Future<Output = Result<T, CallError>> + Send + 'static,
+        F: Fn(Conn, Request) -> Fut,
+        Fut: Future<Output = Result<T, Failure>> + Send + 'static,
     {
         let mut tried = Vec::new();
         let mut set = tokio::task::JoinSet::new();
@@ -709,13 +731,10 @@ impl ClusterClient {
             match r {
                 Ok(v) => return Ok(v),
                 Err(e) => {
-                    if unreachable(&e) {
+                    if e.unreachable() {
                         self.inner.mark_down(addr, &e);
                     }
-                    last = Some(ClusterError::Call {
-                        provider: addr,
-                        source: e,
-                    });
+                    last = Some(e.at(addr));
                 }
             }
         }
