@@ -6,7 +6,9 @@ mod common;
 
 use std::time::Duration;
 
-use common::echo::{echo_call_shapes, echo_failures, echo_service_named, JAVA};
+use common::echo::{
+    echo_call_shapes, echo_failures, echo_service_named, stream_call_shapes, stream_service, JAVA,
+};
 use common::triple::{demo, triple_demo_calls};
 use common::*;
 use dubbo_codec::format::BodyFormat;
@@ -20,10 +22,12 @@ async fn java_triple_consumer(flavour: &str, serialization: &str) {
     if jar(flavour).is_none() {
         return;
     }
-    // The DemoService (interface style) and the EchoService (IDL, every call shape).
+    // The DemoService (interface style), the EchoService (IDL, every call shape) and the
+    // StreamService (interface-style streams).
     let server = Server::builder()
         .service(demo_service())
         .service(echo_service_named(&JAVA))
+        .service(stream_service())
         .bind("127.0.0.1:0")
         .await
         .unwrap();
@@ -52,6 +56,10 @@ async fn java_triple_consumer(flavour: &str, serialization: &str) {
         "echo_bidi",
         "echo_error",
         "echo_deadline",
+        "wrapped_server_stream",
+        "wrapped_server_stream_many",
+        "wrapped_client_stream",
+        "wrapped_bidi",
     ] {
         assert!(
             run.lines.iter().any(|l| *l == format!("ok {check}")),
@@ -103,6 +111,8 @@ async fn our_client_against_java_triple(flavour: &str, format: BodyFormat) {
     // Its EchoService: IDL methods (protobuf, no wrapper), every call shape.
     echo_call_shapes(&client, &JAVA).await;
     echo_failures(&client, &JAVA).await;
+    // Its StreamService: interface-style streams, each value wrapped in `format`.
+    stream_call_shapes(&client, format).await;
     // Our deadline passes first: the call ends here at the deadline.
     let call = demo("slow")
         .format(format)

@@ -1,4 +1,5 @@
-//! IDL (protobuf) methods over Triple, every call shape, called by the Rust client.
+//! IDL (protobuf) methods over Triple, every call shape, called by the Rust client; and
+//! interface-style streams (each value wrapped), Rust to Rust.
 
 mod common;
 
@@ -7,9 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::echo::{
-    echo_call_shapes, echo_failures, echo_path, echo_service, echo_unimplemented, sv, StringValue,
-    GRPC_GO,
+    echo_call_shapes, echo_failures, echo_path, echo_service, echo_unimplemented,
+    stream_call_shapes, stream_service, sv, StringValue, GRPC_GO,
 };
+use dubbo_codec::BodyFormat;
 use dubbo_rpc::server::Server;
 use dubbo_rpc::triple_client::Client;
 
@@ -42,6 +44,22 @@ async fn every_call_shape_and_failure() {
     call.send_msg(&sv("m")).await.unwrap();
     call.finish().unwrap();
     assert_eq!(call.headers().await.unwrap()["x-trace"], "abc");
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}
+
+/// Interface-style streams, our client against our server, in both serializations: the
+/// values go wrapped, and the server answers in the serialization it was called in.
+#[tokio::test]
+async fn interface_style_streams() {
+    let server = Server::builder()
+        .service(stream_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = connect(&server).await;
+    for format in [BodyFormat::default(), BodyFormat::Fastjson2] {
+        stream_call_shapes(&client, format).await;
+    }
     assert!(common::eventually(|| server.inflight() == 0).await);
 }
 

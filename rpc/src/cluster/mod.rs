@@ -557,7 +557,7 @@ impl ClusterClient {
     ///
     /// # Errors
     ///
-    /// As [`Client::call`], after the cluster mode's retries; [`ClusterError::NoProvider`].
+    /// As [`Client::call`](crate::client::Client::call), after the cluster mode's retries; [`ClusterError::NoProvider`].
     pub async fn call<T: DeserializeOwned + Send + 'static>(
         &self,
         req: &Request,
@@ -570,7 +570,7 @@ impl ClusterClient {
     ///
     /// # Errors
     ///
-    /// As [`Client::call_value`], after the cluster mode's retries.
+    /// As [`Client::call_value`](crate::client::Client::call_value), after the cluster mode's retries.
     pub async fn call_value(&self, req: &Request) -> Result<Value, ClusterError> {
         self.run(
             req,
@@ -585,7 +585,7 @@ impl ClusterClient {
     ///
     /// # Errors
     ///
-    /// As [`Client::invoke`], after the cluster mode's retries.
+    /// As [`Client::invoke`](crate::client::Client::invoke), after the cluster mode's retries.
     pub async fn invoke(&self, req: &Request) -> Result<Response, ClusterError> {
         let op = |c: Conn, r: Request| async move { c.invoke(&r).await };
         let null = Response::Result(RpcResult::new(Outcome::Null));

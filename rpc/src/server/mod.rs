@@ -69,6 +69,8 @@ mod limits;
 mod service;
 mod shutdown;
 #[cfg(feature = "triple")]
+mod streams;
+#[cfg(feature = "triple")]
 mod triple;
 
 use std::collections::HashMap;
@@ -89,6 +91,8 @@ pub use self::limits::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT, DEFAULT_WRITE_TIMEOUT,
 };
 pub use self::service::{Call, HandlerError, HandlerFuture, Protocol, Reply, Service};
+#[cfg(feature = "triple")]
+pub use self::streams::{StreamCall, StreamSender};
 use dubbo_codec::codec::DEFAULT_MAX_PAYLOAD;
 use dubbo_codec::frame::Frame;
 use dubbo_codec::metadata::MetadataCache;

@@ -559,17 +559,7 @@ async fn read_unary(
 fn with_args(mut call: Call, message: Bytes) -> Result<(Call, String), Refusal> {
     let wrapper = RequestWrapper::decode_bytes(message)
         .map_err(|e| Status::new(Code::Internal, e.to_string()))?;
-    call.format = match serialization_of_wire_name(&wrapper.serialize_type) {
-        "hessian2" => BodyFormat::Hessian2(LiteVersion::V3),
-        "fastjson2" => BodyFormat::Fastjson2,
-        other => {
-            return Err(Status::new(
-                Code::Unimplemented,
-                format!("serialization {other:?} is not supported (hessian2, fastjson2 are)"),
-            )
-            .into())
-        }
-    };
+    call.format = format_of_wire_name(&wrapper.serialize_type)?;
     call.descriptor = wrapper
         .arg_types
         .iter()
@@ -580,6 +570,18 @@ fn with_args(mut call: Call, message: Bytes) -> Result<(Call, String), Refusal> 
         args: wrapper.args,
     };
     Ok((call, wrapper.serialize_type))
+}
+
+/// The format of a wrapper's `serializeType` (`hessian4` is Hessian2).
+pub(super) fn format_of_wire_name(wire: &str) -> Result<BodyFormat, Status> {
+    match serialization_of_wire_name(wire) {
+        "hessian2" => Ok(BodyFormat::Hessian2(LiteVersion::V3)),
+        "fastjson2" => Ok(BodyFormat::Fastjson2),
+        other => Err(Status::new(
+            Code::Unimplemented,
+            format!("serialization {other:?} is not supported (hessian2, fastjson2 are)"),
+        )),
+    }
 }
 
 /// Answers a call that reached no handler.

@@ -75,17 +75,8 @@ pub fn echo_service_named(names: &Echo) -> Service {
         .grpc(server, |mut call, out| async move {
             echo_trace(&call.headers, &out);
             let v: StringValue = call.single().await?;
-            match v.value.strip_prefix("many:") {
-                Some(n) => {
-                    for i in 0..n.parse::<usize>().unwrap_or(0) {
-                        out.send_msg(&sv(format!("m-{i}"))).await?;
-                    }
-                }
-                None => {
-                    for i in 0..3 {
-                        out.send_msg(&sv(format!("{}-{i}", v.value))).await?;
-                    }
-                }
+            for answer in server_stream_answers(&v.value) {
+                out.send_msg(&sv(answer)).await?;
             }
             Ok(())
         })
@@ -104,6 +95,101 @@ pub fn echo_service_named(names: &Echo) -> Service {
             }
             Ok(())
         })
+}
+
+/// The answers of a server stream to `request`: `<request>-0` .. `-2`; `many:N`: `m-0` ..
+/// `m-<N-1>`.
+fn server_stream_answers(request: &str) -> Vec<String> {
+    match request.strip_prefix("many:") {
+        Some(n) => (0..n.parse::<usize>().unwrap_or(0))
+            .map(|i| format!("m-{i}"))
+            .collect(),
+        None => (0..3).map(|i| format!("{request}-{i}")).collect(),
+    }
+}
+
+/// interop/dubbo-java's `StreamService`: the three echo streams in interface style (Java
+/// `String` messages, each wrapped as Java Dubbo wraps them).
+pub const STREAM_SERVICE: &str = "io.github.hessianrs.demo.StreamService";
+
+/// [`STREAM_SERVICE`] in Rust (`Service::streaming`).
+pub fn stream_service() -> Service {
+    const STRING: &str = "java.lang.String";
+    Service::new(STREAM_SERVICE)
+        .streaming("serverStream", STRING, |mut call, out| async move {
+            let request: String = call
+                .next()
+                .await?
+                .ok_or_else(|| Status::new(Code::Internal, "no request"))?;
+            for answer in server_stream_answers(&request) {
+                out.send(&answer).await?;
+            }
+            Ok(())
+        })
+        .streaming("clientStream", STRING, |mut call, out| async move {
+            let mut all = Vec::new();
+            while let Some(v) = call.next::<String>().await? {
+                all.push(v);
+            }
+            out.send(&all.join(",")).await
+        })
+        .streaming("bidi", STRING, |mut call, out| async move {
+            while let Some(v) = call.next_value().await? {
+                let text = v.as_str().unwrap_or_default().to_owned();
+                out.send_value(&format!("echo: {text}").into()).await?;
+            }
+            Ok(())
+        })
+}
+
+/// The three streams of [`STREAM_SERVICE`] through `client` (interface style, each value
+/// wrapped), in `format`: server streaming (3 and 1,000 answers), client streaming, and
+/// bidirectional with each answer read before the next request.
+pub async fn stream_call_shapes(
+    client: &dubbo_rpc::triple_client::Client,
+    format: dubbo_codec::BodyFormat,
+) {
+    use dubbo_rpc::triple_client::TripleCall;
+    const STRING: &str = "java.lang.String";
+    let call = |method: &str| {
+        TripleCall::new(STREAM_SERVICE, method)
+            .format(format)
+            .timeout(Duration::from_secs(10))
+    };
+    for (request, want) in [("abc", 3), ("many:1000", 1000)] {
+        let mut s = client.stream(&call("serverStream"), STRING).await.unwrap();
+        s.send(request).await.unwrap();
+        s.finish().unwrap();
+        let mut got = Vec::new();
+        while let Some(v) = s.next::<String>().await.unwrap() {
+            got.push(v);
+        }
+        assert_eq!(
+            got,
+            server_stream_answers(request),
+            "{format:?} serverStream {request}"
+        );
+        assert_eq!(got.len(), want);
+    }
+    let mut s = client.stream(&call("clientStream"), STRING).await.unwrap();
+    for v in ["a", "b", "c"] {
+        s.send(v).await.unwrap();
+    }
+    s.finish().unwrap();
+    assert_eq!(s.next::<String>().await.unwrap().as_deref(), Some("a,b,c"));
+    assert_eq!(s.next::<String>().await.unwrap(), None);
+    let mut s = client.stream(&call("bidi"), STRING).await.unwrap();
+    for v in ["x", "y", "z"] {
+        s.send_value(&v.into()).await.unwrap();
+        let answer = s.next_value().await.unwrap().unwrap();
+        assert_eq!(
+            answer.as_str(),
+            Some(format!("echo: {v}").as_str()),
+            "{format:?} bidi"
+        );
+    }
+    s.finish().unwrap();
+    assert_eq!(s.next::<String>().await.unwrap(), None);
 }
 
 fn echo_trace(headers: &http::HeaderMap, out: &dubbo_rpc::server::Responder) {

@@ -1,8 +1,5 @@
 package io.github.hessianrs.demo;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import com.google.protobuf.StringValue;
 
 import org.apache.dubbo.common.stream.StreamObserver;
@@ -10,6 +7,8 @@ import org.apache.dubbo.rpc.TriRpcStatus;
 
 /** The provider side of {@link EchoService}. */
 public class EchoServiceImpl implements EchoService {
+    private final EchoStreams<StringValue> streams = new EchoStreams<>(EchoServiceImpl::sv, StringValue::getValue);
+
     static StringValue sv(String s) {
         return StringValue.newBuilder().setValue(s).build();
     }
@@ -36,56 +35,16 @@ public class EchoServiceImpl implements EchoService {
 
     @Override
     public void serverStream(StringValue v, StreamObserver<StringValue> out) {
-        String s = v.getValue();
-        if (s.startsWith("many:")) {
-            int n = Integer.parseInt(s.substring("many:".length()));
-            for (int i = 0; i < n; i++) out.onNext(sv("m-" + i));
-        } else {
-            for (int i = 0; i < 3; i++) out.onNext(sv(s + "-" + i));
-        }
-        out.onCompleted();
+        streams.serverStream(v, out);
     }
 
     @Override
     public StreamObserver<StringValue> clientStream(StreamObserver<StringValue> out) {
-        return new StreamObserver<StringValue>() {
-            private final List<String> got = new ArrayList<>();
-
-            @Override
-            public synchronized void onNext(StringValue v) {
-                got.add(v.getValue());
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                // the client went away; nothing to answer
-            }
-
-            @Override
-            public synchronized void onCompleted() {
-                out.onNext(sv(String.join(",", got)));
-                out.onCompleted();
-            }
-        };
+        return streams.clientStream(out);
     }
 
     @Override
     public StreamObserver<StringValue> bidi(StreamObserver<StringValue> out) {
-        return new StreamObserver<StringValue>() {
-            @Override
-            public void onNext(StringValue v) {
-                out.onNext(sv("echo: " + v.getValue()));
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                // the client went away
-            }
-
-            @Override
-            public void onCompleted() {
-                out.onCompleted();
-            }
-        };
+        return streams.bidi(out);
     }
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import com.google.protobuf.StringValue;
 
@@ -22,6 +23,8 @@ import org.apache.dubbo.rpc.TriRpcStatus;
 
 import io.github.hessianrs.demo.EchoService;
 import io.github.hessianrs.demo.EchoServiceImpl;
+import io.github.hessianrs.demo.StreamService;
+import io.github.hessianrs.demo.StreamServiceImpl;
 
 /**
  * Dubbo 3 only (src/dubbo3, called by name from {@link DubboSetup} and {@link Consumer}): the
@@ -42,30 +45,54 @@ final class Echo {
         return StringValue.newBuilder().setValue(s).build();
     }
 
-    /** Exports EchoService (no version, no group) with the same protocol config, application and registry. */
+    /**
+     * Exports EchoService and StreamService (no version, no group) with the same protocol config,
+     * application and registry.
+     */
     static void export(ProtocolConfig proto, ApplicationConfig app, List<RegistryConfig> registries) {
-        ServiceConfig<EchoService> sc = new ServiceConfig<>();
+        exportOne(EchoService.class, new EchoServiceImpl(), proto, app, registries);
+        exportOne(StreamService.class, new StreamServiceImpl(), proto, app, registries);
+    }
+
+    private static <T> void exportOne(Class<T> type, T impl, ProtocolConfig proto, ApplicationConfig app,
+            List<RegistryConfig> registries) {
+        ServiceConfig<T> sc = new ServiceConfig<>();
         sc.setApplication(app);
         sc.setRegistries(registries);
         sc.setProtocol(proto);
-        sc.setInterface(EchoService.class);
-        sc.setRef(new EchoServiceImpl());
+        sc.setInterface(type);
+        sc.setRef(impl);
         sc.setScope("remote");
         sc.export();
     }
 
-    /** A collecting response observer. */
-    static final class Collector implements StreamObserver<StringValue> {
+    /** The three streams of {@link EchoService} and {@link StreamService}, over message type T. */
+    interface Streams<T> {
+        void serverStream(T v, StreamObserver<T> out);
+
+        StreamObserver<T> clientStream(StreamObserver<T> out);
+
+        StreamObserver<T> bidi(StreamObserver<T> out);
+    }
+
+    /** A collecting response observer of messages that carry a string. */
+    static final class Collector<T> implements StreamObserver<T> {
+        final Function<T, String> unwrap;
         final LinkedBlockingQueue<String> values = new LinkedBlockingQueue<>();
         final List<String> all = Collections.synchronizedList(new ArrayList<>());
         final CountDownLatch done = new CountDownLatch(1);
         volatile Throwable error;
         volatile boolean completed;
 
+        Collector(Function<T, String> unwrap) {
+            this.unwrap = unwrap;
+        }
+
         @Override
-        public void onNext(StringValue v) {
-            values.add(v.getValue());
-            all.add(v.getValue());
+        public void onNext(T v) {
+            String s = unwrap.apply(v);
+            values.add(s);
+            all.add(s);
         }
 
         @Override
@@ -104,10 +131,16 @@ final class Echo {
 
     /** The reference {@code tri://host:port/io.github.hessianrs.demo.EchoService} (no version). */
     static ReferenceConfig<EchoService> reference(String host, int port, int timeoutMs, ApplicationConfig app) {
-        ReferenceConfig<EchoService> rc = new ReferenceConfig<>();
+        return referenceOf(EchoService.class, host, port, timeoutMs, app);
+    }
+
+    /** The reference {@code tri://host:port/<type>} (no version). */
+    private static <T> ReferenceConfig<T> referenceOf(Class<T> type, String host, int port, int timeoutMs,
+            ApplicationConfig app) {
+        ReferenceConfig<T> rc = new ReferenceConfig<>();
         rc.setApplication(app != null ? app : DubboSetup.application("hessianrs-interop-consumer"));
-        rc.setInterface(EchoService.class);
-        rc.setUrl("tri://" + host + ":" + port + "/" + EchoService.class.getName());
+        rc.setInterface(type);
+        rc.setUrl("tri://" + host + ":" + port + "/" + type.getName());
         rc.setTimeout(timeoutMs);
         rc.setRetries(0);
         rc.setClient(LoopbackTransporter.NAME);
@@ -134,41 +167,22 @@ final class Echo {
             Consumer.eq("echo: " + Consumer.UNICODE, svc.unary(sv(Consumer.UNICODE)).getValue());
             Consumer.eq("echo: ", svc.unary(sv("")).getValue());
         });
-        c.check("echo_server_stream", () -> {
-            Collector out = new Collector();
-            svc.serverStream(sv("abc"), out);
-            Consumer.eq(List.of("abc-0", "abc-1", "abc-2"), out.await());
-        });
-        c.check("echo_server_stream_many", () -> {
-            Collector out = new Collector();
-            svc.serverStream(sv("many:1000"), out);
-            List<String> got = out.await();
-            if (got.size() != 1000) throw new AssertionError("expected 1000 messages, got " + got.size());
-            for (int i = 0; i < 1000; i++) {
-                if (!got.get(i).equals("m-" + i)) {
-                    throw new AssertionError("message " + i + " is " + Consumer.show(got.get(i)) + ", expected m-" + i);
-                }
+        streamChecks(c, "echo_", new Streams<StringValue>() {
+            @Override
+            public void serverStream(StringValue v, StreamObserver<StringValue> out) {
+                svc.serverStream(v, out);
             }
-        });
-        c.check("echo_client_stream", () -> {
-            Collector out = new Collector();
-            StreamObserver<StringValue> in = svc.clientStream(out);
-            in.onNext(sv("a"));
-            in.onNext(sv("b"));
-            in.onNext(sv("c"));
-            in.onCompleted();
-            Consumer.eq(List.of("a,b,c"), out.await());
-        });
-        c.check("echo_bidi", () -> {
-            Collector out = new Collector();
-            StreamObserver<StringValue> in = svc.bidi(out);
-            for (String s : new String[] {"x", "y", "z"}) {
-                in.onNext(sv(s));
-                Consumer.eq("echo: " + s, out.next()); // interleaved: the answer before the next request
+
+            @Override
+            public StreamObserver<StringValue> clientStream(StreamObserver<StringValue> out) {
+                return svc.clientStream(out);
             }
-            in.onCompleted();
-            Consumer.eq(List.of("echo: x", "echo: y", "echo: z"), out.await());
-        });
+
+            @Override
+            public StreamObserver<StringValue> bidi(StreamObserver<StringValue> out) {
+                return svc.bidi(out);
+            }
+        }, Echo::sv, StringValue::getValue);
         c.check("echo_error", () -> {
             StringValue r;
             try {
@@ -212,6 +226,87 @@ final class Echo {
             }
         });
         c.check("echo_after_deadline", () -> Consumer.eq("echo: after", svc.unary(sv("after")).getValue()));
+        wrappedChecks(c, rc);
+    }
+
+    /**
+     * The wrapped_* checks: StreamService (interface style, String messages, wrapped) at the same
+     * address and with the same timeout and application as {@code echo}.
+     */
+    private static void wrappedChecks(Consumer c, ReferenceConfig<EchoService> echo) {
+        org.apache.dubbo.common.URL url = org.apache.dubbo.common.URL.valueOf(echo.getUrl());
+        ReferenceConfig<StreamService> rc = referenceOf(StreamService.class, url.getHost(), url.getPort(),
+                echo.getTimeout(), echo.getApplication());
+        StreamService svc;
+        try {
+            svc = rc.get();
+        } catch (Throwable t) {
+            c.check("wrapped_connect", () -> {
+                throw t instanceof Exception ? (Exception) t : new RuntimeException(t);
+            });
+            return;
+        }
+        streamChecks(c, "wrapped_", new Streams<String>() {
+            @Override
+            public void serverStream(String v, StreamObserver<String> out) {
+                svc.serverStream(v, out);
+            }
+
+            @Override
+            public StreamObserver<String> clientStream(StreamObserver<String> out) {
+                return svc.clientStream(out);
+            }
+
+            @Override
+            public StreamObserver<String> bidi(StreamObserver<String> out) {
+                return svc.bidi(out);
+            }
+        }, Function.identity(), Function.identity());
+        try {
+            rc.destroy();
+        } catch (Throwable t) {
+            // ignore
+        }
+    }
+
+    /** The stream checks, named {@code prefix} + server_stream, server_stream_many, client_stream, bidi. */
+    private static <T> void streamChecks(Consumer c, String prefix, Streams<T> svc, Function<String, T> wrap,
+            Function<T, String> unwrap) {
+        c.check(prefix + "server_stream", () -> {
+            Collector<T> out = new Collector<>(unwrap);
+            svc.serverStream(wrap.apply("abc"), out);
+            Consumer.eq(List.of("abc-0", "abc-1", "abc-2"), out.await());
+        });
+        c.check(prefix + "server_stream_many", () -> {
+            Collector<T> out = new Collector<>(unwrap);
+            svc.serverStream(wrap.apply("many:1000"), out);
+            List<String> got = out.await();
+            if (got.size() != 1000) throw new AssertionError("expected 1000 messages, got " + got.size());
+            for (int i = 0; i < 1000; i++) {
+                if (!got.get(i).equals("m-" + i)) {
+                    throw new AssertionError("message " + i + " is " + Consumer.show(got.get(i)) + ", expected m-" + i);
+                }
+            }
+        });
+        c.check(prefix + "client_stream", () -> {
+            Collector<T> out = new Collector<>(unwrap);
+            StreamObserver<T> in = svc.clientStream(out);
+            in.onNext(wrap.apply("a"));
+            in.onNext(wrap.apply("b"));
+            in.onNext(wrap.apply("c"));
+            in.onCompleted();
+            Consumer.eq(List.of("a,b,c"), out.await());
+        });
+        c.check(prefix + "bidi", () -> {
+            Collector<T> out = new Collector<>(unwrap);
+            StreamObserver<T> in = svc.bidi(out);
+            for (String s : new String[] {"x", "y", "z"}) {
+                in.onNext(wrap.apply(s));
+                Consumer.eq("echo: " + s, out.next()); // interleaved: the answer before the next request
+            }
+            in.onCompleted();
+            Consumer.eq(List.of("echo: x", "echo: y", "echo: z"), out.await());
+        });
     }
 
     /** The first TriRpcStatus in e's cause chain (StatusRpcException), or null. */
