@@ -1,5 +1,7 @@
 //! The instance metadata of Dubbo 3 application-level discovery, fetched from the instance's
-//! own `org.apache.dubbo.metadata.MetadataService` over the Dubbo protocol: the
+//! own `org.apache.dubbo.metadata.MetadataService` over the Dubbo protocol (or over Triple,
+//! with feature `triple`, where the instance serves it so: Dubbo 3.3 exports it in its
+//! application's first protocol): the
 //! [`MetadataSource`] that [`cluster::ClusterClient`](crate::cluster::ClusterClient) hands to
 //! [`Registry::subscribe_with_instances`](dubbo_registry::Registry::subscribe_with_instances).
 //!
@@ -99,10 +101,10 @@ impl MetadataSource for MetadataServiceSource {
         Box::pin(async move {
             let params = instance.metadata_service_params();
             let protocol = params.get("protocol").map_or("dubbo", String::as_str);
-            if protocol != "dubbo" {
+            if protocol != "dubbo" && !(cfg!(feature = "triple") && protocol == "tri") {
                 return Err(fetch_error(
                     instance,
-                    format!("MetadataService over {protocol}, not dubbo"),
+                    format!("MetadataService over {protocol}, not dubbo or tri"),
                 ));
             }
             let port = params
@@ -123,17 +125,35 @@ impl MetadataSource for MetadataServiceSource {
                 .arg("java.lang.String", revision)
                 .build()
                 .map_err(|e| fetch_error(instance, e))?;
-            let client = Client::connect(addr)
-                .await
-                .map_err(|e| fetch_error(instance, e))?;
-            let answer = client.call::<Option<JavaMetadataInfo>>(&req).await;
-            client.close().await;
+            let answer = match protocol {
+                #[cfg(feature = "triple")]
+                "tri" => fetch_over_triple(&addr, &req).await,
+                _ => fetch_over_dubbo(addr, &req).await,
+            };
             answer
                 .map_err(|e| fetch_error(instance, e))?
                 .map(MetadataInfo::from)
                 .ok_or_else(|| fetch_error(instance, format!("no metadata of revision {revision}")))
         })
     }
+}
+
+/// `getMetadataInfo` over Triple (Hessian2 in Triple's wrapper, as Dubbo 3.3 answers it).
+#[cfg(feature = "triple")]
+async fn fetch_over_triple(addr: &str, req: &Request) -> Result<Option<JavaMetadataInfo>, String> {
+    use crate::triple_client::{Client, TripleCall};
+    let call = TripleCall::from_request(req, crate::triple_client::DEFAULT_TIMEOUT)
+        .map_err(|e| e.to_string())?;
+    let client = Client::connect(addr).await.map_err(|e| e.to_string())?;
+    client.call(&call).await.map_err(|e| e.to_string())
+}
+
+/// `getMetadataInfo` over the Dubbo protocol.
+async fn fetch_over_dubbo(addr: String, req: &Request) -> Result<Option<JavaMetadataInfo>, String> {
+    let client = Client::connect(addr).await.map_err(|e| e.to_string())?;
+    let answer = client.call::<Option<JavaMetadataInfo>>(req).await;
+    client.close().await;
+    answer.map_err(|e| e.to_string())
 }
 
 /// `getMetadataInfos()` of the MetadataService of application `app` behind `client`: the

@@ -175,3 +175,84 @@ async fn instance_registered_java_providers_are_found_and_called() {
     assert_loopback_only(&pids);
     client.close().await;
 }
+
+/// A Dubbo 3.3 application whose protocol is Triple registers as an instance only and serves
+/// its MetadataService over Triple (its first protocol): the cluster client reads the metadata
+/// over Triple, finds the provider's `tri://` service and calls it over Triple; `dubbo-call
+/// --registry` too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_triple_application_is_found_through_its_triple_metadata_service() {
+    let Some(zoo) = ZooKeeper::start(
+        "app-discovery-tri",
+        Duration::from_millis(SESSION_MS),
+        LogDir("dubbo-codec-app-discovery"),
+    ) else {
+        return;
+    };
+    let Some(provider) = Provider::builder("dubbo33")
+        .log(LOGS, "bootstrap-dubbo33-instance-tri")
+        .jvm_arg("-XX:TieredStopAtLevel=1")
+        .registry(&zoo.address())
+        .args(&[
+            "--bootstrap",
+            "instance",
+            "--protocol",
+            "tri",
+            "--serialization",
+            "hessian2",
+        ])
+        .start()
+    else {
+        return;
+    };
+
+    // Its instance says: MetadataService over Triple, Triple on its port.
+    let raw = zk::Client::connector()
+        .connect(&zoo.address())
+        .await
+        .unwrap();
+    let dir = format!("{SERVICES_ROOT}/{APP}");
+    let nodes = raw.list_children(&dir).await.unwrap();
+    assert_eq!(nodes.len(), 1, "{nodes:?}");
+    let (json, _) = raw.get_data(&format!("{dir}/{}", nodes[0])).await.unwrap();
+    let instance = ServiceInstance::from_curator_json(&json).unwrap();
+    let params = instance.metadata_service_params();
+    assert_eq!(
+        params.get("protocol").map(String::as_str),
+        Some("tri"),
+        "{instance:?}"
+    );
+    assert!(
+        instance.endpoints().iter().all(|e| e.protocol == "tri"),
+        "{instance:?}"
+    );
+
+    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
+    let reg: Arc<dyn Registry> = Arc::new(ZookeeperRegistry::connect(&address).await.unwrap());
+    let client = round_robin_client(
+        ClusterClient::builder(reg.clone(), INTERFACE).version(VERSION),
+        1,
+        "the Triple application's instance",
+    )
+    .await;
+    assert_eq!(
+        client
+            .protocols()
+            .iter()
+            .map(|(a, p)| (a.to_string(), *p))
+            .collect::<Vec<_>>(),
+        [(provider.addr(), "tri")]
+    );
+    say_hello_calls(&client, req, "tri-instance", 5).await;
+    let registry_address = format!("zookeeper://{}", zoo.address());
+    tokio::task::spawn_blocking(move || {
+        dubbo_call_says_hello(&["--registry", &registry_address], "cli", &[]);
+    })
+    .await
+    .unwrap();
+
+    let mut pids = vec![std::process::id(), provider.pid()];
+    pids.extend(zoo.pid());
+    assert_loopback_only(&pids);
+    client.close().await;
+}

@@ -212,11 +212,13 @@ public final class DubboSetup {
      * {@code /dubbo/mapping/<interface>}; {@code all}: those and the interface-level URL) and the
      * default {@code metadata-type=local}, so consumers fetch the service metadata from the
      * MetadataService the bootstrap exports on {@code metadataPort} (127.0.0.1 and the loopback
-     * transporter too, merged from the dubbo protocol config below).
+     * transporter too, merged from the protocol config below). With {@code protocol} {@code tri}
+     * (Dubbo 3.3) the MetadataService is served over Triple too: its protocol is the application's
+     * first protocol ({@code InternalServiceConfigBuilder.getRelatedOrDefaultProtocol}).
      */
     static void bootstrap(DemoService impl, int port, int metadataPort, String registry, String registerMode,
-                          String appName) {
-        ProtocolConfig proto = new ProtocolConfig("dubbo", port);
+                          String appName, String protocol) {
+        ProtocolConfig proto = new ProtocolConfig(protocol, port);
         proto.setHost(Loopback.LOOPBACK_IP);
         proto.setServer(LoopbackTransporter.NAME);
         if (serialization != null) {

@@ -103,8 +103,8 @@ final class Provider {
             throw new Main.UsageException("--protocol tri and --ext-protocol need Dubbo 3 (this is "
                     + DubboSetup.dubboVersion() + ")");
         }
-        if (bootstrapMode != null && (!protocol.equals("dubbo") || extProtocol != null)) {
-            throw new Main.UsageException("--bootstrap takes no --protocol/--ext-protocol");
+        if (bootstrapMode != null && extProtocol != null) {
+            throw new Main.UsageException("--bootstrap takes no --ext-protocol");
         }
 
         if (bootstrapMode != null) {
@@ -114,7 +114,7 @@ final class Provider {
             }
             if (!DubboSetup.isDubbo3()) throw new Main.UsageException("--bootstrap needs Dubbo 3");
             DubboSetup.bootstrap(new DemoServiceImpl(), port, freeLoopbackPort(), registry, bootstrapMode,
-                    "hessianrs-interop-provider");
+                    "hessianrs-interop-provider", protocol);
         } else {
             if (metadataReport && registry == null) throw new Main.UsageException("--metadata-report needs --registry");
             DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group, metadataReport,
