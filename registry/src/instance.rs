@@ -18,7 +18,7 @@ use std::net::IpAddr;
 use serde::Deserialize;
 
 use crate::error::RegistryError;
-use crate::registry::RegistryFuture;
+use crate::future::RegistryFuture;
 use crate::url::{ServiceUrl, UrlBuilder};
 
 /// The instance metadata key naming the revision of its [`MetadataInfo`].

@@ -3,7 +3,7 @@
 //! - [`Registry`]: the trait every registry implements: register and unregister a provider or
 //!   consumer URL, [`subscribe`](Registry::subscribe) to an interface's providers (a
 //!   [`Subscription`] yields the whole list on every change), list services and providers.
-//!   [`connect`] opens one from its address (`zookeeper://HOST:PORT`).
+//!   [`connect()`] opens one from its address (`zookeeper://HOST:PORT`).
 //! - [`zookeeper`] (feature `zookeeper`, on by default): the registry as Java Dubbo 2.7 and 3.x
 //!   use it: `/<root>/<interface>/providers/<URL-encoded URL>` ephemeral nodes, re-registered
 //!   in a new session after an expiry, watched, with empty protection; and Dubbo 3's
@@ -57,8 +57,10 @@
 #![warn(missing_docs)]
 
 pub mod balance;
+mod connect;
 pub mod definition;
 mod error;
+mod future;
 pub mod instance;
 mod registry;
 pub mod select;
@@ -66,6 +68,8 @@ mod url;
 #[cfg(feature = "zookeeper")]
 pub mod zookeeper;
 
+pub use connect::connect;
 pub use error::RegistryError;
-pub use registry::{connect, Providers, Registry, RegistryFuture, Subscription};
+pub use future::RegistryFuture;
+pub use registry::{Providers, Registry, Subscription};
 pub use url::{ServiceUrl, Side, UrlBuilder, COMPATIBLE_RELEASE, DUBBO_PROTOCOL_VERSION};

@@ -7,8 +7,6 @@
 //! ([`crate::zookeeper`]); Nacos or etcd would be others, behind the same trait.
 
 use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use tokio::sync::watch;
@@ -16,13 +14,9 @@ use tokio::task::AbortHandle;
 
 use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
+use crate::future::RegistryFuture;
 use crate::instance::MetadataSource;
 use crate::url::ServiceUrl;
-
-/// What a [`Registry`] method returns: a boxed future, so that the trait is object-safe
-/// (`Arc<dyn Registry>`).
-pub type RegistryFuture<'a, T> =
-    Pin<Box<dyn Future<Output = Result<T, RegistryError>> + Send + 'a>>;
 
 /// A provider list as a subscription hands it out: every provider URL of the interface, in
 /// the registry's order.
@@ -143,24 +137,4 @@ impl Drop for Subscription {
             t.abort();
         }
     }
-}
-
-/// Connects to the registry at `address`: `zookeeper://HOST:PORT[,HOST:PORT...][?k=v...]`
-/// (see [`crate::zookeeper::ZookeeperRegistry::connect`] for the parameters), waiting for its
-/// first session.
-///
-/// # Errors
-///
-/// [`RegistryError::Address`] for another scheme (or the `zookeeper` feature off),
-/// [`RegistryError::Unreachable`] when no session came within the session timeout.
-pub async fn connect(address: &str) -> Result<Arc<dyn Registry>, RegistryError> {
-    #[cfg(feature = "zookeeper")]
-    if address.starts_with("zookeeper://") {
-        let r = crate::zookeeper::ZookeeperRegistry::connect(address).await?;
-        return Ok(Arc::new(r));
-    }
-    Err(RegistryError::Address {
-        address: address.to_owned(),
-        reason: "only zookeeper:// registries are supported",
-    })
 }

@@ -13,6 +13,7 @@ pub mod key;
 pub mod metrics;
 pub mod outbox;
 pub mod peek;
+pub mod reason;
 pub mod route;
 pub mod shared;
 pub mod worker;

@@ -42,7 +42,7 @@ use crate::core::metrics::{Registry, Stats};
 use dubbo_codec::metadata::{Lookup, MetadataCache};
 
 use crate::core::peek::{Call, Needs, Scratch};
-use crate::core::worker::Reason;
+use crate::core::reason::Reason;
 
 /// One compiled route.
 pub struct Route {
@@ -200,7 +200,7 @@ impl RouteTable {
     /// group and attachments); an earlier route that needs the body might match it, so then
     /// the call cannot be routed ([`Reason::Unreadable`]).
     ///
-    /// [`Reason::Unreadable`]: crate::core::worker::Reason::Unreadable
+    /// [`Reason::Unreadable`]: crate::core::reason::Reason::Unreadable
     pub fn find_blind(&self, listener: usize) -> Result<usize, Reason> {
         let bit = 1u64 << (listener % 64);
         let first = self.routes.iter().position(|r| r.listeners & bit != 0);

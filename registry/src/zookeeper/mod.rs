@@ -48,8 +48,9 @@ use zookeeper_client as zk;
 
 use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
+use crate::future::RegistryFuture;
 use crate::instance::MetadataSource;
-use crate::registry::{Registry, RegistryFuture, Subscription};
+use crate::registry::{Registry, Subscription};
 use crate::url::ServiceUrl;
 
 use instances::InstanceFollower;
