@@ -21,3 +21,23 @@ fn reused_serializer_writes_what_to_vec_writes() {
         write_again(&mut ser, &mix);
     }
 }
+
+#[test]
+fn reused_deserializer_reads_what_from_slice_reads() {
+    let user = fastjson2::to_vec(&jsonb::alice()).unwrap();
+    let mix = fastjson2::to_vec(&jsonb::mix()).unwrap();
+    let mut de = fastjson2::Deserializer::new(&[]);
+    for _ in 0..3 {
+        de.reset(&user);
+        assert_eq!(de.next_value::<jsonb::User>().unwrap(), jsonb::alice());
+        de.end().unwrap();
+        de.reset(&mix);
+        assert_eq!(de.next_value::<jsonb::Mix>().unwrap(), jsonb::mix());
+        de.end().unwrap();
+    }
+    // A document cut short fails as from_slice fails, and the next reset starts clean.
+    de.reset(&user[..user.len() - 1]);
+    assert!(de.next_value::<jsonb::User>().unwrap_err().is_eof());
+    de.reset(&user);
+    assert_eq!(de.next_value::<jsonb::User>().unwrap(), jsonb::alice());
+}

@@ -114,6 +114,15 @@ impl<'de> Decoder<'de> {
         }
     }
 
+    /// Starts over on a new document in `data`: offset 0, no symbols (each JSONB document
+    /// has its own table), keeping the table's memory and the depth limit.
+    pub fn reset(&mut self, data: &'de [u8]) {
+        self.data = data;
+        self.pos = 0;
+        self.depth = 0;
+        self.symbols.clear();
+    }
+
     /// Sets the limit of nested arrays, objects and typed values.
     pub fn with_max_depth(mut self, max_depth: usize) -> Self {
         self.max_depth = max_depth;
@@ -295,6 +304,28 @@ impl<'de> Decoder<'de> {
     #[inline]
     pub(crate) fn bump(&mut self) {
         self.pos += 1;
+    }
+
+    /// The next value if it is a `java.util.Date`, consumed, in milliseconds; `None` (nothing
+    /// consumed) for anything else. A `Date` field without the general [`Header`] path.
+    #[inline]
+    pub(crate) fn next_if_date(&mut self) -> Result<Option<i64>> {
+        let millis = match self.peek()? {
+            time::SECONDS => {
+                self.pos += 1;
+                i64::from(i32::from_be_bytes(self.array()?)) * 1000
+            }
+            time::MILLIS => {
+                self.pos += 1;
+                i64::from_be_bytes(self.array()?)
+            }
+            time::MINUTES => {
+                self.pos += 1;
+                i64::from(i32::from_be_bytes(self.array()?)) * 60_000
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(millis))
     }
 
     /// An int32 value (any int32 form), as lengths, scales, nanos and symbol numbers are.
