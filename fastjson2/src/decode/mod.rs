@@ -22,6 +22,7 @@
 //! are borrowed from it. Every strict prefix of a valid document fails with an
 //! [`Error::is_eof`] error; lengths and counts are never trusted beyond the bytes present.
 
+mod ascii;
 mod skip;
 mod string;
 mod symbols;
