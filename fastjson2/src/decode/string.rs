@@ -135,6 +135,20 @@ impl<'de> Decoder<'de> {
         )
     }
 
+    /// The next value if it is a symbol (an object key as Java writes a POJO field), consumed,
+    /// as text; `None` (nothing consumed) for anything else. Skips the general [`Header`] path
+    /// for what most keys of a `Value` are.
+    ///
+    /// [`Header`]: super::Header
+    #[inline]
+    pub(crate) fn next_if_symbol_text(&mut self) -> Option<Result<Cow<'de, str>>> {
+        if self.data.get(self.pos) != Some(&code::SYMBOL) {
+            return None;
+        }
+        self.pos += 1;
+        Some(self.symbol_after())
+    }
+
     /// Reads past a class name (`0x92` and the name) if one comes next, without decoding it;
     /// returns whether there was one.
     #[inline]
