@@ -13,6 +13,7 @@ pub(super) struct Symbols {
 impl Symbols {
     /// The number of `name`, or `Err(the new number)` after recording it (`own` makes the
     /// copy kept when `name` is not `'static`).
+    #[inline]
     pub(super) fn lookup_or_add<'n>(
         &mut self,
         name: &'n str,
