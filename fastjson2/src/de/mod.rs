@@ -93,13 +93,21 @@ impl<'de> Deserializer<'de> {
 
     /// The next header after any class names (read past without decoding them).
     fn pull(&mut self) -> Result<Header<'de>> {
-        while self.dec.next_if_type_name()? {}
+        self.peek_untyped()?;
         self.dec.pull()
     }
 
+    /// The next code byte after any class names (read past), not consumed.
+    #[inline]
     fn peek_untyped(&mut self) -> Result<u8> {
-        while self.dec.next_if_type_name()? {}
-        self.dec.peek()
+        // One read of the code byte in the common case (no class name).
+        loop {
+            let c = self.dec.peek()?;
+            if c != marker::TYPED {
+                return Ok(c);
+            }
+            self.dec.next_if_type_name()?;
+        }
     }
 
     /// An error of `kind` at the current offset.
