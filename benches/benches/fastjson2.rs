@@ -129,7 +129,9 @@ fn bench_mix_self_ref(c: &mut Criterion) {
     timed(c, group, "fastjson2-value", java.len(), || {
         value::from_slice(black_box(java)).unwrap()
     });
-    timed(c, group, "value-floor", java.len(), || black_box(&tree).clone());
+    timed(c, group, "value-floor", java.len(), || {
+        black_box(&tree).clone()
+    });
     timed(c, group, "fastjson2-skip", java.len(), || {
         let mut d = Decoder::new(black_box(java));
         d.skip().unwrap();
