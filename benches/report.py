@@ -54,17 +54,26 @@ CROSS_FASTJSON2 = {
     ("mix", "encode"): [
         ("fastjson2 typed `Mix` (D.m a nested Mix)", "fastjson2_mix/encode", "fastjson2"),
         ("fastjson2 typed `Mix`, reused buffer", "fastjson2_mix/encode", "fastjson2-reused"),
+        ("fastjson2 typed `Mix`, reused `Serializer`", "fastjson2_mix/encode", "fastjson2-serializer"),
         ("fastjson2 `Value` of Java's bytes (self-ref)", "fastjson2_mix_self_ref/encode", "fastjson2-value"),
     ],
     ("mix", "decode"): [
         ("fastjson2 typed `Mix` (D.m a nested Mix)", "fastjson2_mix/decode", "fastjson2"),
+        ("fastjson2 typed `Mix`, reused `Deserializer`", "fastjson2_mix/decode", "fastjson2-reused"),
+        ("owned floor: a clone of the nested `Mix`", "fastjson2_mix/decode", "owned-floor"),
         ("fastjson2 `Value` of Java's bytes (self-ref)", "fastjson2_mix_self_ref/decode", "fastjson2-value"),
+        ("`Value` floor: a clone of that `Value`", "fastjson2_mix_self_ref/decode", "value-floor"),
     ],
     ("user", "encode"): [
         ("fastjson2 typed `User`", "fastjson2_user/encode", "fastjson2"),
         ("fastjson2 typed `User`, reused buffer", "fastjson2_user/encode", "fastjson2-reused"),
+        ("fastjson2 typed `User`, reused `Serializer`", "fastjson2_user/encode", "fastjson2-serializer"),
     ],
-    ("user", "decode"): [("fastjson2 typed `User`", "fastjson2_user/decode", "fastjson2")],
+    ("user", "decode"): [
+        ("fastjson2 typed `User`", "fastjson2_user/decode", "fastjson2"),
+        ("fastjson2 typed `User`, reused `Deserializer`", "fastjson2_user/decode", "fastjson2-reused"),
+        ("owned floor: a clone of the `User`", "fastjson2_user/decode", "owned-floor"),
+    ],
 }
 # Peers of the fastjson2 bench (the others are Hessian peers).
 FASTJSON2_PEERS = ("java-fastjson2",)

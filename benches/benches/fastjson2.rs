@@ -3,9 +3,14 @@
 //! (`interop_model::{alice, mix}`) as the in-run reference: the two serializations a Dubbo 3
 //! body can be in.
 //!
-//! Groups are `fastjson2_<dataset>/<op>`; functions: `fastjson2` (`to_vec`), `fastjson2-reused`
-//! (`to_writer` into a cleared buffer), `fastjson2-value` (`value::from_slice` / `to_vec`),
-//! `fastjson2-skip` (`Decoder::skip`), and `hessian2` (`to_vec` / `from_slice`). Each decode is
+//! Groups are `fastjson2_<dataset>/<op>`; functions: `fastjson2` (`to_vec` / `from_slice`),
+//! `fastjson2-reused` (encode: `to_writer` into a cleared buffer; decode: one `Deserializer`,
+//! `reset` then `next_value`), `fastjson2-serializer` (one `Serializer`, `reset`, its buffer
+//! cleared: what a codec reusing its writer does), `fastjson2-value` (`value::from_slice` /
+//! `to_vec`), `fastjson2-skip` (`Decoder::skip`), `hessian2` (`to_vec` / `from_slice`), and
+//! the floors, references rather than implementations: `owned-floor` (a clone of the typed
+//! value, then drop: what any decoder returning it owned must allocate and copy) and
+//! `value-floor` (the same for the `Value` of Java's self-referencing Mix). Each decode is
 //! checked to give the input back before it is timed; allocations per operation are recorded
 //! with `benches::report::record`.
 //!
@@ -47,7 +52,7 @@ fn timed<R>(
 /// with hessian2.
 fn dataset<J, H>(c: &mut Criterion, name: &str, jsonb_value: &J, hessian_value: &H)
 where
-    J: Serialize + DeserializeOwned + PartialEq + Debug,
+    J: Serialize + DeserializeOwned + PartialEq + Debug + Clone,
     H: Serialize + DeserializeOwned + PartialEq + Debug,
 {
     let bytes = fastjson2::to_vec(jsonb_value).unwrap();
@@ -67,6 +72,13 @@ where
         fastjson2::to_writer(&mut out, black_box(jsonb_value)).unwrap();
         out.len()
     });
+    let mut ser = fastjson2::Serializer::new(Vec::with_capacity(256));
+    timed(c, &encode, "fastjson2-serializer", bytes.len(), || {
+        ser.reset();
+        ser.get_mut().clear();
+        black_box(jsonb_value).serialize(&mut ser).unwrap();
+        ser.get_ref().len()
+    });
     timed(c, &encode, "fastjson2-value", bytes.len(), || {
         value::to_vec(black_box(&tree))
     });
@@ -77,6 +89,14 @@ where
     let decode = format!("fastjson2_{name}/decode");
     timed(c, &decode, "fastjson2", bytes.len(), || {
         fastjson2::from_slice::<J>(black_box(&bytes)).unwrap()
+    });
+    let mut de = fastjson2::Deserializer::new(&bytes);
+    timed(c, &decode, "fastjson2-reused", bytes.len(), || {
+        de.reset(black_box(&bytes));
+        de.next_value::<J>().unwrap()
+    });
+    timed(c, &decode, "owned-floor", bytes.len(), || {
+        black_box(jsonb_value).clone()
     });
     timed(c, &decode, "fastjson2-value", bytes.len(), || {
         value::from_slice(black_box(&bytes)).unwrap()
@@ -108,6 +128,9 @@ fn bench_mix_self_ref(c: &mut Criterion) {
     let group = "fastjson2_mix_self_ref/decode";
     timed(c, group, "fastjson2-value", java.len(), || {
         value::from_slice(black_box(java)).unwrap()
+    });
+    timed(c, group, "value-floor", java.len(), || {
+        black_box(&tree).clone()
     });
     timed(c, group, "fastjson2-skip", java.len(), || {
         let mut d = Decoder::new(black_box(java));

@@ -23,7 +23,7 @@ use serde::de::{self, DeserializeSeed, Visitor};
 
 use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
-use crate::marker::{self, container, float, long, time};
+use crate::marker::{self, container, float, long};
 
 use access::{EnumAccess, MapAccess, SeqAccess};
 
@@ -48,6 +48,34 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// Starts over on a new document in `bytes`, keeping the symbol table's memory: one
+    /// deserializer per connection, `reset` per message, as Dubbo reuses its reader. Every
+    /// input must outlive the deserializer (values may borrow from it).
+    ///
+    /// ```
+    /// let docs = [fastjson2::to_vec(&1i64)?, fastjson2::to_vec(&2i64)?];
+    /// let mut de = fastjson2::Deserializer::new(&[]);
+    /// for (doc, want) in docs.iter().zip([1i64, 2]) {
+    ///     de.reset(doc);
+    ///     assert_eq!(de.next_value::<i64>()?, want);
+    ///     de.end()?;
+    /// }
+    /// # Ok::<(), fastjson2::Error>(())
+    /// ```
+    pub fn reset(&mut self, bytes: &'de [u8]) {
+        self.dec.reset(bytes);
+    }
+
+    /// Reads the next value (serde's own errors get the offset where decoding stopped).
+    pub fn next_value<T: de::Deserialize<'de>>(&mut self) -> Result<T> {
+        T::deserialize(&mut *self).map_err(|e| self.locate(e))
+    }
+
+    /// Fails with [`ErrorKind::TrailingBytes`] unless the whole input was read.
+    pub fn end(&self) -> Result<()> {
+        self.dec.end()
+    }
+
     /// The decoder underneath (its offset, its symbols).
     pub fn decoder(&mut self) -> &mut Decoder<'de> {
         &mut self.dec
@@ -65,13 +93,21 @@ impl<'de> Deserializer<'de> {
 
     /// The next header after any class names (read past without decoding them).
     fn pull(&mut self) -> Result<Header<'de>> {
-        while self.dec.next_if_type_name()? {}
+        self.peek_untyped()?;
         self.dec.pull()
     }
 
+    /// The next code byte after any class names (read past), not consumed.
+    #[inline]
     fn peek_untyped(&mut self) -> Result<u8> {
-        while self.dec.next_if_type_name()? {}
-        self.dec.peek()
+        // One read of the code byte in the common case (no class name).
+        loop {
+            let c = self.dec.peek()?;
+            if c != marker::TYPED {
+                return Ok(c);
+            }
+            self.dec.next_if_type_name()?;
+        }
     }
 
     /// An error of `kind` at the current offset.
@@ -290,10 +326,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     ) -> Result<V::Value> {
         if name == crate::ser::RAW {
             // A `java.util.Date` (the common one) arrives as its milliseconds, decoded once.
-            if let time::SECONDS | time::MILLIS | time::MINUTES = self.dec.peek()? {
-                if let Header::Date(millis) = self.dec.pull()? {
-                    return visitor.visit_i64(millis);
-                }
+            if let Some(millis) = self.dec.next_if_date()? {
+                return visitor.visit_i64(millis);
             }
             // Any other `crate::types` value reads its own header from the raw bytes.
             let start = self.dec.offset();

@@ -22,6 +22,7 @@
 //! are borrowed from it. Every strict prefix of a valid document fails with an
 //! [`Error::is_eof`] error; lengths and counts are never trusted beyond the bytes present.
 
+mod ascii;
 mod skip;
 mod string;
 mod symbols;
@@ -112,6 +113,15 @@ impl<'de> Decoder<'de> {
             max_depth: DEFAULT_MAX_DEPTH,
             symbols: symbols::Symbols::default(),
         }
+    }
+
+    /// Starts over on a new document in `data`: offset 0, no symbols (each JSONB document
+    /// has its own table), keeping the table's memory and the depth limit.
+    pub fn reset(&mut self, data: &'de [u8]) {
+        self.data = data;
+        self.pos = 0;
+        self.depth = 0;
+        self.symbols.clear();
     }
 
     /// Sets the limit of nested arrays, objects and typed values.
@@ -295,6 +305,28 @@ impl<'de> Decoder<'de> {
     #[inline]
     pub(crate) fn bump(&mut self) {
         self.pos += 1;
+    }
+
+    /// The next value if it is a `java.util.Date`, consumed, in milliseconds; `None` (nothing
+    /// consumed) for anything else. A `Date` field without the general [`Header`] path.
+    #[inline]
+    pub(crate) fn next_if_date(&mut self) -> Result<Option<i64>> {
+        let millis = match self.peek()? {
+            time::SECONDS => {
+                self.pos += 1;
+                i64::from(i32::from_be_bytes(self.array()?)) * 1000
+            }
+            time::MILLIS => {
+                self.pos += 1;
+                i64::from_be_bytes(self.array()?)
+            }
+            time::MINUTES => {
+                self.pos += 1;
+                i64::from(i32::from_be_bytes(self.array()?)) * 60_000
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(millis))
     }
 
     /// An int32 value (any int32 form), as lengths, scales, nanos and symbol numbers are.

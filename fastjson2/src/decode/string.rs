@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use super::ascii::ascii_str;
 use super::symbols::Span;
 use super::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -86,9 +87,9 @@ impl<'de> Decoder<'de> {
             },
             code::UTF16 | code::UTF16LE | code::UTF16BE => Ok(Cow::Owned(utf16(bytes, span.code))),
             // Latin-1: ASCII is valid UTF-8 as it is; other bytes are the chars U+0080-U+00FF.
-            _ => match std::str::from_utf8(bytes) {
-                Ok(s) if bytes.is_ascii() => Ok(Cow::Borrowed(s)),
-                _ => Ok(Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())),
+            _ => match ascii_str(bytes) {
+                Some(s) => Ok(Cow::Borrowed(s)),
+                None => Ok(Cow::Owned(bytes.iter().map(|&b| char::from(b)).collect())),
             },
         }
     }
@@ -111,10 +112,7 @@ impl<'de> Decoder<'de> {
         let bytes = self
             .data
             .get(start..start + usize::from(c - code::FIX_FIRST))?;
-        if !bytes.is_ascii() {
-            return None;
-        }
-        let s = std::str::from_utf8(bytes).ok()?;
+        let s = ascii_str(bytes)?;
         self.pos = start + bytes.len();
         Some(s)
     }
@@ -135,6 +133,20 @@ impl<'de> Decoder<'de> {
                     None => self.text_of(span).map(Name::Text),
                 }),
         )
+    }
+
+    /// The next value if it is a symbol (an object key as Java writes a POJO field), consumed,
+    /// as text; `None` (nothing consumed) for anything else. Skips the general [`Header`] path
+    /// for what most keys of a `Value` are.
+    ///
+    /// [`Header`]: super::Header
+    #[inline]
+    pub(crate) fn next_if_symbol_text(&mut self) -> Option<Result<Cow<'de, str>>> {
+        if self.data.get(self.pos) != Some(&code::SYMBOL) {
+            return None;
+        }
+        self.pos += 1;
+        Some(self.symbol_after())
     }
 
     /// Reads past a class name (`0x92` and the name) if one comes next, without decoding it;

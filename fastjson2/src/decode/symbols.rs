@@ -32,6 +32,12 @@ pub(super) struct Symbols {
 }
 
 impl Symbols {
+    /// Forgets every symbol (a new document), keeping the spilled table's memory.
+    pub(super) fn clear(&mut self) {
+        self.len = 0;
+        self.spill.clear();
+    }
+
     pub(super) fn len(&self) -> usize {
         self.len
     }

@@ -18,10 +18,13 @@
 //!   writer keeps one table).
 
 mod string;
+mod symbols;
 
 use std::borrow::Cow;
 
 use bytes::BufMut;
+
+use symbols::Symbols;
 
 use crate::marker::{self, container, float, int, long, number, string as str_code, time};
 use crate::types::{
@@ -29,7 +32,7 @@ use crate::types::{
 };
 
 /// Writes JSONB values into a `BufMut`; one encoder per document (it numbers the document's
-/// symbols).
+/// symbols), or one [`reset`](Self::reset) between documents.
 #[derive(Debug)]
 pub struct Encoder<B> {
     out: B,
@@ -48,34 +51,6 @@ pub enum Fastjson2Version {
     /// 2.0.56, what Dubbo 3.3.5 ships: a whole `float` in -2^18..2^18 is `0xb6` and its int32
     /// in the shortest form.
     V2_0_56,
-}
-
-/// The document's symbols by first use. Documents have few (a POJO's field names and class
-/// names), so a linear scan beats hashing; serde's names are `'static` and kept without a copy.
-#[derive(Debug, Default)]
-struct Symbols {
-    names: Vec<Cow<'static, str>>,
-}
-
-impl Symbols {
-    /// The number of `name`, or `Err(the new number)` after recording it (`own` makes the
-    /// copy kept when `name` is not `'static`).
-    fn lookup_or_add<'n>(
-        &mut self,
-        name: &'n str,
-        own: impl FnOnce(&'n str) -> Cow<'static, str>,
-    ) -> Result<i32, i32> {
-        match self.names.iter().position(|n| **n == *name) {
-            Some(i) => Ok(i as i32),
-            None => {
-                if self.names.is_empty() {
-                    self.names.reserve(16);
-                }
-                self.names.push(own(name));
-                Err(self.names.len() as i32 - 1)
-            }
-        }
-    }
 }
 
 impl<B: BufMut> Encoder<B> {
@@ -101,6 +76,17 @@ impl<B: BufMut> Encoder<B> {
     /// The output.
     pub fn into_inner(self) -> B {
         self.out
+    }
+
+    /// Starts a new document: forgets the symbols numbered so far (each JSONB document has
+    /// its own table), keeping the table's memory. The output is left as it is.
+    pub fn reset(&mut self) {
+        self.symbols.clear();
+    }
+
+    /// The output, read-only.
+    pub fn get_ref(&self) -> &B {
+        &self.out
     }
 
     /// The output, to write raw bytes into.

@@ -82,6 +82,35 @@ impl<B: BufMut> Serializer<B> {
     pub fn into_inner(self) -> B {
         self.enc.into_inner()
     }
+
+    /// Starts a new document, keeping the symbol table's memory: a serializer reused this way
+    /// (with its output cleared through [`get_mut`](Self::get_mut)) writes each message
+    /// without allocating, as Dubbo reuses one writer per connection.
+    ///
+    /// ```
+    /// let mut ser = fastjson2::Serializer::new(Vec::new());
+    /// for id in [1i64, 2] {
+    ///     ser.reset();
+    ///     ser.get_mut().clear();
+    ///     serde::Serialize::serialize(&id, &mut ser)?;
+    ///     assert_eq!(fastjson2::from_slice::<i64>(ser.get_ref())?, id);
+    /// }
+    /// # Ok::<(), fastjson2::Error>(())
+    /// ```
+    pub fn reset(&mut self) {
+        self.enc.reset();
+        self.raw = false;
+    }
+
+    /// The output, read-only.
+    pub fn get_ref(&self) -> &B {
+        self.enc.get_ref()
+    }
+
+    /// The output (to clear it between messages, or to write raw bytes into).
+    pub fn get_mut(&mut self) -> &mut B {
+        self.enc.get_mut()
+    }
 }
 
 impl ser::Error for Error {

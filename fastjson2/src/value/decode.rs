@@ -70,9 +70,12 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
                 Vec::with_capacity(OBJECT_CAPACITY)
             };
             loop {
-                let key = match d.pull()? {
-                    Header::End => break,
-                    k => value_of(d, k)?,
+                let key = match d.next_if_symbol_text() {
+                    Some(name) => Value::Symbol(name?.into_owned()),
+                    None => match d.pull()? {
+                        Header::End => break,
+                        k => value_of(d, k)?,
+                    },
                 };
                 entries.push((key, read_value(d)?));
             }
