@@ -87,6 +87,31 @@ impl ServiceInstance {
         })
     }
 
+    /// The instance as the JSON Curator's x-discovery writes and Dubbo 3's
+    /// `ZookeeperServiceDiscovery` reads (`/services/<app>/<address:port>`), registered at
+    /// `registration_ms` (ms since the Unix epoch): the fields and payload class Java writes,
+    /// nothing else (Jackson refuses unknown fields).
+    pub fn to_curator_json(&self, registration_ms: u64) -> String {
+        let id = format!("{}:{}", self.address, self.port);
+        serde_json::json!({
+            "name": self.app,
+            "id": id,
+            "address": self.address,
+            "port": self.port,
+            "sslPort": null,
+            "payload": {
+                "@class": "org.apache.dubbo.registry.zookeeper.ZookeeperInstance",
+                "id": id,
+                "name": self.app,
+                "metadata": self.metadata,
+            },
+            "registrationTimeUTC": registration_ms,
+            "serviceType": "DYNAMIC",
+            "uriSpec": null,
+        })
+        .to_string()
+    }
+
     /// The revision of its [`MetadataInfo`], when it says.
     pub fn revision(&self) -> Option<&str> {
         self.metadata.get(REVISION_KEY).map(String::as_str)
@@ -179,6 +204,73 @@ impl MetadataInfo {
         serde_json::from_slice(json).map_err(|e| RegistryError::Instance {
             reason: format!("metadata: {e} (line {}, column {})", e.line(), e.column()),
         })
+    }
+}
+
+impl MetadataInfo {
+    /// The metadata of application `app` exporting the services of these provider URLs, as
+    /// a Java provider's MetadataService answers it: one [`ServiceInfo`] per URL, keyed by
+    /// its match key (`[group/]interface[:version]:protocol`), with the URL's parameters, and
+    /// a revision that changes whenever any of it does.
+    pub fn of_urls(app: &str, urls: &[ServiceUrl]) -> MetadataInfo {
+        let mut services = BTreeMap::new();
+        for url in urls {
+            let info = ServiceInfo {
+                name: url.interface().into_owned(),
+                group: url.group().into_owned(),
+                version: url.version().into_owned(),
+                protocol: url.protocol().to_owned(),
+                port: url.port().unwrap_or(0),
+                path: url.path().to_owned(),
+                params: url.params(),
+            };
+            services.insert(info.match_key(), info);
+        }
+        let mut info = MetadataInfo {
+            app: app.to_owned(),
+            revision: String::new(),
+            services,
+        };
+        info.revision = info.compute_revision();
+        info
+    }
+
+    /// A revision of this metadata: 32 hex digits (as long as Java's MD5 ones) from a stable
+    /// hash of the application and every service's key, port, path and parameters; it is a
+    /// cache key to consumers, which never recompute it.
+    fn compute_revision(&self) -> String {
+        use std::hash::{Hash, Hasher};
+        let halves = [0u64, 1].map(|seed| {
+            // `DefaultHasher::new` has fixed keys: the same revision in every process.
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            seed.hash(&mut h);
+            self.app.hash(&mut h);
+            for (key, s) in &self.services {
+                (key, s.port, &s.path, &s.params).hash(&mut h);
+            }
+            h.finish()
+        });
+        format!("{:016x}{:016x}", halves[0], halves[1])
+    }
+}
+
+impl ServiceInfo {
+    /// The key of this service in [`MetadataInfo::services`], as Java's `getMatchKey`:
+    /// `[group/]interface[:version]:protocol`.
+    pub fn match_key(&self) -> String {
+        let mut key = String::new();
+        if !self.group.is_empty() {
+            key.push_str(&self.group);
+            key.push('/');
+        }
+        key.push_str(&self.name);
+        if !self.version.is_empty() {
+            key.push(':');
+            key.push_str(&self.version);
+        }
+        key.push(':');
+        key.push_str(&self.protocol);
+        key
     }
 }
 
@@ -282,6 +374,87 @@ mod tests {
         assert_eq!(u.param("serialization").as_deref(), Some("hessian2"));
         assert!(u.methods().iter().any(|m| m == "sayHello"), "{u}");
         assert!(MetadataInfo::from_json(&JAVA_3_3_REPORT[..100]).is_err());
+    }
+
+    #[test]
+    fn curator_json_reads_back_and_has_javas_fields() {
+        let metadata: BTreeMap<String, String> = [
+            (REVISION_KEY, "abc"),
+            (ENDPOINTS_KEY, r#"[{"port":20880,"protocol":"dubbo"}]"#),
+            (STORAGE_TYPE_KEY, "local"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+        let i = ServiceInstance {
+            app: "demo".into(),
+            address: "127.0.0.1".into(),
+            port: 20880,
+            metadata,
+        };
+        let json = i.to_curator_json(1_700_000_000_000);
+        assert_eq!(
+            ServiceInstance::from_curator_json(json.as_bytes()).unwrap(),
+            i
+        );
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            [
+                "address",
+                "id",
+                "name",
+                "payload",
+                "port",
+                "registrationTimeUTC",
+                "serviceType",
+                "sslPort",
+                "uriSpec"
+            ]
+        );
+        assert_eq!(v["id"], "127.0.0.1:20880");
+        assert_eq!(
+            v["payload"]["@class"],
+            "org.apache.dubbo.registry.zookeeper.ZookeeperInstance"
+        );
+        assert_eq!(i.port_of("dubbo"), 20880);
+    }
+
+    #[test]
+    fn metadata_of_provider_urls() {
+        let url = |q: &str| {
+            ServiceUrl::parse(format!("dubbo://127.0.0.1:20880/demo.Greeter?{q}")).unwrap()
+        };
+        let urls = [
+            url("interface=demo.Greeter&version=1.0.0&group=g&methods=hi"),
+            url("interface=demo.Greeter&methods=hi"),
+        ];
+        let info = MetadataInfo::of_urls("app", &urls);
+        let keys: Vec<&str> = info.services.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["demo.Greeter:dubbo", "g/demo.Greeter:1.0.0:dubbo"]);
+        let s = &info.services["g/demo.Greeter:1.0.0:dubbo"];
+        assert_eq!((s.port, s.path.as_str()), (20880, "demo.Greeter"));
+        assert_eq!(s.params["methods"], "hi");
+        assert_eq!(info.revision.len(), 32);
+        assert_eq!(info.revision, MetadataInfo::of_urls("app", &urls).revision);
+        assert_ne!(
+            info.revision,
+            MetadataInfo::of_urls("app", &urls[..1]).revision
+        );
+        // What consumers make of it is the URLs again.
+        let instance = ServiceInstance {
+            app: "app".into(),
+            address: "127.0.0.1".into(),
+            port: 20880,
+            metadata: BTreeMap::new(),
+        };
+        let back = provider_urls(&instance, &info, "demo.Greeter");
+        assert_eq!(back.len(), 2);
+        assert!(back
+            .iter()
+            .any(|u| u.group() == "g" && u.version() == "1.0.0"));
     }
 
     #[test]

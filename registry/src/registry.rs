@@ -15,7 +15,7 @@ use tokio::task::AbortHandle;
 use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
 use crate::future::RegistryFuture;
-use crate::instance::MetadataSource;
+use crate::instance::{MetadataSource, ServiceInstance};
 use crate::url::ServiceUrl;
 
 /// A provider list as a subscription hands it out: every provider URL of the interface, in
@@ -70,6 +70,31 @@ pub trait Registry: Send + Sync + fmt::Debug {
     ) -> RegistryFuture<'a, Option<ServiceDefinition>> {
         let _ = key;
         Box::pin(async { Ok(None) })
+    }
+
+    /// Registers a Dubbo 3 application instance (`register-mode` `instance` or `all`), until
+    /// [`unregister_instance`](Registry::unregister_instance) (for ZooKeeper an ephemeral
+    /// `/services/<app>/<address:port>`, written again in each new session). A registry
+    /// without application-level discovery ignores it.
+    fn register_instance<'a>(&'a self, instance: &'a ServiceInstance) -> RegistryFuture<'a, ()> {
+        let _ = instance;
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Removes an instance [`register_instance`](Registry::register_instance) wrote.
+    fn unregister_instance<'a>(&'a self, instance: &'a ServiceInstance) -> RegistryFuture<'a, ()> {
+        let _ = instance;
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Says that application `app` serves `interface` (Dubbo 3's service-name mapping, for
+    /// ZooKeeper `/dubbo/mapping/<interface>`: the applications, comma-separated), as a Java
+    /// provider does at export, so that consumers of the interface find the application's
+    /// instances; it stays after the provider goes, as Java's does. A registry without
+    /// application-level discovery ignores it.
+    fn map_service<'a>(&'a self, interface: &'a str, app: &'a str) -> RegistryFuture<'a, ()> {
+        let _ = (interface, app);
+        Box::pin(async { Ok(()) })
     }
 
     /// Publishes `definition` as the service definition of provider `key` in the registry's

@@ -177,6 +177,13 @@ impl ServiceUrl {
         get_param_decoded(&self.text, key)
     }
 
+    /// Every parameter, percent-decoded; the last one of a key sent twice (as Java reads it).
+    pub fn params(&self) -> std::collections::BTreeMap<String, String> {
+        registry_urlweight::params(&self.text)
+            .map(|p| (p.decoded_key().into_owned(), p.decoded_value().into_owned()))
+            .collect()
+    }
+
     /// The `interface` parameter, else the path.
     pub fn interface(&self) -> Cow<'_, str> {
         self.param("interface")

@@ -16,6 +16,25 @@ pub struct Registration {
     application: String,
     host: Option<IpAddr>,
     params: Vec<(String, String)>,
+    mode: RegisterMode,
+}
+
+/// What a server registers (Dubbo's `register-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RegisterMode {
+    /// One provider URL per service (`/dubbo/<interface>/providers`), what every Dubbo
+    /// consumer reads: 2.7, and 3.x by default (its `APPLICATION_FIRST` falls back to it).
+    #[default]
+    Interface,
+    /// Dubbo 3's application level only: one instance of the application
+    /// (`/services/<app>/<address:port>`), the service-name mappings
+    /// (`/dubbo/mapping/<interface>`) and a MetadataService on the server's port that
+    /// consumers ask for the services behind the instance. Dubbo 3 consumers find it; 2.7
+    /// ones do not.
+    Instance,
+    /// Both, as a Dubbo 3 provider does by default.
+    All,
 }
 
 impl Registration {
@@ -25,7 +44,52 @@ impl Registration {
             application: application.to_owned(),
             host: None,
             params: Vec::new(),
+            mode: RegisterMode::Interface,
         }
+    }
+
+    /// What is registered (default [`RegisterMode::Interface`]).
+    pub fn register_mode(mut self, mode: RegisterMode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The register mode.
+    pub fn mode(&self) -> RegisterMode {
+        self.mode
+    }
+
+    /// The application name.
+    pub fn application(&self) -> &str {
+        &self.application
+    }
+
+    /// Whether the URLs say that the server serves Triple on its port
+    /// ([`offer_triple`](Registration::offer_triple)).
+    pub fn offers_triple(&self) -> bool {
+        self.params
+            .iter()
+            .any(|(k, v)| k == "ext.protocol" && v.split(',').any(|p| p == "tri"))
+    }
+
+    /// The address consumers are given for a server listening on `addr`.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Url`] when `addr` is the unspecified address and no
+    /// [`host`](Registration::host) was given: no consumer could connect to it.
+    pub fn advertised(&self, addr: SocketAddr) -> Result<SocketAddr, RegistryError> {
+        let mut advertised = addr;
+        if let Some(h) = self.host {
+            advertised.set_ip(h);
+        }
+        if advertised.ip().is_unspecified() {
+            return Err(RegistryError::Url {
+                url: format!("dubbo://{addr}"),
+                reason: "listening on the unspecified address: say which address to advertise (Registration::host)".into(),
+            });
+        }
+        Ok(advertised)
     }
 
     /// The address to advertise, when the server listens on the unspecified address (Java
@@ -86,16 +150,13 @@ impl Registration {
         group: Option<&str>,
         methods: &[&str],
     ) -> Result<ServiceUrl, RegistryError> {
-        let mut advertised = addr;
-        if let Some(h) = self.host {
-            advertised.set_ip(h);
-        }
-        if advertised.ip().is_unspecified() {
-            return Err(RegistryError::Url {
+        let advertised = self.advertised(addr).map_err(|e| match e {
+            RegistryError::Url { reason, .. } => RegistryError::Url {
                 url: format!("dubbo://{addr}/{interface}"),
-                reason: "listening on the unspecified address: say which address to advertise (Registration::host)".into(),
-            });
-        }
+                reason,
+            },
+            other => other,
+        })?;
         let mut b = ServiceUrl::provider(interface, advertised, &self.application)
             .version(version)
             .group(group.unwrap_or(""))

@@ -256,3 +256,83 @@ async fn a_triple_application_is_found_through_its_triple_metadata_service() {
     assert_loopback_only(&pids);
     client.close().await;
 }
+
+/// A Rust provider registered as a Dubbo 3 application instance only
+/// (`RegisterMode::Instance`): its instance node, the service-name mapping and no
+/// interface-level URL in ZooKeeper; stock Dubbo 3.2 and 3.3 consumers that know only the
+/// registry find it through the instance and the MetadataService it serves, and pass every
+/// check; the cluster client finds it the same way; its shutdown removes the instance.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn java_consumers_find_a_rust_provider_registered_as_an_instance() {
+    let Some(zoo) = ZooKeeper::start(
+        "app-discovery-rust",
+        Duration::from_millis(SESSION_MS),
+        LogDir("dubbo-codec-app-discovery"),
+    ) else {
+        return;
+    };
+    if ["dubbo3", "dubbo33"].iter().any(|f| jar(f).is_none()) {
+        return;
+    }
+    let address = format!("zookeeper://{}?session={SESSION_MS}", zoo.address());
+    let reg: Arc<dyn Registry> = Arc::new(ZookeeperRegistry::connect(&address).await.unwrap());
+    let server = dubbo_rpc::server::Server::builder()
+        .service(demo_service())
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let how = dubbo_rpc::registration::Registration::new("rust-demo")
+        .register_mode(dubbo_rpc::registration::RegisterMode::Instance);
+    server.register(reg.clone(), &how).await.unwrap();
+
+    let raw = zk::Client::connector()
+        .connect(&zoo.address())
+        .await
+        .unwrap();
+    let (mapping, _) = raw
+        .get_data(&format!("/dubbo/mapping/{INTERFACE}"))
+        .await
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&mapping), "rust-demo");
+    let dir = format!("{SERVICES_ROOT}/rust-demo");
+    let nodes = raw.list_children(&dir).await.unwrap();
+    assert_eq!(nodes, [server.local_addr().to_string()]);
+    let (json, stat) = raw.get_data(&format!("{dir}/{}", nodes[0])).await.unwrap();
+    assert_ne!(stat.ephemeral_owner, 0, "an ephemeral node");
+    let instance = ServiceInstance::from_curator_json(&json).unwrap();
+    assert_eq!(instance.port, server.local_addr().port());
+    assert!(
+        instance.revision().is_some_and(|r| r.len() == 32),
+        "{instance:?}"
+    );
+    assert!(
+        reg.providers(INTERFACE).await.unwrap().is_empty(),
+        "no interface-level URL"
+    );
+
+    let registry_address = format!("zookeeper://{}", zoo.address());
+    for flavour in ["dubbo3", "dubbo33"] {
+        // Dubbo's defaults: nothing pinned, register-mode `all` (the interop guard's
+        // `interface` would keep the consumer from reading application instances).
+        let stock = ["--serialization", "default", "--register-mode", "all"];
+        let run = run_consumer(flavour, &registry_address, &stock, LOGS).unwrap();
+        run.assert_all_passed(&format!("stock {flavour} consumer through the instance"));
+    }
+    let client = round_robin_client(
+        ClusterClient::builder(reg.clone(), INTERFACE).version(VERSION),
+        1,
+        "the Rust instance",
+    )
+    .await;
+    say_hello_calls(&client, req, "instance", 3).await;
+    client.close().await;
+
+    let mut pids = vec![std::process::id()];
+    pids.extend(zoo.pid());
+    assert_loopback_only(&pids);
+    server.shutdown(Duration::from_secs(2)).await;
+    assert!(
+        raw.list_children(&dir).await.unwrap().is_empty(),
+        "instance removed"
+    );
+}

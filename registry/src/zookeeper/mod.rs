@@ -49,7 +49,7 @@ use zookeeper_client as zk;
 use crate::definition::{DefinitionKey, ServiceDefinition};
 use crate::error::RegistryError;
 use crate::future::RegistryFuture;
-use crate::instance::MetadataSource;
+use crate::instance::{MetadataSource, ServiceInstance};
 use crate::registry::{Registry, Subscription};
 use crate::url::ServiceUrl;
 
@@ -235,6 +235,14 @@ impl ZookeeperRegistry {
     }
 }
 
+/// The node of a Dubbo 3 application instance: `/services/<app>/<address:port>`.
+fn instance_path(instance: &ServiceInstance) -> String {
+    format!(
+        "{SERVICES_ROOT}/{}/{}:{}",
+        instance.app, instance.address, instance.port
+    )
+}
+
 /// `/<root>/<interface>/<category>`, the interface URL-encoded as Dubbo writes it.
 pub fn category_dir(root: &str, interface: &str, category: &str) -> String {
     let root = root.trim_matches('/');
@@ -259,45 +267,36 @@ impl Registry for ZookeeperRegistry {
     }
 
     fn register<'a>(&'a self, url: &'a ServiceUrl) -> RegistryFuture<'a, ()> {
-        Box::pin(async move {
-            let path = self.node_path(url);
-            // Curator writes the local address into every node it creates; so do we (the
-            // registering host's).
-            let data = url.host().to_owned();
-            lock(&self.shared.registered).insert((path.clone(), data.clone()));
-            let limit = self.shared.options.session_timeout;
-            let Some(client) = self.shared.session.wait(limit).await else {
-                return Err(RegistryError::Unreachable {
-                    address: self.shared.address.clone(),
-                    reason: "no session: written when one is back".into(),
-                });
-            };
-            session::write_ephemeral(&client, &path, data.as_bytes())
-                .await
-                .map_err(|e| op_error(&path, e))
-        })
+        // Curator writes the local address into every node it creates; so do we (the
+        // registering host's).
+        Box::pin(self.register_node(self.node_path(url), url.host().to_owned()))
     }
 
     fn unregister<'a>(&'a self, url: &'a ServiceUrl) -> RegistryFuture<'a, ()> {
+        Box::pin(self.unregister_node(self.node_path(url)))
+    }
+
+    fn register_instance<'a>(&'a self, instance: &'a ServiceInstance) -> RegistryFuture<'a, ()> {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Box::pin(self.register_node(instance_path(instance), instance.to_curator_json(ms)))
+    }
+
+    fn unregister_instance<'a>(&'a self, instance: &'a ServiceInstance) -> RegistryFuture<'a, ()> {
+        Box::pin(self.unregister_node(instance_path(instance)))
+    }
+
+    fn map_service<'a>(&'a self, interface: &'a str, app: &'a str) -> RegistryFuture<'a, ()> {
         Box::pin(async move {
-            let path = self.node_path(url);
-            lock(&self.shared.registered).retain(|(p, _)| *p != path);
-            // A node of a session that is only disconnected would outlive the registration:
-            // retry while that session lives (its expiry deletes the node anyway).
-            let give_up = tokio::time::Instant::now() + self.shared.options.session_timeout;
-            loop {
-                let Some(client) = self.shared.session.current() else {
-                    // Not written in any live session: nothing to delete.
-                    return Ok(());
-                };
-                match client.delete(&path, None).await {
-                    Ok(()) | Err(zk::Error::NoNode) => return Ok(()),
-                    Err(zk::Error::ConnectionLoss) if tokio::time::Instant::now() < give_up => {
-                        tokio::time::sleep(Duration::from_millis(200)).await;
-                    }
-                    Err(e) => return Err(op_error(&path, e)),
-                }
-            }
+            let path = match self.shared.options.root.trim_matches('/') {
+                "" => format!("/mapping/{interface}"),
+                root => format!("/{root}/mapping/{interface}"),
+            };
+            let client = self.client().await?;
+            session::add_to_list(&client, &path, app)
+                .await
+                .map_err(|e| op_error(&path, e))
         })
     }
 
@@ -410,6 +409,43 @@ impl Registry for ZookeeperRegistry {
 }
 
 impl ZookeeperRegistry {
+    /// Writes the ephemeral node `path` with `data`, and again in every new session until
+    /// [`unregister_node`](Self::unregister_node).
+    async fn register_node(&self, path: String, data: String) -> Result<(), RegistryError> {
+        lock(&self.shared.registered).insert((path.clone(), data.clone()));
+        let limit = self.shared.options.session_timeout;
+        let Some(client) = self.shared.session.wait(limit).await else {
+            return Err(RegistryError::Unreachable {
+                address: self.shared.address.clone(),
+                reason: "no session: written when one is back".into(),
+            });
+        };
+        session::write_ephemeral(&client, &path, data.as_bytes())
+            .await
+            .map_err(|e| op_error(&path, e))
+    }
+
+    /// Deletes a node [`register_node`](Self::register_node) wrote.
+    async fn unregister_node(&self, path: String) -> Result<(), RegistryError> {
+        lock(&self.shared.registered).retain(|(p, _)| *p != path);
+        // A node of a session that is only disconnected would outlive the registration:
+        // retry while that session lives (its expiry deletes the node anyway).
+        let give_up = tokio::time::Instant::now() + self.shared.options.session_timeout;
+        loop {
+            let Some(client) = self.shared.session.current() else {
+                // Not written in any live session: nothing to delete.
+                return Ok(());
+            };
+            match client.delete(&path, None).await {
+                Ok(()) | Err(zk::Error::NoNode) => return Ok(()),
+                Err(zk::Error::ConnectionLoss) if tokio::time::Instant::now() < give_up => {
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => return Err(op_error(&path, e)),
+            }
+        }
+    }
+
     async fn client(&self) -> Result<zk::Client, RegistryError> {
         let limit = self.shared.options.session_timeout;
         self.shared

@@ -325,3 +325,50 @@ pub(super) fn is_fatal(e: &zk::Error) -> bool {
             | zk::Error::SessionMoved
     )
 }
+
+/// Adds `item` to the comma-separated list in the persistent node `path` (created with its
+/// parents when missing), unless it is there: Dubbo 3's service-name mapping, written with a
+/// compare-and-set on the node's version as Java's `registerServiceAppMapping` does, so that
+/// two providers mapping at once both land.
+pub(super) async fn add_to_list(
+    client: &zk::Client,
+    path: &str,
+    item: &str,
+) -> Result<(), zk::Error> {
+    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    for _ in 0..8 {
+        match client.get_data(path).await {
+            Ok((data, stat)) => {
+                let text = String::from_utf8_lossy(&data);
+                if text.split(',').any(|a| a.trim() == item) {
+                    return Ok(());
+                }
+                let list = if text.trim().is_empty() {
+                    item.to_owned()
+                } else {
+                    format!("{text},{item}")
+                };
+                match client
+                    .set_data(path, list.as_bytes(), Some(stat.version))
+                    .await
+                {
+                    Ok(_) => return Ok(()),
+                    // Another writer came first: read again.
+                    Err(zk::Error::BadVersion) | Err(zk::Error::NoNode) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(zk::Error::NoNode) => match client.create(path, item.as_bytes(), &persistent).await
+            {
+                Ok(_) | Err(zk::Error::NodeExists) => {}
+                Err(zk::Error::NoNode) => {
+                    let parent = &path[..path.rfind('/').unwrap_or(0)];
+                    client.mkdir(parent, &persistent).await?;
+                }
+                Err(e) => return Err(e),
+            },
+            Err(e) => return Err(e),
+        }
+    }
+    Err(zk::Error::BadVersion)
+}

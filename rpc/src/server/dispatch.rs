@@ -169,7 +169,7 @@ fn route(
         .filter(|g| !g.is_empty())
         .map(str::to_owned);
     let key = service_key(&service, &version, group.as_deref());
-    let Some(svc) = state.services.get(&key) else {
+    let Some(svc) = state.service(&key) else {
         let mut known: Vec<_> = state.services.keys().map(String::as_str).collect();
         known.sort_unstable();
         return Err((

@@ -66,6 +66,8 @@ mod grpc;
 #[cfg(feature = "triple")]
 mod http1;
 mod limits;
+#[cfg(feature = "registry")]
+mod register;
 mod service;
 mod shutdown;
 #[cfg(feature = "triple")]
@@ -200,6 +202,7 @@ impl ServerBuilder {
         let (read_only_tx, read_only_rx) = watch::channel(false);
         let state = Arc::new(State {
             services,
+            late_services: Default::default(),
             metadata,
             max_payload: self.max_payload,
             limits: self.limits,
@@ -228,6 +231,17 @@ impl ServerBuilder {
     }
 }
 
+impl State {
+    /// The service of `key`: one the server was built with, else one added later.
+    fn service(&self, key: &str) -> Option<Arc<Service>> {
+        if let Some(s) = self.services.get(key) {
+            return Some(s.clone());
+        }
+        let late = self.late_services.read().unwrap_or_else(|e| e.into_inner());
+        late.get(key).cloned()
+    }
+}
+
 struct ConnHandle {
     tx: mpsc::Sender<Frame>,
     /// The serialization id of the last call on the connection (what the read-only event
@@ -250,6 +264,8 @@ enum Phase {
 
 struct State {
     services: HashMap<String, Arc<Service>>,
+    /// Services added once serving: the MetadataService of an instance registration.
+    late_services: std::sync::RwLock<HashMap<String, Arc<Service>>>,
     metadata: MetadataCache,
     max_payload: u32,
     limits: Limits,
@@ -280,12 +296,7 @@ pub struct Server {
     read_only: watch::Sender<bool>,
     accept: JoinHandle<()>,
     #[cfg(feature = "registry")]
-    registered: Mutex<
-        Vec<(
-            Arc<dyn dubbo_registry::Registry>,
-            dubbo_registry::ServiceUrl,
-        )>,
-    >,
+    registered: Mutex<Vec<(Arc<dyn dubbo_registry::Registry>, register::Registered)>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -325,46 +336,6 @@ impl Server {
     /// Calls being handled.
     pub fn inflight(&self) -> usize {
         self.state.inflight.load(Ordering::Acquire)
-    }
-}
-
-#[cfg(feature = "registry")]
-impl Server {
-    /// Registers every service as a provider at this server's address in `registry` (see
-    /// [`Registration`](crate::registration::Registration) for the URL), until
-    /// [`shutdown`](Server::shutdown), which unregisters them before it drains (or until the
-    /// registry is dropped). Returns the URLs registered. A service with
-    /// [`signature`](Service::signature)s declared has them published as its service
-    /// definition in the registry's metadata report (for ZooKeeper:
-    /// `/dubbo/metadata/<interface>[/<version>][/<group>]/provider/<application>`).
-    ///
-    /// # Errors
-    ///
-    /// The registry's error; the services registered before it stay registered.
-    pub async fn register(
-        &self,
-        registry: Arc<dyn dubbo_registry::Registry>,
-        how: &crate::registration::Registration,
-    ) -> Result<Vec<dubbo_registry::ServiceUrl>, dubbo_registry::RegistryError> {
-        let mut urls = Vec::new();
-        for s in self.state.services.values() {
-            let methods: Vec<&str> = s.methods.keys().map(String::as_str).collect();
-            let url = how.provider_url(
-                self.local_addr,
-                &s.interface,
-                &s.version,
-                s.group.as_deref(),
-                &methods,
-            )?;
-            registry.register(&url).await?;
-            lock(&self.registered).push((registry.clone(), url.clone()));
-            if !s.signatures.is_empty() {
-                let (key, definition) = s.definition(&url);
-                registry.publish_definition(&key, &definition).await?;
-            }
-            urls.push(url);
-        }
-        Ok(urls)
     }
 }
 

@@ -37,8 +37,8 @@ impl Server {
         #[cfg(feature = "registry")]
         {
             let registered = std::mem::take(&mut *lock(&self.registered));
-            for (registry, url) in registered {
-                let _ = tokio::time::timeout_at(deadline, registry.unregister(&url)).await;
+            for (registry, what) in registered {
+                let _ = tokio::time::timeout_at(deadline, what.unregister(&*registry)).await;
             }
         }
         self.accept.abort();

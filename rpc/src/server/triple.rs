@@ -273,8 +273,8 @@ pub(super) fn find_service(
 ) -> Result<Arc<super::Service>, Refusal> {
     let group = Some(head.group.as_str()).filter(|g| !g.is_empty());
     let key = service_key(&head.service, &head.version, group);
-    if let Some(svc) = state.services.get(&key) {
-        return Ok(svc.clone());
+    if let Some(svc) = state.service(&key) {
+        return Ok(svc);
     }
     if head.version.is_empty() {
         let mut same = state

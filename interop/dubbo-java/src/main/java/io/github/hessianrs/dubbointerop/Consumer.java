@@ -174,6 +174,17 @@ final class Consumer {
                 group = args[++i];
                 continue;
             }
+            if (a.equals("--register-mode")) {
+                // Dubbo's own default is "all" (interface and application level, so a 3.x
+                // consumer also discovers application instances); the loopback guard defaults it
+                // to "interface" (Loopback.install), which this overrides.
+                String mode = args[++i];
+                if (!mode.equals("all") && !mode.equals("instance") && !mode.equals("interface")) {
+                    throw new Main.UsageException("--register-mode takes all, instance or interface, got " + mode);
+                }
+                System.setProperty("dubbo.application.register-mode", mode);
+                continue;
+            }
             if (a.equals("--attach")) {
                 String kv = args[++i];
                 int eq = kv.indexOf('=');

@@ -121,7 +121,11 @@ public final class DubboSetup {
         r.setSubscribe(true);
         r.setCheck(true);
         trySet(r, "setUseAsConfigCenter", Boolean.FALSE);
-        trySet(r, "setUseAsMetadataCenter", Boolean.FALSE);
+        // Dubbo's default is true. Off unless application-level discovery is on (consumer
+        // --register-mode all|instance): a consumer reads the interface -> application mapping
+        // from the metadata centre, and without one finds no application instance.
+        String mode = System.getProperty("dubbo.application.register-mode", "interface");
+        if (mode.equals("interface")) trySet(r, "setUseAsMetadataCenter", Boolean.FALSE);
         return r;
     }
 
@@ -312,7 +316,14 @@ public final class DubboSetup {
      */
     static void viaRegistry(ReferenceConfig<?> rc, String registry) {
         rc.setUrl(null);
-        rc.setRegistry(zookeeper(registry));
+        RegistryConfig zk = zookeeper(registry);
+        rc.setRegistry(zk);
+        // With application-level discovery (--register-mode all|instance, Dubbo 3), the registry
+        // is also the application's global one, as in a stock application, so that it becomes
+        // the metadata centre.
+        if (!System.getProperty("dubbo.application.register-mode", "interface").equals("interface")) {
+            dubbo3Call("AppLevel", "addDefaultRegistry", new Class<?>[] {RegistryConfig.class}, zk);
+        }
     }
 
     /** A generic ($invoke) reference to the same service. */
