@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use dubbo_registry::definition::{DefinitionKey, ServiceDefinition, TypeDefinition};
 use dubbo_rpc::client::{Client, ClientConfig};
-use dubbo_rpc::instance_metadata::{self, MetadataServiceSource};
+use dubbo_rpc::instance_metadata::{self, MetadataClient, MetadataServiceSource};
+use dubbo_rpc::triple_client::Client as TripleClient;
 use serde_json::{json, Value as Json};
 
 use crate::list::LIST_TIMEOUT;
@@ -292,25 +293,35 @@ pub async fn describe_registry(
 }
 
 /// `HOST:PORT --describe --app APP`: what the MetadataService of application `app` at `addr`
-/// says: the service definition (a 2.7 MetadataService), else the method names of every
+/// (over Triple with `triple`: `tri://HOST:PORT`, a Dubbo 3.3 application whose protocol is
+/// Triple) says: the service definition (a 2.7 MetadataService), else the method names of every
 /// matching service its metadata lists (3.x).
 pub async fn describe_provider(
     addr: &str,
+    triple: bool,
     app: &str,
     target: &Target<'_>,
     config: ClientConfig,
     output: Output,
 ) -> Result<(), String> {
-    let client = Client::connect_with(addr.to_owned(), config)
-        .await
-        .map_err(|e| e.to_string())?;
-    let answer = describe_through(&client, addr, app, target).await;
-    client.close().await;
+    let answer = if triple {
+        let client = TripleClient::connect(addr)
+            .await
+            .map_err(|e| e.to_string())?;
+        describe_through(MetadataClient::Triple(&client), addr, app, target).await
+    } else {
+        let client = Client::connect_with(addr.to_owned(), config)
+            .await
+            .map_err(|e| e.to_string())?;
+        let answer = describe_through(MetadataClient::Dubbo(&client), addr, app, target).await;
+        client.close().await;
+        answer
+    };
     print(target, answer?, output)
 }
 
 async fn describe_through(
-    client: &Client,
+    client: MetadataClient<'_>,
     addr: &str,
     app: &str,
     target: &Target<'_>,

@@ -97,7 +97,10 @@ async fn run(o: Options) -> ExitCode {
         };
         let described = match (&o.registry, &o.app) {
             (Some(registry), _) => describe_registry(registry, &target, o.output).await,
-            (None, Some(app)) => describe_provider(&o.addr, app, &target, config, o.output).await,
+            (None, Some(app)) => {
+                let triple = o.protocol.as_deref() == Some("tri");
+                describe_provider(&o.addr, triple, app, &target, config, o.output).await
+            }
             (None, None) => Err("--describe needs --registry or --app".to_owned()),
         };
         return match described {

@@ -50,7 +50,9 @@ options:
                         the provider published in the registry's metadata report (Dubbo 2.7
                         with a metadata report, Dubbo 3 by default); without one, the method
                         names of its URLs (types unknown). With HOST:PORT (a Dubbo 3 provider's
-                        MetadataService port) and --app: what its MetadataService says.
+                        MetadataService port; tri://HOST:PORT when it serves it over Triple, as
+                        3.3 does when its protocol is tri) and --app: what its MetadataService
+                        says.
                         --output pretty (default) prints Java-like signatures, json one line
   --app APPLICATION     with HOST:PORT --describe: the provider's application (Dubbo exports
                         the MetadataService in that group)

@@ -34,6 +34,51 @@ pub const METADATA_SERVICE: &str = "org.apache.dubbo.metadata.MetadataService";
 /// The version it is exported with (Java's `MetadataService.VERSION`).
 pub const METADATA_SERVICE_VERSION: &str = "1.0.0";
 
+/// A connection a MetadataService is asked over: the Dubbo protocol, or (feature `triple`)
+/// Triple, in which Dubbo 3.3 serves it when its application's first protocol is Triple.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub enum MetadataClient<'a> {
+    /// The Dubbo protocol.
+    Dubbo(&'a Client),
+    /// Triple.
+    #[cfg(feature = "triple")]
+    Triple(&'a crate::triple_client::Client),
+}
+
+/// Why a MetadataService gave no answer.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetadataError {
+    /// Over the Dubbo protocol (`Status` with `SERVICE_NOT_FOUND` for a provider without a
+    /// MetadataService, or for another application's name).
+    #[error(transparent)]
+    Dubbo(#[from] CallError),
+    /// Over Triple.
+    #[cfg(feature = "triple")]
+    #[error(transparent)]
+    Triple(#[from] crate::triple_client::TripleError),
+}
+
+impl MetadataClient<'_> {
+    /// Calls `req` and reads the answer into `T`.
+    async fn call<T: serde::de::DeserializeOwned>(
+        &self,
+        req: &Request,
+    ) -> Result<T, MetadataError> {
+        match self {
+            MetadataClient::Dubbo(client) => Ok(client.call(req).await?),
+            #[cfg(feature = "triple")]
+            MetadataClient::Triple(client) => {
+                use crate::triple_client::{TripleCall, TripleError, DEFAULT_TIMEOUT};
+                let call =
+                    TripleCall::from_request(req, DEFAULT_TIMEOUT).map_err(TripleError::from)?;
+                Ok(client.call(&call).await?)
+            }
+        }
+    }
+}
+
 /// Asks an instance's MetadataService for its metadata: one connection per fetch (a
 /// consumer fetches once per application revision).
 #[derive(Debug, Default, Clone, Copy)]
@@ -130,11 +175,7 @@ impl MetadataSource for MetadataServiceSource {
                 .arg("java.lang.String", revision)
                 .build()
                 .map_err(|e| fetch_error(instance, e))?;
-            let answer = match protocol {
-                #[cfg(feature = "triple")]
-                "tri" => fetch_over_triple(&addr, &req).await,
-                _ => fetch_over_dubbo(addr, &req).await,
-            };
+            let answer = fetch(protocol, addr, &req).await;
             answer
                 .map_err(|e| fetch_error(instance, e))?
                 .map(MetadataInfo::from)
@@ -143,22 +184,23 @@ impl MetadataSource for MetadataServiceSource {
     }
 }
 
-/// `getMetadataInfo` over Triple (Hessian2 in Triple's wrapper, as Dubbo 3.3 answers it).
-#[cfg(feature = "triple")]
-async fn fetch_over_triple(addr: &str, req: &Request) -> Result<Option<JavaMetadataInfo>, String> {
-    use crate::triple_client::{Client, TripleCall};
-    let call = TripleCall::from_request(req, crate::triple_client::DEFAULT_TIMEOUT)
-        .map_err(|e| e.to_string())?;
-    let client = Client::connect(addr).await.map_err(|e| e.to_string())?;
-    client.call(&call).await.map_err(|e| e.to_string())
-}
-
-/// `getMetadataInfo` over the Dubbo protocol.
-async fn fetch_over_dubbo(addr: String, req: &Request) -> Result<Option<JavaMetadataInfo>, String> {
-    let client = Client::connect(addr).await.map_err(|e| e.to_string())?;
-    let answer = client.call::<Option<JavaMetadataInfo>>(req).await;
+/// `req` to the MetadataService at `addr` over `protocol` (`dubbo` or `tri`), on a
+/// connection of its own.
+async fn fetch(
+    protocol: &str,
+    addr: String,
+    req: &Request,
+) -> Result<Option<JavaMetadataInfo>, MetadataError> {
+    #[cfg(feature = "triple")]
+    if protocol == "tri" {
+        let client = crate::triple_client::Client::connect(&addr).await?;
+        return MetadataClient::Triple(&client).call(req).await;
+    }
+    let _ = protocol;
+    let client = Client::connect(addr).await?;
+    let answer = MetadataClient::Dubbo(&client).call(req).await;
     client.close().await;
-    answer.map_err(|e| e.to_string())
+    answer
 }
 
 /// The MetadataService a server registered as an instance of application `app` serves
@@ -255,13 +297,16 @@ fn service_info_value(s: &ServiceInfo) -> Value {
 ///
 /// # Errors
 ///
-/// The call's [`CallError`] (`Status` with `SERVICE_NOT_FOUND` for a provider without a
-/// MetadataService, or for another application's name).
-pub async fn metadata_infos(client: &Client, app: &str) -> Result<Vec<MetadataInfo>, CallError> {
+/// The call's [`MetadataError`].
+pub async fn metadata_infos(
+    client: MetadataClient<'_>,
+    app: &str,
+) -> Result<Vec<MetadataInfo>, MetadataError> {
     let req = Request::builder(METADATA_SERVICE, "getMetadataInfos")
         .version(METADATA_SERVICE_VERSION)
         .group(app)
-        .build()?;
+        .build()
+        .map_err(CallError::from)?;
     let infos: Option<Vec<Option<JavaMetadataInfo>>> = client.call(&req).await?;
     Ok(infos
         .unwrap_or_default()
@@ -277,21 +322,22 @@ pub async fn metadata_infos(client: &Client, app: &str) -> Result<Vec<MetadataIn
 ///
 /// # Errors
 ///
-/// The call's [`CallError`].
+/// The call's [`MetadataError`].
 pub async fn service_definition(
-    client: &Client,
+    client: MetadataClient<'_>,
     app: &str,
     interface: &str,
     version: &str,
     group: &str,
-) -> Result<Option<String>, CallError> {
+) -> Result<Option<String>, MetadataError> {
     let req = Request::builder(METADATA_SERVICE, "getServiceDefinition")
         .version(METADATA_SERVICE_VERSION)
         .group(app)
         .arg("java.lang.String", interface)
         .arg("java.lang.String", version)
         .arg("java.lang.String", group)
-        .build()?;
+        .build()
+        .map_err(CallError::from)?;
     let json: Option<String> = client.call(&req).await?;
     Ok(json.filter(|j| !j.trim().is_empty()))
 }

@@ -245,8 +245,13 @@ async fn a_triple_application_is_found_through_its_triple_metadata_service() {
     );
     say_hello_calls(&client, req, "tri-instance", 5).await;
     let registry_address = format!("zookeeper://{}", zoo.address());
+    let metadata_target = format!("tri://127.0.0.1:{}", params["port"]);
     tokio::task::spawn_blocking(move || {
         dubbo_call_says_hello(&["--registry", &registry_address], "cli", &[]);
+        // `--describe` asks that MetadataService directly, over Triple too.
+        let (ok, out, err) = dubbo_call(&[&metadata_target, "--describe", INTERFACE, "--app", APP]);
+        assert!(ok, "{err}");
+        assert!(out.contains("sayHello") && out.contains("getUser"), "{out}");
     })
     .await
     .unwrap();
