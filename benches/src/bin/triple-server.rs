@@ -21,6 +21,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use dubbo_rpc::server::{Server, Service};
+use tokio_stream::StreamExt;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
 const ECHO: &str = "io.github.hessianrs.demo.EchoService";
@@ -96,9 +97,18 @@ async fn tonic_server(listen: &str) {
         .await
         .unwrap_or_else(|e| usage(&format!("bind {listen}: {e}")));
     println!("READY {}", listener.local_addr().unwrap().port());
+    // TCP_NODELAY on each accepted connection, as tonic's own `serve` sets by default
+    // (`serve_with_incoming` takes the sockets as they are; with Nagle on, a 1 KiB answer
+    // waits for the peer's delayed ACK, ~40 ms).
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener).map(|s| {
+        if let Ok(s) = &s {
+            let _ = s.set_nodelay(true);
+        }
+        s
+    });
     tonic::transport::Server::builder()
         .add_service(TonicEcho)
-        .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))
+        .serve_with_incoming(incoming)
         .await
         .expect("tonic server");
 }
