@@ -1,0 +1,375 @@
+//! `triple-load`: a closed-loop Triple load generator for `benches/triple-compare`.
+//!
+//! ```text
+//! triple-load --target HOST:PORT --mode interface|idl|idl-tonic [--connections N]
+//!             [--inflight M] [--duration SECS] [--warmup SECS] [--payload BYTES]
+//!             [--threads T] [--timeout-ms MS] [--label NAME]
+//! ```
+//!
+//! * `interface`: our Triple client (`dubbo_rpc::triple_client`), interface-style
+//!   `io.github.hessianrs.demo.DemoService:1.0.0` `sayHello(String)` (Hessian2, the default),
+//!   checking that the answer is `"Hello, " + it`.
+//! * `idl`: our Triple client's `grpc_unary` of `/io.github.hessianrs.demo.EchoService/unary`
+//!   (`google.protobuf.StringValue`), checking that the answer is `"echo: " + it`.
+//! * `idl-tonic`: the same IDL call from tonic 0.12's client (`tonic::client::Grpc` over a
+//!   `Channel`), to compare the client side.
+//!
+//! N connections (one client, one HTTP/2 connection each), M callers on each; a caller sends
+//! its next call as soon as its previous one is answered. The payload is an ASCII string of
+//! `--payload` bytes. Output: one line `RESULT label=.. mode=.. conns=.. inflight=..
+//! payload=.. secs=.. calls=.. ok=.. errors=.. rps=.. p50_us=.. p99_us=.. p999_us=.. max_us=..
+//! cpu_ticks=.. [err_<kind>=n ...]` (`cpu_ticks`: this process's utime+stime over the measured
+//! seconds, from /proc/self/stat, in clock ticks), as `dubbo-load` prints. Exit status 0 when
+//! at least one call succeeded, 1 otherwise, 2 on a usage error.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use dubbo_rpc::triple_client::{Client, TripleCall};
+use hdrhistogram::Histogram;
+
+const DEMO: &str = "io.github.hessianrs.demo.DemoService";
+const ECHO_UNARY: &str = "/io.github.hessianrs.demo.EchoService/unary";
+
+/// `google.protobuf.StringValue`.
+#[derive(Clone, PartialEq, prost::Message)]
+struct StringValue {
+    #[prost(string, tag = "1")]
+    value: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Interface,
+    Idl,
+    IdlTonic,
+}
+
+#[derive(Debug, Clone)]
+struct Opts {
+    target: String,
+    mode: Mode,
+    connections: usize,
+    inflight: usize,
+    duration: f64,
+    warmup: f64,
+    payload: usize,
+    threads: usize,
+    timeout: Duration,
+    label: String,
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("triple-load: {msg}");
+    eprintln!(
+        "usage: triple-load --target HOST:PORT --mode interface|idl|idl-tonic [--connections N] \
+         [--inflight M] [--duration SECS] [--warmup SECS] [--payload BYTES] [--threads T] \
+         [--timeout-ms MS] [--label NAME]"
+    );
+    std::process::exit(2)
+}
+
+fn parse() -> Opts {
+    let mut o = Opts {
+        target: String::new(),
+        mode: Mode::Interface,
+        connections: 1,
+        inflight: 1,
+        duration: 5.0,
+        warmup: 1.0,
+        payload: 64,
+        threads: 2,
+        timeout: Duration::from_secs(5),
+        label: "run".into(),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "-h" || a == "--help" {
+            usage("help");
+        }
+        let v = args
+            .next()
+            .unwrap_or_else(|| usage(&format!("missing value for {a}")));
+        fn num<T: std::str::FromStr>(a: &str, v: &str) -> T {
+            v.parse()
+                .unwrap_or_else(|_| usage(&format!("bad value {v:?} for {a}")))
+        }
+        match a.as_str() {
+            "--target" => o.target = v,
+            "--mode" => {
+                o.mode = match v.as_str() {
+                    "interface" => Mode::Interface,
+                    "idl" => Mode::Idl,
+                    "idl-tonic" => Mode::IdlTonic,
+                    _ => usage("--mode is interface, idl or idl-tonic"),
+                }
+            }
+            "--connections" => o.connections = num(&a, &v),
+            "--inflight" => o.inflight = num(&a, &v),
+            "--duration" => o.duration = num(&a, &v),
+            "--warmup" => o.warmup = num(&a, &v),
+            "--payload" => o.payload = num(&a, &v),
+            "--threads" => o.threads = num(&a, &v),
+            "--timeout-ms" => o.timeout = Duration::from_millis(num(&a, &v)),
+            "--label" => o.label = v,
+            _ => usage(&format!("unknown option {a}")),
+        }
+    }
+    if o.target.is_empty() {
+        usage("--target is required");
+    }
+    if o.connections == 0 || o.inflight == 0 || o.threads == 0 || o.duration <= 0.0 {
+        usage("--connections, --inflight, --threads and --duration must be positive");
+    }
+    o
+}
+
+/// This process's utime + stime in clock ticks (fields 14 and 15 of /proc/self/stat).
+fn cpu_ticks() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = s.rsplit_once(") ").map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let n = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+    // After the comm: field 3 (state) is index 0, so utime (14) is 11 and stime (15) is 12.
+    n(11) + n(12)
+}
+
+struct Stats {
+    hist: Histogram<u64>,
+    ok: u64,
+    errors: BTreeMap<String, u64>,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            hist: Histogram::new_with_bounds(1, 120_000_000, 3).unwrap(),
+            ok: 0,
+            errors: BTreeMap::new(),
+        }
+    }
+    fn record(&mut self, r: Result<(), String>, micros: u64) {
+        match r {
+            Ok(()) => {
+                self.ok += 1;
+                let _ = self.hist.record(micros.clamp(1, 120_000_000));
+            }
+            Err(k) => *self.errors.entry(k).or_default() += 1,
+        }
+    }
+    fn merge(&mut self, o: &Stats) {
+        let _ = self.hist.add(&o.hist);
+        self.ok += o.ok;
+        for (k, v) in &o.errors {
+            *self.errors.entry(k.clone()).or_default() += v;
+        }
+    }
+}
+
+fn short(s: &str) -> String {
+    s.chars()
+        .take(24)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// One caller's way of making a call: ours (interface or IDL) or tonic's.
+#[derive(Clone)]
+enum Caller {
+    Interface(Client, Arc<TripleCall>),
+    Idl(Client, Arc<StringValue>),
+    Tonic(
+        tonic::client::Grpc<tonic::transport::Channel>,
+        Arc<StringValue>,
+    ),
+}
+
+impl Caller {
+    async fn call(&mut self, expect: &str, timeout: Duration) -> Result<(), String> {
+        let got = match self {
+            Caller::Interface(c, call) => c
+                .call::<String>(call)
+                .await
+                .map_err(|e| format!("{:?}", e.code()))?,
+            Caller::Idl(c, req) => {
+                c.grpc_unary::<_, StringValue>(ECHO_UNARY, &**req, Some(timeout))
+                    .await
+                    .map_err(|e| format!("{:?}", e.code()))?
+                    .value
+            }
+            Caller::Tonic(g, req) => {
+                g.ready().await.map_err(|_| "not_ready".to_string())?;
+                let mut request = tonic::Request::new((**req).clone());
+                request.set_timeout(timeout);
+                let r: tonic::Response<StringValue> = g
+                    .unary(
+                        request,
+                        http::uri::PathAndQuery::from_static(ECHO_UNARY),
+                        tonic::codec::ProstCodec::default(),
+                    )
+                    .await
+                    .map_err(|s| format!("{:?}", s.code()))?;
+                r.into_inner().value
+            }
+        };
+        if got == expect {
+            Ok(())
+        } else {
+            Err("wrong_answer".into())
+        }
+    }
+}
+
+fn main() {
+    let o = parse();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(o.threads)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let code = rt.block_on(run(o));
+    std::process::exit(code);
+}
+
+async fn connect(o: &Opts, name: &str) -> Result<Caller, String> {
+    Ok(match o.mode {
+        Mode::Interface => {
+            let client = Client::connect(&o.target)
+                .await
+                .map_err(|e| e.to_string())?;
+            let call = TripleCall::new(DEMO, "sayHello")
+                .version("1.0.0")
+                .arg("java.lang.String", name)
+                .map_err(|e| e.to_string())?
+                .timeout(o.timeout);
+            Caller::Interface(client, Arc::new(call))
+        }
+        Mode::Idl => {
+            let client = Client::connect(&o.target)
+                .await
+                .map_err(|e| e.to_string())?;
+            Caller::Idl(
+                client,
+                Arc::new(StringValue {
+                    value: name.to_string(),
+                }),
+            )
+        }
+        Mode::IdlTonic => {
+            let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", o.target))
+                .map_err(|e| e.to_string())?
+                .connect()
+                .await
+                .map_err(|e| e.to_string())?;
+            Caller::Tonic(
+                tonic::client::Grpc::new(channel),
+                Arc::new(StringValue {
+                    value: name.to_string(),
+                }),
+            )
+        }
+    })
+}
+
+async fn run(o: Opts) -> i32 {
+    let name: String = (0..o.payload)
+        .map(|i| (b'a' + (i % 26) as u8) as char)
+        .collect();
+    let expect = Arc::new(match o.mode {
+        Mode::Interface => format!("Hello, {name}"),
+        Mode::Idl | Mode::IdlTonic => format!("echo: {name}"),
+    });
+    let mut callers = Vec::new();
+    for _ in 0..o.connections {
+        match connect(&o, &name).await {
+            Ok(c) => callers.push(c),
+            Err(e) => {
+                eprintln!("triple-load: connect {}: {e}", o.target);
+                println!(
+                    "RESULT label={} calls=0 ok=0 errors=1 err_connect=1",
+                    o.label
+                );
+                return 1;
+            }
+        }
+    }
+    let start = Instant::now();
+    let measure_from = start + Duration::from_secs_f64(o.warmup);
+    let end = measure_from + Duration::from_secs_f64(o.duration);
+    let stats: Arc<Mutex<Stats>> = Arc::new(Mutex::new(Stats::new()));
+    let mut tasks = Vec::new();
+    for c in &callers {
+        for _ in 0..o.inflight {
+            let mut c = c.clone();
+            let stats = stats.clone();
+            let expect = expect.clone();
+            let timeout = o.timeout;
+            tasks.push(tokio::spawn(async move {
+                let mut local = Stats::new();
+                loop {
+                    let t0 = Instant::now();
+                    if t0 >= end {
+                        break;
+                    }
+                    let r = c.call(&expect, timeout).await.map_err(|e| short(&e));
+                    let t1 = Instant::now();
+                    if t0 >= measure_from && t1 <= end {
+                        local.record(r, (t1 - t0).as_micros() as u64);
+                    }
+                }
+                stats.lock().unwrap().merge(&local);
+            }));
+        }
+    }
+    // This process's CPU over the measured window.
+    tokio::time::sleep_until(measure_from.into()).await;
+    let c0 = cpu_ticks();
+    tokio::time::sleep_until(end.into()).await;
+    let c1 = cpu_ticks();
+    for t in tasks {
+        let _ = t.await;
+    }
+    let secs = o.duration;
+    let s = stats.lock().unwrap();
+    let errors: u64 = s.errors.values().sum();
+    let calls = s.ok + errors;
+    let rps = s.ok as f64 / secs;
+    let q = |p: f64| {
+        if s.ok == 0 {
+            0
+        } else {
+            s.hist.value_at_quantile(p)
+        }
+    };
+    let (p50, p99, p999, max) = (
+        q(0.5),
+        q(0.99),
+        q(0.999),
+        if s.ok == 0 { 0 } else { s.hist.max() },
+    );
+    let mode = match o.mode {
+        Mode::Interface => "interface",
+        Mode::Idl => "idl",
+        Mode::IdlTonic => "idl-tonic",
+    };
+    let mut line = format!(
+        "RESULT label={} mode={mode} conns={} inflight={} payload={} secs={secs} calls={calls} ok={} errors={errors} rps={rps:.0} p50_us={p50} p99_us={p99} p999_us={p999} max_us={max} cpu_ticks={}",
+        o.label, o.connections, o.inflight, o.payload, s.ok, c1 - c0
+    );
+    for (k, v) in &s.errors {
+        line.push_str(&format!(" err_{k}={v}"));
+    }
+    println!("{line}");
+    if s.ok > 0 {
+        0
+    } else {
+        1
+    }
+}
