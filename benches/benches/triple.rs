@@ -7,7 +7,7 @@
 //!
 //! * `rpc_unary/1`: one call at a time: `dubbo/ours` (interface-style `sayHello` over the
 //!   Dubbo protocol, Hessian2), `triple/ours` (the same call over Triple), `idl/ours` (a
-//!   protobuf unary `Echo/Unary` served by `Service::unary`), `idl/tonic` (the same IDL call
+//!   protobuf unary `EchoService/unary` served by `Service::unary`), `idl/tonic` (the same IDL call
 //!   served by tonic 0.12).
 //! * `rpc_unary/16`: 16 calls in flight at once on the one connection, time per call.
 //!
@@ -18,14 +18,11 @@
 //! cargo bench -p benches --bench triple -- --warm-up-time 1 --measurement-time 3
 //! ```
 
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use benches::alloc::{count, CountingAlloc};
 use benches::report;
+use benches::triple_peer::{echo_service, serve_tonic, StringValue, ECHO_UNARY};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use dubbo_codec::Request;
 use dubbo_rpc::client::Client as DubboClient;
@@ -36,77 +33,14 @@ use tokio::runtime::Runtime;
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
 
-/// `google.protobuf.StringValue`.
-#[derive(Clone, PartialEq, prost::Message)]
-struct StringValue {
-    #[prost(string, tag = "1")]
-    value: String,
-}
-
 const GREETER: &str = "com.example.Greeter";
-const ECHO: &str = "hessianrs.echo.v1.Echo";
-const ECHO_UNARY: &str = "/hessianrs.echo.v1.Echo/Unary";
 
 fn services() -> Vec<Service> {
     let greeter = Service::new(GREETER).method("sayHello", |call| async move {
         let (name,): (String,) = call.args()?;
         call.typed_reply(&format!("Hello, {name}"))
     });
-    let echo = Service::new(ECHO).unary("Unary", |req: StringValue, _| async move {
-        Ok(StringValue {
-            value: format!("echo: {}", req.value),
-        })
-    });
-    vec![greeter, echo]
-}
-
-/// tonic's Echo, written as tonic-build would generate it (no protoc here).
-#[derive(Clone)]
-struct TonicEcho;
-
-impl tonic::server::NamedService for TonicEcho {
-    const NAME: &'static str = ECHO;
-}
-
-type BoxFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send>>;
-
-struct TonicUnary;
-
-impl tonic::server::UnaryService<StringValue> for TonicUnary {
-    type Response = StringValue;
-    type Future = BoxFuture<tonic::Response<StringValue>, tonic::Status>;
-
-    fn call(&mut self, request: tonic::Request<StringValue>) -> Self::Future {
-        Box::pin(async move {
-            Ok(tonic::Response::new(StringValue {
-                value: format!("echo: {}", request.into_inner().value),
-            }))
-        })
-    }
-}
-
-impl<B> tower_service::Service<http::Request<B>> for TonicEcho
-where
-    B: http_body::Body + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>> + Send + 'static,
-{
-    type Response = http::Response<tonic::body::BoxBody>;
-    type Error = Infallible;
-    type Future = BoxFuture<Self::Response, Infallible>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        if request.uri().path() == ECHO_UNARY {
-            return Box::pin(async move {
-                let mut grpc = tonic::server::Grpc::new(tonic::codec::ProstCodec::default());
-                Ok(grpc.unary(TonicUnary, request).await)
-            });
-        }
-        Box::pin(async move { Ok(tonic::Status::unimplemented("no such method").into_http()) })
-    }
+    vec![greeter, echo_service()]
 }
 
 struct Setup {
@@ -132,11 +66,7 @@ fn setup() -> Setup {
         std::mem::forget(server);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let tonic_addr = listener.local_addr().unwrap().to_string();
-        tokio::spawn(
-            tonic::transport::Server::builder()
-                .add_service(TonicEcho)
-                .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
-        );
+        tokio::spawn(serve_tonic(listener));
         (
             DubboClient::connect(addr.clone()).await.unwrap(),
             TripleClient::connect(&addr).await.unwrap(),

@@ -3,3 +3,4 @@
 pub mod alloc;
 pub mod report;
 pub mod soak;
+pub mod triple_peer;

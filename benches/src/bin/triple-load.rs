@@ -22,6 +22,7 @@
 //! seconds, from /proc/self/stat, in clock ticks), as `dubbo-load` prints. Exit status 0 when
 //! at least one call succeeded, 1 otherwise, 2 on a usage error.
 
+use benches::triple_peer::{StringValue, ECHO_UNARY};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -30,14 +31,6 @@ use dubbo_rpc::triple_client::{Client, TripleCall};
 use hdrhistogram::Histogram;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
-const ECHO_UNARY: &str = "/io.github.hessianrs.demo.EchoService/unary";
-
-/// `google.protobuf.StringValue`.
-#[derive(Clone, PartialEq, prost::Message)]
-struct StringValue {
-    #[prost(string, tag = "1")]
-    value: String,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {

@@ -15,24 +15,10 @@
 //! Both run a multi-threaded tokio runtime of `--threads` workers (default 2). Prints
 //! `READY <port>` once listening; runs until killed.
 
-use std::convert::Infallible;
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{Context, Poll};
-
+use benches::triple_peer::{echo_service, serve_tonic};
 use dubbo_rpc::server::{Server, Service};
-use tokio_stream::StreamExt;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
-const ECHO: &str = "io.github.hessianrs.demo.EchoService";
-const ECHO_UNARY: &str = "/io.github.hessianrs.demo.EchoService/unary";
-
-/// `google.protobuf.StringValue`.
-#[derive(Clone, PartialEq, prost::Message)]
-struct StringValue {
-    #[prost(string, tag = "1")]
-    value: String,
-}
 
 fn usage(msg: &str) -> ! {
     eprintln!("triple-server: {msg}");
@@ -77,14 +63,9 @@ async fn ours(listen: &str) {
             call.typed_reply(&format!("Hello, {}", name.as_deref().unwrap_or("null")))
         })
         .signature("sayHello", &["java.lang.String"], "java.lang.String");
-    let echo = Service::new(ECHO).unary("unary", |req: StringValue, _| async move {
-        Ok(StringValue {
-            value: format!("echo: {}", req.value),
-        })
-    });
     let server = Server::builder()
         .service(demo)
-        .service(echo)
+        .service(echo_service())
         .bind(listen)
         .await
         .unwrap_or_else(|e| usage(&format!("bind {listen}: {e}")));
@@ -97,67 +78,5 @@ async fn tonic_server(listen: &str) {
         .await
         .unwrap_or_else(|e| usage(&format!("bind {listen}: {e}")));
     println!("READY {}", listener.local_addr().unwrap().port());
-    // TCP_NODELAY on each accepted connection, as tonic's own `serve` sets by default
-    // (`serve_with_incoming` takes the sockets as they are; with Nagle on, a 1 KiB answer
-    // waits for the peer's delayed ACK, ~40 ms).
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener).map(|s| {
-        if let Ok(s) = &s {
-            let _ = s.set_nodelay(true);
-        }
-        s
-    });
-    tonic::transport::Server::builder()
-        .add_service(TonicEcho)
-        .serve_with_incoming(incoming)
-        .await
-        .expect("tonic server");
-}
-
-/// tonic's EchoService, written as tonic-build would generate it.
-#[derive(Clone)]
-struct TonicEcho;
-
-impl tonic::server::NamedService for TonicEcho {
-    const NAME: &'static str = ECHO;
-}
-
-type BoxFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send>>;
-
-struct TonicUnary;
-
-impl tonic::server::UnaryService<StringValue> for TonicUnary {
-    type Response = StringValue;
-    type Future = BoxFuture<tonic::Response<StringValue>, tonic::Status>;
-
-    fn call(&mut self, request: tonic::Request<StringValue>) -> Self::Future {
-        Box::pin(async move {
-            Ok(tonic::Response::new(StringValue {
-                value: format!("echo: {}", request.into_inner().value),
-            }))
-        })
-    }
-}
-
-impl<B> tower_service::Service<http::Request<B>> for TonicEcho
-where
-    B: http_body::Body + Send + 'static,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>> + Send + 'static,
-{
-    type Response = http::Response<tonic::body::BoxBody>;
-    type Error = Infallible;
-    type Future = BoxFuture<Self::Response, Infallible>;
-
-    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        if request.uri().path() == ECHO_UNARY {
-            return Box::pin(async move {
-                let mut grpc = tonic::server::Grpc::new(tonic::codec::ProstCodec::default());
-                Ok(grpc.unary(TonicUnary, request).await)
-            });
-        }
-        Box::pin(async move { Ok(tonic::Status::unimplemented("no such method").into_http()) })
-    }
+    serve_tonic(listener).await.expect("tonic server");
 }
