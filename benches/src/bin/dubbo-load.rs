@@ -24,16 +24,15 @@
 //! rps=.. p50_us=.. p99_us=.. p999_us=.. max_us=.. [err_<kind>=n ...]`, then a human line.
 //! Exit status 0 when at least one call succeeded, 1 otherwise, 2 on a usage error.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use benches::load_stats::{short, Stats};
 use dubbo_codec::frame::Frame;
 use dubbo_codec::request::Request;
 use dubbo_codec::response::{Outcome, Response};
 use dubbo_rpc::client::{CallError, Client, ClientConfig};
-use hdrhistogram::Histogram;
 use hessian2::value::Value;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
@@ -125,79 +124,28 @@ fn parse() -> Opts {
     o
 }
 
-/// What one call ended as.
-enum Outcome2 {
-    Ok,
-    Err(String),
-}
-
-fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Outcome2 {
+fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Result<(), String> {
     let f = match r {
         Ok(f) => f,
-        Err(CallError::Timeout { .. }) => return Outcome2::Err("timeout".into()),
-        Err(CallError::Closed(_)) => return Outcome2::Err("closed".into()),
+        Err(CallError::Timeout { .. }) => return Err("timeout".into()),
+        Err(CallError::Closed(_)) => return Err("closed".into()),
         Err(CallError::Connect { .. } | CallError::ConnectTimeout { .. }) => {
-            return Outcome2::Err("connect".into())
+            return Err("connect".into())
         }
-        Err(CallError::PayloadTooLarge(_)) => return Outcome2::Err("too_large".into()),
-        Err(e) => return Outcome2::Err(format!("client_{}", short(&e.to_string()))),
+        Err(CallError::PayloadTooLarge(_)) => return Err("too_large".into()),
+        Err(e) => return Err(format!("client_{}", short(&e.to_string()))),
     };
     match Response::from_frame(&f) {
         Ok(Response::Result(r)) => match (r.outcome, expect_len) {
-            (Outcome::Value(Value::String(s)), Some(n)) if s.len() == n => Outcome2::Ok,
-            (Outcome::Null, None) => Outcome2::Ok,
-            (Outcome::Exception(_), _) => Outcome2::Err("exception".into()),
-            _ => Outcome2::Err("wrong_answer".into()),
+            (Outcome::Value(Value::String(s)), Some(n)) if s.len() == n => Ok(()),
+            (Outcome::Null, None) => Ok(()),
+            (Outcome::Exception(_), _) => Err("exception".into()),
+            _ => Err("wrong_answer".into()),
         },
         Ok(Response::Error { status, .. }) => {
-            Outcome2::Err(format!("status_{}", short(&format!("{status:?}"))))
+            Err(format!("status_{}", short(&format!("{status:?}"))))
         }
-        Err(_) => Outcome2::Err("bad_body".into()),
-    }
-}
-
-fn short(s: &str) -> String {
-    s.chars()
-        .take(24)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-struct Stats {
-    hist: Histogram<u64>,
-    ok: u64,
-    errors: BTreeMap<String, u64>,
-}
-
-impl Stats {
-    fn new() -> Stats {
-        Stats {
-            hist: Histogram::new_with_bounds(1, 120_000_000, 3).unwrap(),
-            ok: 0,
-            errors: BTreeMap::new(),
-        }
-    }
-    fn record(&mut self, o: Outcome2, micros: u64) {
-        match o {
-            Outcome2::Ok => {
-                self.ok += 1;
-                let _ = self.hist.record(micros.clamp(1, 120_000_000));
-            }
-            Outcome2::Err(k) => *self.errors.entry(k).or_default() += 1,
-        }
-    }
-    fn merge(&mut self, o: &Stats) {
-        let _ = self.hist.add(&o.hist);
-        self.ok += o.ok;
-        for (k, v) in &o.errors {
-            *self.errors.entry(k.clone()).or_default() += v;
-        }
+        Err(_) => Err("bad_body".into()),
     }
 }
 

@@ -22,13 +22,12 @@
 //! seconds, from /proc/self/stat, in clock ticks), as `dubbo-load` prints. Exit status 0 when
 //! at least one call succeeded, 1 otherwise, 2 on a usage error.
 
+use benches::load_stats::{short, Stats};
 use benches::triple_peer::{StringValue, ECHO_UNARY};
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use dubbo_rpc::triple_client::{Client, TripleCall};
-use hdrhistogram::Histogram;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
 
@@ -126,51 +125,6 @@ fn cpu_ticks() -> u64 {
     let n = |i: usize| f.get(i).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
     // After the comm: field 3 (state) is index 0, so utime (14) is 11 and stime (15) is 12.
     n(11) + n(12)
-}
-
-struct Stats {
-    hist: Histogram<u64>,
-    ok: u64,
-    errors: BTreeMap<String, u64>,
-}
-
-impl Stats {
-    fn new() -> Stats {
-        Stats {
-            hist: Histogram::new_with_bounds(1, 120_000_000, 3).unwrap(),
-            ok: 0,
-            errors: BTreeMap::new(),
-        }
-    }
-    fn record(&mut self, r: Result<(), String>, micros: u64) {
-        match r {
-            Ok(()) => {
-                self.ok += 1;
-                let _ = self.hist.record(micros.clamp(1, 120_000_000));
-            }
-            Err(k) => *self.errors.entry(k).or_default() += 1,
-        }
-    }
-    fn merge(&mut self, o: &Stats) {
-        let _ = self.hist.add(&o.hist);
-        self.ok += o.ok;
-        for (k, v) in &o.errors {
-            *self.errors.entry(k.clone()).or_default() += v;
-        }
-    }
-}
-
-fn short(s: &str) -> String {
-    s.chars()
-        .take(24)
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// One caller's way of making a call: ours (interface or IDL) or tonic's.
