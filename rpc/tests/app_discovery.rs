@@ -24,6 +24,15 @@ use zookeeper_client as zk;
 const SESSION_MS: u64 = 4_000;
 const APP: &str = "hessianrs-interop-provider";
 
+/// A ZooKeeper server on 127.0.0.1 for test `name` (`None`: not installed, the test is skipped).
+fn zookeeper(name: &str) -> Option<ZooKeeper> {
+    ZooKeeper::start(
+        name,
+        Duration::from_millis(SESSION_MS),
+        LogDir("dubbo-codec-app-discovery"),
+    )
+}
+
 /// Java 3.2 and 3.3 register as instances only (metadata behind their MetadataService; the
 /// 3.3 one with Dubbo's default serializations, fastjson2 preferred for its service), a second
 /// 3.3 as both (`all`) with its metadata in the report (`metadata-type=remote`): the
@@ -31,11 +40,7 @@ const APP: &str = "hessianrs-interop-provider";
 /// calls through them; every socket stays on loopback.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn instance_registered_java_providers_are_found_and_called() {
-    let Some(zoo) = ZooKeeper::start(
-        "app-discovery",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-codec-app-discovery"),
-    ) else {
+    let Some(zoo) = zookeeper("app-discovery") else {
         return;
     };
     let builders = [
@@ -182,11 +187,7 @@ async fn instance_registered_java_providers_are_found_and_called() {
 /// --registry` too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_triple_application_is_found_through_its_triple_metadata_service() {
-    let Some(zoo) = ZooKeeper::start(
-        "app-discovery-tri",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-codec-app-discovery"),
-    ) else {
+    let Some(zoo) = zookeeper("app-discovery-tri") else {
         return;
     };
     let Some(provider) = Provider::builder("dubbo33")
@@ -269,11 +270,7 @@ async fn a_triple_application_is_found_through_its_triple_metadata_service() {
 /// check; the cluster client finds it the same way; its shutdown removes the instance.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn java_consumers_find_a_rust_provider_registered_as_an_instance() {
-    let Some(zoo) = ZooKeeper::start(
-        "app-discovery-rust",
-        Duration::from_millis(SESSION_MS),
-        LogDir("dubbo-codec-app-discovery"),
-    ) else {
+    let Some(zoo) = zookeeper("app-discovery-rust") else {
         return;
     };
     if ["dubbo3", "dubbo33"].iter().any(|f| jar(f).is_none()) {
