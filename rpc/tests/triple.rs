@@ -477,3 +477,74 @@ async fn a_provider_that_stops_answering_pings_fails_calls_before_their_deadline
     );
     assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
 }
+
+/// `Service::unary` (a method served in its stream's own task) and an interface method whose
+/// handlers panic, fail, or outlive their deadline: each call gets its status and the
+/// connection serves the next call.
+#[tokio::test]
+async fn unary_handlers_answer_fail_time_out_and_panic_without_costing_the_connection() {
+    use common::echo::{sv, StringValue};
+    let svc = Service::new("test.Unary")
+        .unary("echo", |req: StringValue, _| async move {
+            match req.value.as_str() {
+                "fail" => Err(dubbo_triple::Status::new(Code::InvalidArgument, "no")),
+                "panic" => panic!("handler bug (expected by this test)"),
+                "sleep" => {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                    Ok(sv("late"))
+                }
+                v => Ok(sv(format!("echo: {v}"))),
+            }
+        })
+        .method("boom", |_| async move {
+            if std::hint::black_box(true) {
+                panic!("handler bug (expected by this test)");
+            }
+            Reply::null()
+        });
+    let server = Server::builder()
+        .service(svc)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = Client::connect(&server.local_addr().to_string())
+        .await
+        .unwrap();
+    let unary = |v: &str| {
+        let client = client.clone();
+        let v = v.to_owned();
+        async move {
+            client
+                .grpc_unary::<_, StringValue>(
+                    "/test.Unary/echo",
+                    &sv(v),
+                    Some(Duration::from_millis(300)),
+                )
+                .await
+        }
+    };
+    assert_eq!(unary("hi").await.unwrap().value, "echo: hi");
+    let err = unary("fail").await.unwrap_err();
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    let err = unary("panic").await.unwrap_err();
+    assert_eq!(err.code(), Code::Unknown, "{err:?}");
+    assert!(err.to_string().contains("panicked"), "{err}");
+    let t0 = std::time::Instant::now();
+    let err = unary("sleep").await.unwrap_err();
+    assert_eq!(err.code(), Code::DeadlineExceeded, "{err:?}");
+    assert!(t0.elapsed() < Duration::from_secs(2));
+    match client
+        .call_value(&TripleCall::new("test.Unary", "boom"))
+        .await
+    {
+        // As over the Dubbo protocol: a Java RuntimeException, so a Java caller rethrows it.
+        Err(TripleError::Exception(e)) => {
+            assert_eq!(e.class, "java.lang.RuntimeException");
+            assert_eq!(e.message.as_deref(), Some("the handler panicked"));
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same connection, after all of them.
+    assert_eq!(unary("after").await.unwrap().value, "echo: after");
+    assert!(common::eventually(|| server.inflight() == 0).await);
+}

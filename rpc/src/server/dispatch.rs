@@ -91,10 +91,7 @@ pub(super) async fn on_frame(frame: Frame, state: &Arc<State>, conn: &Connection
                     let state = state.clone();
                     tokio::spawn(async move {
                         let dubbo_version = call.dubbo_version.clone();
-                        let result = match tokio::spawn(handler(call)).await {
-                            Ok(r) => r,
-                            Err(_) => Err(HandlerError::runtime("the handler panicked")),
-                        };
+                        let result = super::panic::run_handler(&handler, call).await;
                         if two_way {
                             let frame =
                                 answer(id, format, &dubbo_version, result, state.max_payload);

@@ -18,7 +18,8 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
+use dubbo_triple::message::{MessageEncoder, PREFIX_LEN};
 use dubbo_triple::{prost, Code, Status};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
@@ -28,6 +29,22 @@ use super::Service;
 /// The future a gRPC handler returns.
 pub type GrpcFuture = Pin<Box<dyn Future<Output = Result<(), Status>> + Send>>;
 pub(super) type GrpcHandler = Arc<dyn Fn(GrpcCall, Responder) -> GrpcFuture + Send + Sync>;
+
+/// The future of a unary method's handler: its response as a whole gRPC message body
+/// (5-byte prefix included), ready to be written.
+pub(super) type UnaryFuture = Pin<Box<dyn Future<Output = Result<Bytes, Status>> + Send>>;
+pub(super) type UnaryHandler = Arc<dyn Fn(Bytes, HeaderMap) -> UnaryFuture + Send + Sync>;
+
+/// How an IDL method is served.
+#[derive(Clone)]
+pub(super) enum GrpcMethod {
+    /// One message each way ([`Service::unary`]): the request read whole, the handler run in
+    /// the stream's own task, the answer's headers, message and trailers written at once;
+    /// no channel and no second task, the way most calls are made.
+    Unary(UnaryHandler),
+    /// Any call shape ([`Service::grpc`]): messages through channels both ways, as they come.
+    Streaming(GrpcHandler),
+}
 
 /// Request messages a stream buffers before the caller is held back.
 pub(super) const BUFFERED_MESSAGES: usize = 4;
@@ -55,15 +72,7 @@ impl GrpcCall {
 
     /// The next request message decoded as `M`.
     pub async fn decode<M: prost::Message + Default>(&mut self) -> Result<Option<M>, Status> {
-        match self.message().await? {
-            Some(bytes) => M::decode(bytes).map(Some).map_err(|e| {
-                Status::new(
-                    Code::Internal,
-                    format!("request message is not {}: {e}", std::any::type_name::<M>()),
-                )
-            }),
-            None => Ok(None),
-        }
+        self.message().await?.map(decode_request).transpose()
     }
 
     /// The one request message of a unary or server-streaming call: an error when there is
@@ -124,12 +133,13 @@ impl Service {
         Fut: Future<Output = Result<(), Status>> + Send + 'static,
     {
         let h: GrpcHandler = Arc::new(move |call, out| Box::pin(handler(call, out)));
-        self.grpc_methods.insert(name.into(), h);
+        self.grpc_methods
+            .insert(name.into(), GrpcMethod::Streaming(h));
         self
     }
 
     /// The handler of unary IDL method `name`, with prost request and response types.
-    pub fn unary<Req, Resp, F, Fut>(self, name: impl Into<String>, handler: F) -> Self
+    pub fn unary<Req, Resp, F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
     where
         Req: prost::Message + Default + 'static,
         Resp: prost::Message + 'static,
@@ -137,13 +147,29 @@ impl Service {
         Fut: Future<Output = Result<Resp, Status>> + Send + 'static,
     {
         let handler = Arc::new(handler);
-        self.grpc(name, move |mut call, out| {
+        let h: UnaryHandler = Arc::new(move |message, headers| {
             let handler = handler.clone();
-            async move {
-                let req: Req = call.single().await?;
-                let resp = handler(req, std::mem::take(&mut call.headers)).await?;
-                out.send_msg(&resp).await
-            }
-        })
+            Box::pin(async move {
+                let response = handler(decode_request::<Req>(message)?, headers).await?;
+                let mut body = BytesMut::with_capacity(PREFIX_LEN + response.encoded_len());
+                MessageEncoder::new(&mut body).finish_with(|b| {
+                    // `BytesMut` grows as needed: encoding into it cannot fail.
+                    let _ = response.encode(b);
+                });
+                Ok(body.freeze())
+            })
+        });
+        self.grpc_methods.insert(name.into(), GrpcMethod::Unary(h));
+        self
     }
+}
+
+/// A request message decoded as `M`.
+fn decode_request<M: prost::Message + Default>(bytes: Bytes) -> Result<M, Status> {
+    M::decode(bytes).map_err(|e| {
+        Status::new(
+            Code::Internal,
+            format!("request message is not {}: {e}", std::any::type_name::<M>()),
+        )
+    })
 }

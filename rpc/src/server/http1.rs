@@ -149,10 +149,7 @@ async fn handle(
         format: BodyFormat::default(),
         args: Args::Values(values),
     };
-    let result = match tokio::spawn(handler(call)).await {
-        Ok(r) => r,
-        Err(_) => Err(HandlerError::runtime("the handler panicked")),
-    };
+    let result = super::panic::run_handler(&handler, call).await;
     match result {
         Ok(reply) => match reply_json(reply) {
             Ok(json) => json_response(StatusCode::OK, &json),

@@ -39,7 +39,7 @@
 //!
 //! [`Server::shutdown`] is graceful: it stops accepting, sends the read-only event to every
 //! client (Java's `HeaderExchangeServer` does the same, so Java consumers stop sending new
-//! calls), waits for the calls in flight and until none has arrived for 200 ms (calls sent
+//! calls), waits for the calls in flight and until none has arrived for 1 s (calls sent
 //! before a consumer saw the event are still served), then closes the connections; all
 //! within its grace period, whatever the callers do.
 //!
@@ -66,6 +66,7 @@ mod grpc;
 #[cfg(feature = "triple")]
 mod http1;
 mod limits;
+mod panic;
 #[cfg(feature = "registry")]
 mod register;
 mod service;

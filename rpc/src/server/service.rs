@@ -270,7 +270,7 @@ pub struct Service {
     pub(super) signatures: Vec<(String, Vec<String>, String)>,
     /// IDL (protobuf) methods, served over Triple (see [`Service::grpc`]).
     #[cfg(feature = "triple")]
-    pub(super) grpc_methods: HashMap<String, super::grpc::GrpcHandler>,
+    pub(super) grpc_methods: HashMap<String, super::grpc::GrpcMethod>,
 }
 
 impl std::fmt::Debug for Service {

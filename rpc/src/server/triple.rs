@@ -21,6 +21,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
@@ -39,7 +40,8 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::grpc::{GrpcCall, GrpcHandler, Responder, BUFFERED_MESSAGES};
+use super::grpc::{GrpcCall, GrpcHandler, GrpcMethod, Responder, BUFFERED_MESSAGES};
+use super::panic::{catch_panic, run_handler, Panicked};
 use super::service::{service_key, Args, Call, HandlerError, Protocol, Reply};
 use super::{Phase, State};
 use dubbo_codec::attachments::Attachments;
@@ -198,55 +200,103 @@ async fn serve_stream(
         Ok(svc) => svc,
         Err(refusal) => return refuse(&mut respond, refusal),
     };
-    if let Some(handler) = svc.grpc_methods.get(&head.method) {
-        let (messages, reader) = read_messages(body, state.max_payload);
-        let call = GrpcCall {
-            service: head.service,
-            method: head.method,
-            headers: parts.headers,
-            peer,
-            messages,
-        };
-        return serve_grpc(handler.clone(), call, reader, respond, deadline).await;
+    // A unary request arrives whole soon, deadline or not: `frame_timeout` bounds a caller
+    // that opens streams and trickles (or never finishes) their bodies.
+    let slow = super::limits::enabled(state.limits.frame_timeout).map(|t| Instant::now() + t);
+    let read_by = [deadline, slow].into_iter().flatten().min();
+    match svc.grpc_methods.get(&head.method) {
+        Some(GrpcMethod::Streaming(handler)) => {
+            let (messages, reader) = read_messages(body, state.max_payload);
+            let call = GrpcCall {
+                service: head.service,
+                method: head.method,
+                headers: parts.headers,
+                peer,
+                messages,
+            };
+            serve_grpc(handler.clone(), call, reader, respond, deadline).await
+        }
+        Some(GrpcMethod::Unary(handler)) => {
+            let handler = handler.clone();
+            let message = match read_unary(body, state.max_payload, read_by).await {
+                Ok(message) => message,
+                Err(refusal) => return refuse(&mut respond, refusal),
+            };
+            let running = catch_panic(handler(message, parts.headers));
+            let Some(result) = run_inline(&mut respond, running, deadline).await else {
+                return;
+            };
+            match result.unwrap_or_else(|Panicked| Err(handler_panicked())) {
+                Ok(body) => send_unary(&mut respond, HeaderMap::new(), body),
+                Err(status) => refuse(&mut respond, status.into()),
+            }
+        }
+        None => {
+            let outcome = async {
+                let (handler, call) = route(&head, &svc, peer, request_id)?;
+                let message = read_unary(body, state.max_payload, read_by).await?;
+                let (call, wire_serialization) = with_args(call, message)?;
+                Ok::<_, Refusal>((handler, call, wire_serialization))
+            }
+            .await;
+            let (handler, call, wire_serialization) = match outcome {
+                Ok(ready) => ready,
+                Err(refusal) => return refuse(&mut respond, refusal),
+            };
+            let format = call.format;
+            let running = run_handler(&handler, call);
+            let Some(result) = run_inline(&mut respond, running, deadline).await else {
+                return;
+            };
+            answer(
+                &mut respond,
+                format,
+                &wire_serialization,
+                result,
+                state.max_payload,
+            );
+        }
     }
-    let outcome = async {
-        let (handler, call) = route(&head, &svc, peer, request_id)?;
-        // A unary request arrives whole soon, deadline or not: `frame_timeout` bounds a
-        // caller that opens streams and trickles (or never finishes) their bodies.
-        let slow = super::limits::enabled(state.limits.frame_timeout).map(|t| Instant::now() + t);
-        let by = [deadline, slow].into_iter().flatten().min();
-        let message = read_unary(body, state.max_payload, by).await?;
-        let (call, wire_serialization) = with_args(call, message)?;
-        Ok::<_, Refusal>((handler, call, wire_serialization))
+}
+
+/// Runs a unary call's handler in the stream's task until it answers; `None` when the call
+/// ended first: the caller cancelled (RST_STREAM: the handler's future is dropped), or its
+/// deadline passed (answered `DEADLINE_EXCEEDED` here).
+///
+/// The handler is polled once before the deadline's timer is armed: most handlers answer
+/// at once, and arming a timer costs more than the call (tokio wakes its timer driver, an
+/// `eventfd` write, for most new timers: two thirds of this server's system calls per unary
+/// call before this).
+async fn run_inline<F: Future>(
+    respond: &mut SendResponse<Bytes>,
+    running: F,
+    deadline: Option<Instant>,
+) -> Option<F::Output> {
+    let mut running = std::pin::pin!(running);
+    if let Poll::Ready(result) =
+        std::future::poll_fn(|cx| Poll::Ready(running.as_mut().poll(cx))).await
+    {
+        return Some(result);
     }
-    .await;
-    let (handler, call, wire_serialization) = match outcome {
-        Ok(ready) => ready,
-        Err(refusal) => return refuse(&mut respond, refusal),
-    };
-    let format = call.format;
-    let running = tokio::spawn(handler(call));
-    let abort = running.abort_handle();
     let reset = std::future::poll_fn(|cx| respond.poll_reset(cx));
-    let result = tokio::select! {
-        r = running => r.unwrap_or_else(|_| Err(HandlerError::runtime("the handler panicked"))),
-        // The caller cancelled (RST_STREAM): the handler's future is dropped.
-        _ = reset => {
-            abort.abort();
-            return;
-        }
-        _ = until(deadline) => {
-            abort.abort();
-            return refuse(&mut respond, deadline_passed().into());
-        }
+    let outcome = tokio::select! {
+        result = running => Ok(result),
+        _ = reset => Err(None),
+        _ = until(deadline) => Err(Some(deadline_passed())),
     };
-    answer(
-        &mut respond,
-        format,
-        &wire_serialization,
-        result,
-        state.max_payload,
-    );
+    match outcome {
+        Ok(result) => Some(result),
+        Err(status) => {
+            if let Some(status) = status {
+                refuse(respond, status.into());
+            }
+            None
+        }
+    }
+}
+
+fn handler_panicked() -> Status {
+    Status::new(Code::Unknown, "the handler panicked")
 }
 
 /// Sleeps until `deadline`; forever without one.
@@ -314,7 +364,7 @@ async fn serve_grpc(
     let mut sender: Option<SendStream<Bytes>> = None;
     let timer = until(deadline);
     tokio::pin!(timer);
-    let panicked = |_| Err(Status::new(Code::Unknown, "the handler panicked"));
+    let panicked = |_| Err(handler_panicked());
     let status = loop {
         let reset = std::future::poll_fn(|cx| match sender.as_mut() {
             Some(s) => s.poll_reset(cx),
@@ -658,11 +708,18 @@ fn answer(
     if exception {
         headers.insert(TRI_EXCEPTION_CODE, HeaderValue::from_static(BIZ_EXCEPTION));
     }
-    let response = grpc_response(headers);
-    let Ok(mut send) = respond.send_response(response, false) else {
+    send_unary(respond, headers, body.freeze());
+}
+
+/// Answers a unary call: response headers, its one message (`body`, prefix included) and
+/// `grpc-status: 0` trailers, queued together so that h2 writes them in one go. The message
+/// is at most the payload limit, already in memory: queued whole rather than window by
+/// window (h2 sends it as the caller's window opens).
+fn send_unary(respond: &mut SendResponse<Bytes>, headers: HeaderMap, body: Bytes) {
+    let Ok(mut send) = respond.send_response(grpc_response(headers), false) else {
         return;
     };
-    let _ = send.send_data(body.freeze(), false);
+    let _ = send.send_data(body, false);
     let mut trailers = HeaderMap::new();
     Status::ok().write_headers(&mut trailers);
     let _ = send.send_trailers(trailers);
