@@ -16,6 +16,10 @@ use tokio_stream::StreamExt;
 pub const ECHO: &str = "io.github.hessianrs.demo.EchoService";
 /// Its unary method's path.
 pub const ECHO_UNARY: &str = "/io.github.hessianrs.demo.EchoService/unary";
+/// Its server-streaming method's path: [`STREAM_MESSAGES`] answers to one request.
+pub const ECHO_SERVER_STREAM: &str = "/io.github.hessianrs.demo.EchoService/serverStream";
+/// The messages of each server stream, each the unary answer to its request.
+pub const STREAM_MESSAGES: usize = 100;
 
 /// `google.protobuf.StringValue`.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -32,9 +36,17 @@ fn echo(request: StringValue) -> StringValue {
     }
 }
 
-/// Our server's Echo service (its unary method).
+/// Our server's Echo service (its unary and server-streaming methods).
 pub fn echo_service() -> Service {
-    Service::new(ECHO).unary("unary", |req: StringValue, _| async move { Ok(echo(req)) })
+    Service::new(ECHO)
+        .unary("unary", |req: StringValue, _| async move { Ok(echo(req)) })
+        .grpc("serverStream", |mut call, out| async move {
+            let answer = echo(call.single().await?);
+            for _ in 0..STREAM_MESSAGES {
+                out.send_msg(&answer).await?;
+            }
+            Ok(())
+        })
 }
 
 /// Serves tonic's Echo on `listener` until the process ends, with TCP_NODELAY on each
@@ -74,6 +86,24 @@ impl tonic::server::UnaryService<StringValue> for TonicUnary {
     }
 }
 
+struct TonicServerStream;
+
+impl tonic::server::ServerStreamingService<StringValue> for TonicServerStream {
+    type Response = StringValue;
+    type ResponseStream =
+        Pin<Box<dyn tokio_stream::Stream<Item = Result<StringValue, tonic::Status>> + Send>>;
+    type Future = BoxFuture<tonic::Response<Self::ResponseStream>, tonic::Status>;
+
+    fn call(&mut self, request: tonic::Request<StringValue>) -> Self::Future {
+        Box::pin(async move {
+            let answer = echo(request.into_inner());
+            let answers = std::iter::repeat_n(answer, STREAM_MESSAGES).map(Ok);
+            let stream: Self::ResponseStream = Box::pin(tokio_stream::iter(answers));
+            Ok(tonic::Response::new(stream))
+        })
+    }
+}
+
 impl<B> tower_service::Service<http::Request<B>> for TonicEcho
 where
     B: http_body::Body + Send + 'static,
@@ -88,11 +118,17 @@ where
     }
 
     fn call(&mut self, request: http::Request<B>) -> Self::Future {
-        if request.uri().path() == ECHO_UNARY {
-            return Box::pin(async move {
-                let mut grpc = tonic::server::Grpc::new(tonic::codec::ProstCodec::default());
-                Ok(grpc.unary(TonicUnary, request).await)
-            });
+        let mut grpc = tonic::server::Grpc::new(tonic::codec::ProstCodec::default());
+        match request.uri().path() {
+            ECHO_UNARY => {
+                return Box::pin(async move { Ok(grpc.unary(TonicUnary, request).await) })
+            }
+            ECHO_SERVER_STREAM => {
+                return Box::pin(async move {
+                    Ok(grpc.server_streaming(TonicServerStream, request).await)
+                })
+            }
+            _ => {}
         }
         Box::pin(async move { Ok(tonic::Status::unimplemented("no such method").into_http()) })
     }

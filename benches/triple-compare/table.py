@@ -116,6 +116,7 @@ GOALS = [
     ("server: idl/ours vs idl/java (<= 1/3)", "idl/ours", "idl/java", 0, 1 / 3),
     ("client: ours vs tonic's, to our server (<= 1.00)", "idl/ours", "idl/ours<-tonic", 1, 1.0),
     ("client: ours vs tonic's, to tonic (<= 1.00)", "idl/tonic", "idl/tonic<-tonic", 1, 1.0),
+    ("server streaming, per message: stream/ours vs stream/tonic (<= 1.00)", "stream/ours", "stream/tonic", 0, 1.0),
     ("(what Triple costs) server: tri/ours vs dubbo2/ours", "tri/ours", "dubbo2/ours", 0, None),
 ]
 print("\n## Goals (CPU per call, ratio ours / peer)\n")

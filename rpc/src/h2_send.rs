@@ -23,7 +23,14 @@ pub(crate) async fn send_message(
     let mut data = BytesMut::with_capacity(PREFIX_LEN + message.len());
     data.extend_from_slice(&prefix(message.len()));
     data.extend_from_slice(message);
-    let mut data = data.freeze();
+    send_framed(send, data.freeze()).await
+}
+
+/// Sends `data`, whole messages with their prefixes, as [`send_message`] sends one.
+pub(crate) async fn send_framed(
+    send: &mut SendStream<Bytes>,
+    mut data: Bytes,
+) -> Result<(), h2::Error> {
     while !data.is_empty() {
         send.reserve_capacity(data.len());
         let granted = match std::future::poll_fn(|cx| send.poll_capacity(cx)).await {

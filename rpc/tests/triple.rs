@@ -510,16 +510,14 @@ async fn unary_handlers_answer_fail_time_out_and_panic_without_costing_the_conne
     let client = Client::connect(&server.local_addr().to_string())
         .await
         .unwrap();
+    // A deadline short enough for the test, long enough for a panic's backtrace under load.
     let unary = |v: &str| {
         let client = client.clone();
         let v = v.to_owned();
+        let deadline = Duration::from_millis(if v == "sleep" { 300 } else { 10_000 });
         async move {
             client
-                .grpc_unary::<_, StringValue>(
-                    "/test.Unary/echo",
-                    &sv(v),
-                    Some(Duration::from_millis(300)),
-                )
+                .grpc_unary::<_, StringValue>("/test.Unary/echo", &sv(v), Some(deadline))
                 .await
         }
     };

@@ -1,7 +1,7 @@
 //! `triple-load`: a closed-loop Triple load generator for `benches/triple-compare`.
 //!
 //! ```text
-//! triple-load --target HOST:PORT --mode interface|idl|idl-tonic [--connections N]
+//! triple-load --target HOST:PORT --mode interface|idl|idl-tonic|stream [--connections N]
 //!             [--inflight M] [--duration SECS] [--warmup SECS] [--payload BYTES]
 //!             [--threads T] [--timeout-ms MS] [--label NAME]
 //! ```
@@ -13,6 +13,11 @@
 //!   (`google.protobuf.StringValue`), checking that the answer is `"echo: " + it`.
 //! * `idl-tonic`: the same IDL call from tonic 0.12's client (`tonic::client::Grpc` over a
 //!   `Channel`), to compare the client side.
+//! * `stream`: our Triple client's server-streaming call of
+//!   `/io.github.hessianrs.demo.EchoService/serverStream`: one request, `STREAM_MESSAGES`
+//!   (100) answers, each checked. Here a "call" of the RESULT line is one message received
+//!   (`calls`, `ok`, `rps` count messages, so CPU per call is CPU per message) and the
+//!   latencies are those of whole streams; `streams=` gives their number.
 //!
 //! N connections (one client, one HTTP/2 connection each), M callers on each; a caller sends
 //! its next call as soon as its previous one is answered. The payload is an ASCII string of
@@ -23,7 +28,8 @@
 //! at least one call succeeded, 1 otherwise, 2 on a usage error.
 
 use benches::load_stats::{short, Stats};
-use benches::triple_peer::{StringValue, ECHO_UNARY};
+use benches::triple_peer::{StringValue, ECHO_SERVER_STREAM, ECHO_UNARY, STREAM_MESSAGES};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -36,6 +42,7 @@ enum Mode {
     Interface,
     Idl,
     IdlTonic,
+    Stream,
 }
 
 #[derive(Debug, Clone)]
@@ -55,7 +62,7 @@ struct Opts {
 fn usage(msg: &str) -> ! {
     eprintln!("triple-load: {msg}");
     eprintln!(
-        "usage: triple-load --target HOST:PORT --mode interface|idl|idl-tonic [--connections N] \
+        "usage: triple-load --target HOST:PORT --mode interface|idl|idl-tonic|stream [--connections N] \
          [--inflight M] [--duration SECS] [--warmup SECS] [--payload BYTES] [--threads T] \
          [--timeout-ms MS] [--label NAME]"
     );
@@ -94,7 +101,8 @@ fn parse() -> Opts {
                     "interface" => Mode::Interface,
                     "idl" => Mode::Idl,
                     "idl-tonic" => Mode::IdlTonic,
-                    _ => usage("--mode is interface, idl or idl-tonic"),
+                    "stream" => Mode::Stream,
+                    _ => usage("--mode is interface, idl, idl-tonic or stream"),
                 }
             }
             "--connections" => o.connections = num(&a, &v),
@@ -127,11 +135,12 @@ fn cpu_ticks() -> u64 {
     n(11) + n(12)
 }
 
-/// One caller's way of making a call: ours (interface or IDL) or tonic's.
+/// One caller's way of making a call: ours (interface, IDL unary or server stream) or tonic's.
 #[derive(Clone)]
 enum Caller {
     Interface(Client, Arc<TripleCall>),
     Idl(Client, Arc<StringValue>),
+    Stream(Client, Arc<StringValue>),
     Tonic(
         tonic::client::Grpc<tonic::transport::Channel>,
         Arc<StringValue>,
@@ -139,7 +148,8 @@ enum Caller {
 }
 
 impl Caller {
-    async fn call(&mut self, expect: &str, timeout: Duration) -> Result<(), String> {
+    /// Makes one call; the messages it received, each as expected.
+    async fn call(&mut self, expect: &str, timeout: Duration) -> Result<u64, String> {
         let got = match self {
             Caller::Interface(c, call) => c
                 .call::<String>(call)
@@ -150,6 +160,27 @@ impl Caller {
                     .await
                     .map_err(|e| format!("{:?}", e.code()))?
                     .value
+            }
+            Caller::Stream(c, req) => {
+                let code = |e: dubbo_rpc::triple_client::TripleError| format!("{:?}", e.code());
+                let mut call = c
+                    .grpc(ECHO_SERVER_STREAM, Default::default(), Some(timeout))
+                    .await
+                    .map_err(code)?;
+                call.send_msg(&**req).await.map_err(code)?;
+                call.finish().map_err(code)?;
+                let mut n = 0u64;
+                while let Some(m) = call.decode::<StringValue>().await.map_err(code)? {
+                    if m.value != expect {
+                        return Err("wrong_answer".into());
+                    }
+                    n += 1;
+                }
+                return if n == STREAM_MESSAGES as u64 {
+                    Ok(n)
+                } else {
+                    Err("short_stream".into())
+                };
             }
             Caller::Tonic(g, req) => {
                 g.ready().await.map_err(|_| "not_ready".to_string())?;
@@ -167,7 +198,7 @@ impl Caller {
             }
         };
         if got == expect {
-            Ok(())
+            Ok(1)
         } else {
             Err("wrong_answer".into())
         }
@@ -198,16 +229,18 @@ async fn connect(o: &Opts, name: &str) -> Result<Caller, String> {
                 .timeout(o.timeout);
             Caller::Interface(client, Arc::new(call))
         }
-        Mode::Idl => {
+        Mode::Idl | Mode::Stream => {
             let client = Client::connect(&o.target)
                 .await
                 .map_err(|e| e.to_string())?;
-            Caller::Idl(
-                client,
-                Arc::new(StringValue {
-                    value: name.to_string(),
-                }),
-            )
+            let request = Arc::new(StringValue {
+                value: name.to_string(),
+            });
+            if o.mode == Mode::Idl {
+                Caller::Idl(client, request)
+            } else {
+                Caller::Stream(client, request)
+            }
         }
         Mode::IdlTonic => {
             let channel = tonic::transport::Endpoint::from_shared(format!("http://{}", o.target))
@@ -231,7 +264,7 @@ async fn run(o: Opts) -> i32 {
         .collect();
     let expect = Arc::new(match o.mode {
         Mode::Interface => format!("Hello, {name}"),
-        Mode::Idl | Mode::IdlTonic => format!("echo: {name}"),
+        Mode::Idl | Mode::IdlTonic | Mode::Stream => format!("echo: {name}"),
     });
     let mut callers = Vec::new();
     for _ in 0..o.connections {
@@ -251,11 +284,14 @@ async fn run(o: Opts) -> i32 {
     let measure_from = start + Duration::from_secs_f64(o.warmup);
     let end = measure_from + Duration::from_secs_f64(o.duration);
     let stats: Arc<Mutex<Stats>> = Arc::new(Mutex::new(Stats::new()));
+    // Messages received in the measured calls (one per call but in `stream` mode).
+    let messages = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
     for c in &callers {
         for _ in 0..o.inflight {
             let mut c = c.clone();
             let stats = stats.clone();
+            let messages = messages.clone();
             let expect = expect.clone();
             let timeout = o.timeout;
             tasks.push(tokio::spawn(async move {
@@ -268,7 +304,10 @@ async fn run(o: Opts) -> i32 {
                     let r = c.call(&expect, timeout).await.map_err(|e| short(&e));
                     let t1 = Instant::now();
                     if t0 >= measure_from && t1 <= end {
-                        local.record(r, (t1 - t0).as_micros() as u64);
+                        if let Ok(n) = r {
+                            messages.fetch_add(n, Ordering::Relaxed);
+                        }
+                        local.record(r.map(drop), (t1 - t0).as_micros() as u64);
                     }
                 }
                 stats.lock().unwrap().merge(&local);
@@ -286,8 +325,10 @@ async fn run(o: Opts) -> i32 {
     let secs = o.duration;
     let s = stats.lock().unwrap();
     let errors: u64 = s.errors.values().sum();
-    let calls = s.ok + errors;
-    let rps = s.ok as f64 / secs;
+    // Messages for a stream (each call one message otherwise): what CPU per call divides by.
+    let ok = messages.load(Ordering::Relaxed);
+    let calls = ok + errors;
+    let rps = ok as f64 / secs;
     let q = |p: f64| {
         if s.ok == 0 {
             0
@@ -305,10 +346,11 @@ async fn run(o: Opts) -> i32 {
         Mode::Interface => "interface",
         Mode::Idl => "idl",
         Mode::IdlTonic => "idl-tonic",
+        Mode::Stream => "stream",
     };
     let mut line = format!(
-        "RESULT label={} mode={mode} conns={} inflight={} payload={} secs={secs} calls={calls} ok={} errors={errors} rps={rps:.0} p50_us={p50} p99_us={p99} p999_us={p999} max_us={max} cpu_ticks={}",
-        o.label, o.connections, o.inflight, o.payload, s.ok, c1 - c0
+        "RESULT label={} mode={mode} conns={} inflight={} payload={} secs={secs} calls={calls} ok={ok} errors={errors} rps={rps:.0} p50_us={p50} p99_us={p99} p999_us={p999} max_us={max} cpu_ticks={} streams={}",
+        o.label, o.connections, o.inflight, o.payload, c1 - c0, s.ok
     );
     for (k, v) in &s.errors {
         line.push_str(&format!(" err_{k}={v}"));

@@ -75,6 +75,10 @@ mod shutdown;
 mod streams;
 #[cfg(feature = "triple")]
 mod triple;
+#[cfg(feature = "triple")]
+mod triple_reply;
+#[cfg(feature = "triple")]
+mod triple_stream;
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};

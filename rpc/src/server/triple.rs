@@ -20,29 +20,30 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use dubbo_triple::message::{MessageDecoder, MessageEncoder, MessageError};
-use dubbo_triple::metadata::{
-    AttachmentValue, MetadataError, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
-};
+use dubbo_triple::message::{MessageDecoder, MessageEncoder};
+use dubbo_triple::metadata::{AttachmentValue, MetadataError, RequestHead, TRI_EXCEPTION_CODE};
 use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, ResponseWrapper};
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
-use h2::{RecvStream, SendStream};
+use h2::RecvStream;
 use hessian2::encode::LiteVersion;
 use hessian2::value::Value;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use tokio::net::TcpStream;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::grpc::{GrpcCall, GrpcHandler, GrpcMethod, Responder, BUFFERED_MESSAGES};
+use super::grpc::{GrpcCall, GrpcMethod};
 use super::panic::{catch_panic, run_handler, Panicked};
 use super::service::{service_key, Args, Call, HandlerError, Protocol, Reply};
+use super::triple_reply::{
+    compressed, deadline_passed, grpc_response, handler_panicked, message_status, trailers_only,
+    until,
+};
 use super::{Phase, State};
 use dubbo_codec::attachments::Attachments;
 use dubbo_codec::status::Status as DubboStatus;
@@ -206,7 +207,7 @@ async fn serve_stream(
     let read_by = [deadline, slow].into_iter().flatten().min();
     match svc.grpc_methods.get(&head.method) {
         Some(GrpcMethod::Streaming(handler)) => {
-            let (messages, reader) = read_messages(body, state.max_payload);
+            let (messages, reader) = super::triple_stream::read_messages(body, state.max_payload);
             let call = GrpcCall {
                 service: head.service,
                 method: head.method,
@@ -214,7 +215,7 @@ async fn serve_stream(
                 peer,
                 messages,
             };
-            serve_grpc(handler.clone(), call, reader, respond, deadline).await
+            super::triple_stream::serve_grpc(handler.clone(), call, reader, respond, deadline).await
         }
         Some(GrpcMethod::Unary(handler)) => {
             let handler = handler.clone();
@@ -295,25 +296,6 @@ async fn run_inline<F: Future>(
     }
 }
 
-fn handler_panicked() -> Status {
-    Status::new(Code::Unknown, "the handler panicked")
-}
-
-/// Sleeps until `deadline`; forever without one.
-async fn until(deadline: Option<Instant>) {
-    match deadline {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
-fn deadline_passed() -> Status {
-    Status::new(
-        Code::DeadlineExceeded,
-        "the call's deadline passed on the server",
-    )
-}
-
 /// The service a call names (interface, version, group). A call that names no version (a
 /// gRPC tool, curl) reaches the one service of its interface and group, whatever its
 /// version, as Java Dubbo 3 serves it.
@@ -340,166 +322,6 @@ pub(super) fn find_service(
         format!("Not found exported service: {key} (version or group mismatch?)"),
     )
     .into())
-}
-
-/// Runs an IDL method's handler: its request messages read by `reader` (driven here, beside
-/// the handler's task, rather than in a task of its own), its response messages written as
-/// the caller takes them, then its status.
-async fn serve_grpc(
-    handler: GrpcHandler,
-    call: GrpcCall,
-    reader: impl Future<Output = ()>,
-    mut respond: SendResponse<Bytes>,
-    deadline: Option<Instant>,
-) {
-    tokio::pin!(reader);
-    let mut read_all = false;
-    let (tx, mut out) = mpsc::channel::<Bytes>(BUFFERED_MESSAGES);
-    let headers = Arc::new(Mutex::new(HeaderMap::new()));
-    let responder = Responder {
-        tx,
-        headers: headers.clone(),
-    };
-    let mut running = tokio::spawn(handler(call, responder));
-    let mut sender: Option<SendStream<Bytes>> = None;
-    let timer = until(deadline);
-    tokio::pin!(timer);
-    let panicked = |_| Err(handler_panicked());
-    let status = loop {
-        let reset = std::future::poll_fn(|cx| match sender.as_mut() {
-            Some(s) => s.poll_reset(cx),
-            None => respond.poll_reset(cx),
-        });
-        tokio::select! {
-            message = out.recv() => match message {
-                Some(m) => {
-                    if write_message(&mut respond, &mut sender, &headers, m).await.is_err() {
-                        running.abort();
-                        return;
-                    }
-                }
-                None => break (&mut running).await.unwrap_or_else(panicked),
-            },
-            result = &mut running => {
-                // The messages it sent before it returned go first.
-                out.close();
-                while let Some(m) = out.recv().await {
-                    if write_message(&mut respond, &mut sender, &headers, m).await.is_err() {
-                        return;
-                    }
-                }
-                break result.unwrap_or_else(panicked);
-            }
-            _ = reset => {
-                running.abort();
-                return;
-            }
-            _ = &mut timer => {
-                running.abort();
-                break Err(deadline_passed());
-            }
-            () = &mut reader, if !read_all => read_all = true,
-        }
-    };
-    let status = status.err().unwrap_or_else(Status::ok);
-    match sender {
-        Some(mut send) => {
-            let mut trailers = HeaderMap::new();
-            status.write_headers(&mut trailers);
-            let _ = send.send_trailers(trailers);
-        }
-        // With the headers the handler set.
-        None => trailers_only(
-            &mut respond,
-            std::mem::take(&mut *super::lock(&headers)),
-            &status,
-        ),
-    }
-}
-
-/// Writes one response message, sending the response headers first if they are not sent
-/// yet; waits for the caller's window, so a caller that does not read holds back only its
-/// own stream.
-async fn write_message(
-    respond: &mut SendResponse<Bytes>,
-    sender: &mut Option<SendStream<Bytes>>,
-    headers: &Mutex<HeaderMap>,
-    message: Bytes,
-) -> Result<(), h2::Error> {
-    let send = match sender {
-        Some(send) => send,
-        None => {
-            let response = grpc_response(std::mem::take(&mut *super::lock(headers)));
-            sender.insert(respond.send_response(response, false)?)
-        }
-    };
-    crate::h2_send::send_message(send, &message).await
-}
-
-/// Reads a stream's request messages into a channel as the handler takes them (the future
-/// does the reading): the window is given back only once the messages of a chunk are in the
-/// channel, so a handler that does not read holds back its caller.
-fn read_messages(
-    mut body: RecvStream,
-    max: u32,
-) -> (
-    mpsc::Receiver<Result<Bytes, Status>>,
-    impl Future<Output = ()>,
-) {
-    let (tx, rx) = mpsc::channel(BUFFERED_MESSAGES);
-    let reader = async move {
-        let mut decoder = MessageDecoder::new(max);
-        let mut buf = BytesMut::new();
-        loop {
-            let chunk = tokio::select! {
-                chunk = body.data() => chunk,
-                // The handler is done with the request.
-                _ = tx.closed() => return,
-            };
-            let Some(Ok(chunk)) = chunk else { break };
-            let n = chunk.len();
-            buf.extend_from_slice(&chunk);
-            loop {
-                match decoder.decode(&mut buf) {
-                    Ok(Some(m)) if m.compressed => {
-                        let _ = tx.send(Err(compressed())).await;
-                        return;
-                    }
-                    Ok(Some(m)) => {
-                        if tx.send(Ok(m.data)).await.is_err() {
-                            return;
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        let _ = tx.send(Err(message_status(&e))).await;
-                        return;
-                    }
-                }
-            }
-            let _ = body.flow_control().release_capacity(n);
-        }
-        if let Err(e) = decoder.finish(&buf) {
-            let _ = tx.send(Err(message_status(&e))).await;
-        }
-    };
-    (rx, reader)
-}
-
-fn message_status(e: &MessageError) -> Status {
-    let code = if e.is_too_large() {
-        Code::ResourceExhausted
-    } else {
-        Code::Internal
-    };
-    Status::new(code, e.to_string())
-}
-
-fn compressed() -> Status {
-    Status::new(
-        Code::Unimplemented,
-        "compressed messages are not supported (no grpc-encoding is accepted)",
-    )
 }
 
 /// Finds the method of an interface-style call, and builds its [`Call`] (arguments to come).
@@ -645,24 +467,6 @@ fn refuse(respond: &mut SendResponse<Bytes>, refusal: Refusal) {
         }
         Refusal::Status(status) => trailers_only(respond, HeaderMap::new(), &status),
     }
-}
-
-/// A gRPC response's headers: `headers` and the content type.
-fn grpc_response(headers: HeaderMap) -> Response<()> {
-    let mut response = Response::new(());
-    *response.headers_mut() = headers;
-    response.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        HeaderValue::from_static(CONTENT_TYPE_PROTO),
-    );
-    response
-}
-
-/// Ends a call with no message: the status in its one HEADERS frame ("trailers-only").
-fn trailers_only(respond: &mut SendResponse<Bytes>, headers: HeaderMap, status: &Status) {
-    let mut response = grpc_response(headers);
-    status.write_headers(response.headers_mut());
-    let _ = respond.send_response(response, true);
 }
 
 /// Sends a handler's answer: the value or the Java exception as a response wrapper, or a
