@@ -2,14 +2,24 @@
 """Prints the triple-compare tables from results.tsv and syscalls.tsv (see ./run): one table per
 scenario (medians over the rounds), then issue 24's goals as measured ratios.
 
-Usage: table.py RESULTS.tsv CLK_TCK [SYSCALLS.tsv]
+Usage: table.py RESULTS.tsv CLK_TCK [SYSCALLS.tsv] [--svg CHART.svg]
+
+With --svg, the goals are also drawn as a chart (one bar per goal and scenario: the ratio, the
+goal's limit as a line).
 """
 import csv
+import html
 import statistics
 import sys
 
-path, clk_tck = sys.argv[1], int(sys.argv[2])
-sys_path = sys.argv[3] if len(sys.argv) > 3 else None
+args = sys.argv[1:]
+svg_path = None
+if "--svg" in args:
+    i = args.index("--svg")
+    svg_path = args[i + 1]
+    del args[i:i + 2]
+path, clk_tck = args[0], int(args[1])
+sys_path = args[2] if len(args) > 2 else None
 rows = list(csv.DictReader(open(path), delimiter="\t"))
 sys_rows = list(csv.DictReader(open(sys_path), delimiter="\t")) if sys_path else []
 
@@ -123,6 +133,7 @@ print("\n## Goals (CPU per call, ratio ours / peer)\n")
 hdr = ["goal"] + scenarios
 print("| " + " | ".join(hdr) + " |")
 print("|" + "|".join("---" for _ in hdr) + "|")
+bars = []  # (goal, scenario, ratio, limit)
 for name, a, b, i, limit in GOALS:
     cells = []
     for s in scenarios:
@@ -131,6 +142,48 @@ for name, a, b, i, limit in GOALS:
             cells.append("-")
             continue
         ratio = x[i] / y[i]
+        bars.append((name, s, ratio, limit))
         verdict = "" if limit is None else (" met" if ratio <= limit else " NOT met")
         cells.append(f"{int(ratio * 1000) / 1000:.3f}{verdict}")
     print("| " + " | ".join([name] + cells) + " |")
+
+
+def write_svg(out_path, title):
+    """The goals' ratios as horizontal bars on a linear scale; each goal's limit a dashed line."""
+    label_w, bar_w, row_h, top = 110, 600, 16, 52
+    hi = max([1.5] + [r * 1.1 for _, _, r, _ in bars])
+    x_of = lambda r: label_w + bar_w * r / hi
+    height = top + row_h * len(bars) + 12 * len(GOALS) + 40
+    width = label_w + bar_w + 80
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           '<text x="10" y="20" font-size="14" font-weight="bold">Triple: CPU per call, ours / peer '
+           '(lower is better; dashed: the goal)</text>',
+           f'<text x="10" y="38" fill="#555">{html.escape(title)}</text>']
+    y = top
+    last = None
+    for name, scenario, ratio, limit in bars:
+        if name != last:
+            y += 12
+            out.append(f'<text x="10" y="{y - 2}" font-weight="bold">{html.escape(name)}</text>')
+            last = name
+        met = limit is None or ratio <= limit
+        color = "#888" if limit is None else ("#2a9d8f" if met else "#e76f51")
+        out.append(f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">{html.escape(scenario)}</text>')
+        out.append(f'<rect x="{label_w}" y="{y + 3}" width="{x_of(ratio) - label_w:.1f}" '
+                   f'height="{row_h - 5}" fill="{color}"/>')
+        out.append(f'<text x="{x_of(ratio) + 4:.1f}" y="{y + 12}">{ratio:.2f}</text>')
+        if limit is not None:
+            out.append(f'<line x1="{x_of(limit):.1f}" y1="{y + 1}" x2="{x_of(limit):.1f}" '
+                       f'y2="{y + row_h}" stroke="#000" stroke-dasharray="3,2"/>')
+        y += row_h
+    for r in (0.5, 1.0, 1.5, 2.0, 3.0, 4.0):
+        if r <= hi:
+            out.append(f'<text x="{x_of(r):.1f}" y="{y + 16}" text-anchor="middle" fill="#555">{r:g}x</text>')
+    out.append("</svg>")
+    open(out_path, "w").write("\n".join(out) + "\n")
+
+
+if svg_path:
+    write_svg(svg_path, f"{len(ordered('round', rows))} rounds; scenarios: connections x callers / payload bytes")

@@ -31,11 +31,19 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
     while let Some(frame) = rx.recv().await {
         encode_or_skip(&codec, &frame, &mut buf);
         let mut n = 1;
+        // Once the channel is empty, the writer lets the tasks that are ready run first (each
+        // call's task may be about to queue its frame) and takes what they queued: one write
+        // for the calls that finish together rather than one each.
+        let mut yielded = false;
         while n < WRITE_BATCH {
             match rx.try_recv() {
                 Ok(frame) => {
                     encode_or_skip(&codec, &frame, &mut buf);
                     n += 1;
+                }
+                Err(_) if !yielded => {
+                    yielded = true;
+                    tokio::task::yield_now().await;
                 }
                 Err(_) => break,
             }

@@ -520,19 +520,16 @@ async fn shutdown_ends_within_its_grace_when_a_caller_never_reads() {
         bytes.extend(wire(&call_frame(id, "Big", "get")));
     }
     sloth.write_all(&bytes).await.unwrap();
-    // The writer is stuck, the connection's channel full, calls wait to queue their answer.
-    let mut last = usize::MAX;
+    // The writer is stuck, the connection's channel full (1,024 answers alive), calls wait
+    // to queue their answer. (Waiting for the count itself: a count that did not move for one
+    // 10 ms sample said "settled" too early on a loaded machine.)
+    let stuck = || (server.inflight(), live.load(Ordering::SeqCst));
     assert!(
-        eventually(|| {
-            let now = live.load(Ordering::SeqCst);
-            let settled = now == last && server.inflight() > 0;
-            last = now;
-            settled
-        })
-        .await
+        eventually(|| { stuck().0 > 0 && stuck().1 >= 1024 }).await,
+        "{:?}: the channel never filled",
+        stuck()
     );
-    let stuck = (server.inflight(), live.load(Ordering::SeqCst));
-    assert!(stuck.1 >= 1024, "{stuck:?}: the channel is full");
+    let stuck = stuck();
     let grace = Duration::from_secs(1);
     let start = Instant::now();
     tokio::time::timeout(Duration::from_secs(10), server.shutdown(grace))
