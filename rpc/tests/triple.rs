@@ -79,18 +79,24 @@ fn hanging(dropped: Arc<AtomicBool>, started: Arc<AtomicUsize>) -> Service {
     })
 }
 
-#[tokio::test]
-async fn a_deadline_ends_the_call_on_both_sides() {
-    let dropped = Arc::new(AtomicBool::new(false));
-    let started = Arc::new(AtomicUsize::new(0));
+/// A server of `svc` alone, and a Triple client of it.
+async fn serve(svc: Service) -> (Server, Client) {
     let server = Server::builder()
-        .service(hanging(dropped.clone(), started.clone()))
+        .service(svc)
         .bind("127.0.0.1:0")
         .await
         .unwrap();
     let client = Client::connect(&server.local_addr().to_string())
         .await
         .unwrap();
+    (server, client)
+}
+
+#[tokio::test]
+async fn a_deadline_ends_the_call_on_both_sides() {
+    let dropped = Arc::new(AtomicBool::new(false));
+    let started = Arc::new(AtomicUsize::new(0));
+    let (server, client) = serve(hanging(dropped.clone(), started.clone())).await;
     let call = TripleCall::new("test.Hang", "hang").timeout(Duration::from_millis(200));
     let t0 = std::time::Instant::now();
     let err = client.call_value(&call).await.unwrap_err();
@@ -502,14 +508,7 @@ async fn unary_handlers_answer_fail_time_out_and_panic_without_costing_the_conne
             }
             Reply::null()
         });
-    let server = Server::builder()
-        .service(svc)
-        .bind("127.0.0.1:0")
-        .await
-        .unwrap();
-    let client = Client::connect(&server.local_addr().to_string())
-        .await
-        .unwrap();
+    let (server, client) = serve(svc).await;
     // A deadline short enough for the test, long enough for a panic's backtrace under load.
     let unary = |v: &str| {
         let client = client.clone();
