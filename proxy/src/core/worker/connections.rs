@@ -57,6 +57,7 @@ impl Worker {
             partial_since: None,
             frame_timeout,
             awaiting_first_frame: true,
+            sniffed: false,
             first_frame_timeout,
             closing: false,
             backed_up: false,
