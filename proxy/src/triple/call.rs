@@ -13,7 +13,10 @@
 //! its end sends RST_STREAM(CANCEL), and a provider's own reset code is passed on.
 
 use std::borrow::Cow;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -205,10 +208,20 @@ async fn forward(
                 })
         };
         let response_side = async {
-            let response = response.await.map_err(|e| match e.reason() {
-                Some(reason) if e.is_remote() => Fail::ProviderReset(reason),
-                _ => Fail::ProviderFailed(e.to_string()),
-            })?;
+            // The caller may reset while the provider has not answered yet.
+            let mut response = response;
+            let response = poll_fn(|cx| {
+                if respond.poll_reset(cx).is_ready() {
+                    return Poll::Ready(Err(Fail::CallerGone));
+                }
+                Pin::new(&mut response)
+                    .poll(cx)
+                    .map_err(|e| match e.reason() {
+                        Some(reason) if e.is_remote() => Fail::ProviderReset(reason),
+                        _ => Fail::ProviderFailed(e.to_string()),
+                    })
+            })
+            .await?;
             let (parts, mut from_provider) = response.into_parts();
             let end = from_provider.is_end_stream();
             // A trailers-only answer carries its grpc-status in these headers.
@@ -228,8 +241,10 @@ async fn forward(
         loop {
             tokio::select! {
                 r = &mut request_side, if !request_done => match r {
-                    Ok(()) => request_done = true,
-                    Err(fail) => break Err(fail),
+                    Err(Fail::CallerGone) => break Err(Fail::CallerGone),
+                    // The provider's end of the request (it answered before reading it all,
+                    // and reset the rest with NO_ERROR, say): its response tells the rest.
+                    _ => request_done = true,
                 },
                 r = &mut response_side => break r,
             }

@@ -1,17 +1,21 @@
-//! Moving one direction of a stream's body from one HTTP/2 connection to the other, DATA and
-//! trailers untouched, with flow control end to end.
+//! Moving one direction of a stream's body from one HTTP/2 connection to the other, DATA
+//! bytes and trailers untouched, with flow control end to end.
 //!
 //! HTTP/2 flow control is per hop: a receiver grants its sender window (WINDOW_UPDATE) as it
-//! consumes. The relay consumes a DATA frame only once the other side has taken it: it asks
-//! the outgoing stream for capacity (the window the next hop granted), sends what it got, and
-//! only then releases the same amount on the incoming stream. So a slow reader at either end
-//! stops its own stream's writer after one window (64 KiB by default), holds back no other
-//! stream, and the proxy holds at most a window per stream direction.
+//! consumes. The relay takes every DATA frame h2 has received at once (h2 counts the framing
+//! overhead of small frames it holds, and closes a connection whose peer sends too many of
+//! them, `ENHANCE_YOUR_CALM`: a gRPC stream of small messages is exactly that when the frames
+//! sit unread), but releases their window on the incoming stream only once the outgoing
+//! stream has sent them on, within the window the next hop granted. So a slow reader at
+//! either end stops its own stream's writer after one window (64 KiB by default), holds back
+//! no other stream, and the relay holds at most one window of bytes per stream direction.
+//! Frame boundaries may change on the way (several small frames leave as one); gRPC's
+//! length-prefixed messages do not depend on them.
 
 use std::future::poll_fn;
 use std::task::Poll;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use dubbo_triple::metadata::GRPC_STATUS;
 use h2::{RecvStream, SendStream};
 use http::HeaderValue;
@@ -25,40 +29,53 @@ pub enum RelayError {
     To(Option<h2::Reason>),
 }
 
-/// What came first: data to forward, or the writer's side reset.
-enum Next {
-    Data(Option<Result<Bytes, h2::Error>>),
-    Reset(Option<h2::Reason>),
-}
-
 /// Forwards `from`'s DATA and trailers to `to` until `from` ends its stream. Returns the
 /// trailers' `grpc-status`, if they had one.
 pub async fn relay(
     from: &mut RecvStream,
     to: &mut SendStream<Bytes>,
 ) -> Result<Option<HeaderValue>, RelayError> {
-    loop {
-        // A caller that resets while its provider has nothing to send yet is noticed here,
+    // Received, not yet sent on: at most the window granted to `from`'s sender.
+    let mut held = BytesMut::new();
+    let mut ended = from.is_end_stream();
+    poll_fn(|cx| loop {
+        // A reader that resets while its writer has nothing to send yet is noticed here,
         // not only at the next send.
-        let next = poll_fn(|cx| {
-            if let Poll::Ready(r) = to.poll_reset(cx) {
-                return Poll::Ready(Next::Reset(r.ok()));
-            }
-            from.poll_data(cx).map(Next::Data)
-        })
-        .await;
-        match next {
-            Next::Reset(reason) => return Err(RelayError::To(reason)),
-            Next::Data(None) => break,
-            Next::Data(Some(Err(e))) => return Err(RelayError::From(e)),
-            Next::Data(Some(Ok(chunk))) => {
-                let n = chunk.len();
-                send(to, chunk).await?;
-                // Taken by the next hop: now the sender may send as much again.
-                let _ = from.flow_control().release_capacity(n);
+        if let Poll::Ready(reason) = to.poll_reset(cx) {
+            return Poll::Ready(Err(RelayError::To(reason.ok())));
+        }
+        while !ended {
+            match from.poll_data(cx) {
+                Poll::Ready(Some(Ok(chunk))) => held.extend_from_slice(&chunk),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(RelayError::From(e))),
+                Poll::Ready(None) => ended = true,
+                Poll::Pending => break,
             }
         }
-    }
+        if held.is_empty() {
+            return if ended {
+                Poll::Ready(Ok(()))
+            } else {
+                Poll::Pending
+            };
+        }
+        to.reserve_capacity(held.len());
+        match to.poll_capacity(cx) {
+            Poll::Ready(Some(Ok(granted))) => {
+                let part = held.split_to(granted.min(held.len())).freeze();
+                let n = part.len();
+                if n > 0 {
+                    to.send_data(part, false).map_err(to_error)?;
+                    // Sent on: now `from`'s sender may send as much again.
+                    let _ = from.flow_control().release_capacity(n);
+                }
+            }
+            Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(to_error(e))),
+            Poll::Ready(None) => return Poll::Ready(Err(RelayError::To(None))),
+            Poll::Pending => return Poll::Pending,
+        }
+    })
+    .await?;
     match poll_fn(|cx| from.poll_trailers(cx)).await {
         Ok(Some(trailers)) => {
             let status = trailers.get(GRPC_STATUS).cloned();
@@ -71,24 +88,6 @@ pub async fn relay(
         }
         Err(e) => Err(RelayError::From(e)),
     }
-}
-
-/// Sends `chunk` on `to` as its window allows (no END_STREAM).
-async fn send(to: &mut SendStream<Bytes>, mut chunk: Bytes) -> Result<(), RelayError> {
-    while !chunk.is_empty() {
-        to.reserve_capacity(chunk.len());
-        let granted = match poll_fn(|cx| to.poll_capacity(cx)).await {
-            Some(Ok(n)) => n,
-            Some(Err(e)) => return Err(to_error(e)),
-            None => return Err(RelayError::To(None)),
-        };
-        if granted == 0 {
-            continue;
-        }
-        let part = chunk.split_to(granted.min(chunk.len()));
-        to.send_data(part, false).map_err(to_error)?;
-    }
-    Ok(())
 }
 
 fn to_error(e: h2::Error) -> RelayError {

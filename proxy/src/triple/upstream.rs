@@ -121,7 +121,10 @@ impl Upstreams {
             Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
         };
         let _ = stream.set_nodelay(true);
-        let (send, conn) = h2::client::handshake(stream)
+        let (send, conn) = h2::client::Builder::new()
+            .initial_window_size(super::STREAM_WINDOW)
+            .initial_connection_window_size(super::CONNECTION_WINDOW)
+            .handshake(stream)
             .await
             .map_err(|e| UpstreamError::Handshake(addr, e))?;
         tokio::spawn(async move {

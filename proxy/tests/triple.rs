@@ -1,0 +1,377 @@
+//! Triple through the proxy, on 127.0.0.1: the Rust Triple client (dubbo-rpc) -> the
+//! `dubbo-proxy` binary -> Rust Triple servers (dubbo-rpc), on the same listener as Dubbo 2
+//! callers. Every test runs against both engines (`for_each_engine!`).
+
+mod common;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use common::*;
+use dubbo_rpc::server::{Reply, Server, Service};
+use dubbo_rpc::triple_client::{Client, TripleCall, TripleError};
+use dubbo_triple::Code;
+
+for_each_engine!(
+    unary_and_server_streaming_calls_pass_through,
+    routes_by_version_group_and_attachment,
+    errors_are_answered_with_grpc_status,
+    garbage_is_closed_and_counted_while_others_are_served,
+    a_4_gib_length_prefix_is_forwarded_not_buffered,
+    a_caller_reset_cancels_the_provider_stream,
+);
+
+const GREETER: &str = "test.Greeter";
+const STRING: &str = "java.lang.String";
+
+/// A provider of [`GREETER`] (version `version`, group `group`) whose `sayHello` answers
+/// `Hello, <name> from <tag>`, whose `count` streams `<name>-0` .. `<name>-<n-1>` (`n` from
+/// the request `"<name>:<n>"`), and whose `hang` never answers.
+async fn provider(tag: &'static str, version: &str, group: &str) -> Server {
+    let mut svc = Service::new(GREETER)
+        .method("sayHello", move |call| async move {
+            let (name,): (String,) = call.args()?;
+            call.typed_reply(&format!("Hello, {name} from {tag}"))
+        })
+        .method("hang", |_call| async move {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            Reply::null()
+        })
+        .streaming("count", STRING, |mut call, out| async move {
+            let request: String = call.next().await?.unwrap_or_default();
+            let (name, n) = request.split_once(':').unwrap_or((&request, "3"));
+            for i in 0..n.parse::<usize>().unwrap_or(0) {
+                out.send(&format!("{name}-{i}")).await?;
+            }
+            Ok(())
+        });
+    if !version.is_empty() {
+        svc = svc.version(version);
+    }
+    if !group.is_empty() {
+        svc = svc.group(group);
+    }
+    Server::builder()
+        .service(svc)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap()
+}
+
+fn hello(name: &str) -> TripleCall {
+    TripleCall::new(GREETER, "sayHello")
+        .timeout(Duration::from_secs(10))
+        .arg(STRING, name)
+        .unwrap()
+}
+
+fn cluster_of(name: &str, server: &Server) -> String {
+    format!(
+        "[clusters.{name}]\nendpoints = [{{ address = \"{}\" }}]\n",
+        server.local_addr()
+    )
+}
+
+async fn client(p: &Proxy) -> Client {
+    Client::connect(&p.addr().to_string()).await.unwrap()
+}
+
+/// Reads a server stream of `count` to its end.
+async fn count(client: &Client, call: TripleCall, request: &str) -> Vec<String> {
+    let mut s = client.stream(&call, STRING).await.unwrap();
+    s.send(request).await.unwrap();
+    s.finish().unwrap();
+    let mut got = Vec::new();
+    while let Some(v) = s.next::<String>().await.unwrap() {
+        got.push(v);
+    }
+    got
+}
+
+async fn unary_and_server_streaming_calls_pass_through(engine: &str) {
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!("[[routes]]\ncluster = \"a\"\n{}", cluster_of("a", &a)),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    let got: String = c.call(&hello("wörld")).await.unwrap();
+    assert_eq!(got, "Hello, wörld from a");
+
+    // Server streaming: 3 answers, then 2,000 (more than one flow-control window of them).
+    let call = TripleCall::new(GREETER, "count").timeout(Duration::from_secs(10));
+    assert_eq!(count(&c, call.clone(), "x:3").await, ["x-0", "x-1", "x-2"]);
+    let many = count(&c, call, "m:2000").await;
+    assert_eq!(many.len(), 2000);
+    assert_eq!(many[1999], "m-1999");
+
+    // Many calls at once on the one caller connection, each answered to its own stream.
+    let calls = (0..64).map(|i| {
+        let c = c.clone();
+        async move {
+            let got: String = c.call(&hello(&format!("n{i}"))).await.unwrap();
+            assert_eq!(got, format!("Hello, n{i} from a"));
+        }
+    });
+    futures_join_all(calls).await;
+
+    // A Dubbo 2 caller on the same port, to the same provider (which serves both).
+    let dubbo = dubbo_rpc::client::Client::connect(p.addr().to_string())
+        .await
+        .unwrap();
+    let req = dubbo_codec::Request::builder(GREETER, "sayHello")
+        .arg(STRING, "dubbo")
+        .build()
+        .unwrap();
+    let got: String = dubbo.call(&req).await.unwrap();
+    assert_eq!(got, "Hello, dubbo from a");
+
+    assert_eq!(p.metric("dubbo_proxy_triple_connections_total"), 1.0);
+    assert!(p.metric("dubbo_proxy_triple_calls_total") >= 67.0);
+    assert!(p.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 67.0);
+}
+
+/// Runs the futures concurrently, to their ends.
+async fn futures_join_all(
+    fs: impl Iterator<Item = impl std::future::Future<Output = ()> + Send + 'static>,
+) {
+    let tasks: Vec<_> = fs.map(tokio::spawn).collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+}
+
+async fn routes_by_version_group_and_attachment(engine: &str) {
+    let a = provider("a", "1.0.0", "").await;
+    let b = provider("b", "2.0.0", "").await;
+    let g = provider("g", "1.0.0", "blue").await;
+    let canary = provider("canary", "1.0.0", "").await;
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\nattachments = {{ env = \"canary\" }}\ncluster = \"canary\"\n\
+             [[routes]]\ninterface = \"{GREETER}\"\nversion = \"2.0.0\"\ncluster = \"b\"\n\
+             [[routes]]\ngroup = \"blue\"\ncluster = \"g\"\n\
+             [[routes]]\ninterface = \"test.*\"\ncluster = \"a\"\n{}{}{}{}",
+            cluster_of("a", &a),
+            cluster_of("b", &b),
+            cluster_of("g", &g),
+            cluster_of("canary", &canary),
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    let v1: String = c.call(&hello("x").version("1.0.0")).await.unwrap();
+    assert_eq!(v1, "Hello, x from a");
+    let v2: String = c.call(&hello("x").version("2.0.0")).await.unwrap();
+    assert_eq!(v2, "Hello, x from b");
+    let blue: String = c
+        .call(&hello("x").version("1.0.0").group("blue"))
+        .await
+        .unwrap();
+    assert_eq!(blue, "Hello, x from g");
+    let call = hello("x").version("1.0.0").attachment("env", "canary");
+    let can: String = c.call(&call).await.unwrap();
+    assert_eq!(can, "Hello, x from canary");
+    // Streams are routed the same way.
+    let call = TripleCall::new(GREETER, "count")
+        .version("2.0.0")
+        .timeout(Duration::from_secs(10));
+    assert_eq!(count(&c, call, "v2:2").await, ["v2-0", "v2-1"]);
+}
+
+fn status_of<T: std::fmt::Debug>(r: Result<T, TripleError>) -> dubbo_triple::Status {
+    match r {
+        Err(TripleError::Status(s)) => s,
+        other => panic!("expected a grpc-status, got {other:?}"),
+    }
+}
+
+async fn errors_are_answered_with_grpc_status(engine: &str) {
+    let a = provider("a", "", "").await;
+    // A port nothing listens on.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_addr = dead.local_addr().unwrap();
+    drop(dead);
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ninterface = \"test.Dead\"\ncluster = \"dead\"\n\
+             [[routes]]\ninterface = \"{GREETER}\"\ncluster = \"a\"\ntimeout_ms = 300\n\
+             {}[clusters.dead]\nendpoints = [{{ address = \"{dead_addr}\" }}]\n",
+            cluster_of("a", &a)
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+
+    let s = status_of(c.call_value(&TripleCall::new("no.Such", "m")).await);
+    assert_eq!(s.code, Code::Unimplemented, "{s}");
+    assert!(s.message.contains("no route for no.Such/m"), "{s}");
+
+    let s = status_of(c.call_value(&TripleCall::new("test.Dead", "m")).await);
+    assert_eq!(s.code, Code::Unavailable, "{s}");
+    assert!(s.message.contains(&dead_addr.to_string()), "{s}");
+
+    // The route's 300 ms, sooner than the caller's 10 s.
+    let t0 = std::time::Instant::now();
+    let hang = TripleCall::new(GREETER, "hang").timeout(Duration::from_secs(10));
+    let s = status_of(c.call_value(&hang).await);
+    assert_eq!(s.code, Code::DeadlineExceeded, "{s}");
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    assert!(
+        eventually(|| a.inflight() == 0).await,
+        "the provider's call was cancelled"
+    );
+
+    // The caller's own grpc-timeout, sooner than the route's.
+    let t0 = std::time::Instant::now();
+    let hang = TripleCall::new(GREETER, "hang").timeout(Duration::from_millis(100));
+    let e = c.call_value(&hang).await.unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
+    assert!(t0.elapsed() < Duration::from_millis(290));
+
+    // The connection served all of that, and still serves.
+    let got: String = c.call(&hello("after")).await.unwrap();
+    assert_eq!(got, "Hello, after from a");
+    assert_eq!(
+        p.metric("dubbo_proxy_triple_answered_total{code=\"UNIMPLEMENTED\"}"),
+        1.0
+    );
+    assert_eq!(
+        p.metric("dubbo_proxy_triple_answered_total{code=\"UNAVAILABLE\"}"),
+        1.0
+    );
+}
+
+async fn garbage_is_closed_and_counted_while_others_are_served(engine: &str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!("[[routes]]\ncluster = \"a\"\n{}", cluster_of("a", &a)),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    let got: String = c.call(&hello("before")).await.unwrap();
+    assert_eq!(got, "Hello, before from a");
+
+    for garbage in [
+        &b"PRI * HTTP/1.0\r\n\r\n"[..],
+        b"\x16\x03\x01\x00\xa5\x01",
+        b"hello",
+    ] {
+        let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+        s.write_all(garbage).await.unwrap();
+        let mut rest = Vec::new();
+        let n = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut rest))
+            .await
+            .expect("closed")
+            .unwrap_or(0);
+        assert_eq!(n, 0, "{garbage:?}: nothing answered");
+        let got: String = c.call(&hello("during")).await.unwrap();
+        assert_eq!(got, "Hello, during from a");
+    }
+    assert!(eventually(|| p.metric("dubbo_proxy_protocol_errors_total") == 3.0).await);
+
+    // HTTP/1.1 is told it is not served here.
+    let answer = http_raw(
+        p.addr(),
+        "POST /test.Greeter/sayHello HTTP/1.1\r\nhost: x\r\n\r\n",
+    );
+    assert!(answer.starts_with("HTTP/1.1 505 "), "{answer}");
+    assert_eq!(p.metric("dubbo_proxy_http1_refused_total"), 1.0);
+}
+
+/// A raw HTTP/2 connection to the proxy.
+async fn raw(p: &Proxy) -> h2::client::SendRequest<Bytes> {
+    let tcp = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let (send, conn) = h2::client::handshake(tcp).await.unwrap();
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    send
+}
+
+fn post(path: &str) -> http::Request<()> {
+    http::Request::builder()
+        .method("POST")
+        .uri(format!("http://127.0.0.1{path}"))
+        .header("content-type", "application/grpc+proto")
+        .header("te", "trailers")
+        .body(())
+        .unwrap()
+}
+
+/// The grpc-status of a response: its trailers', or its headers' for trailers-only.
+async fn grpc_status(response: h2::client::ResponseFuture) -> Code {
+    let response = response.await.unwrap();
+    if let Some(s) = dubbo_triple::Status::from_headers(response.headers()) {
+        return s.code;
+    }
+    let mut body = response.into_body();
+    while let Some(d) = body.data().await {
+        let d = d.unwrap();
+        let _ = body.flow_control().release_capacity(d.len());
+    }
+    let trailers = body.trailers().await.unwrap().expect("trailers");
+    dubbo_triple::Status::from_headers(&trailers).unwrap().code
+}
+
+async fn a_4_gib_length_prefix_is_forwarded_not_buffered(engine: &str) {
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!("[[routes]]\ncluster = \"a\"\n{}", cluster_of("a", &a)),
+    );
+    let p = Proxy::start(engine, &conf);
+    let mut send = raw(&p).await.ready().await.unwrap();
+    let (response, mut body) = send
+        .send_request(post(&format!("/{GREETER}/sayHello")), false)
+        .unwrap();
+    // Uncompressed, 0xffff_ffff bytes claimed, 64 KiB sent: the provider's limit answers.
+    let mut claim = vec![0u8, 0xff, 0xff, 0xff, 0xff];
+    claim.extend(std::iter::repeat_n(b'x', 64 * 1024));
+    body.reserve_capacity(claim.len());
+    body.send_data(Bytes::from(claim), false).unwrap();
+    let code = tokio::time::timeout(Duration::from_secs(5), grpc_status(response))
+        .await
+        .expect("answered");
+    assert_eq!(code, Code::ResourceExhausted);
+    // And the proxy goes on serving.
+    let c = client(&p).await;
+    let got: String = c.call(&hello("after")).await.unwrap();
+    assert_eq!(got, "Hello, after from a");
+}
+
+async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ncluster = \"a\"\ntimeout_ms = 60000\n{}",
+            cluster_of("a", &a)
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    let hang = TripleCall::new(GREETER, "hang").timeout(Duration::from_secs(30));
+    let call = tokio::spawn({
+        let c = c.clone();
+        async move { c.call_value(&hang).await }
+    });
+    assert!(
+        eventually(|| a.inflight() == 1).await,
+        "the call reached the provider"
+    );
+    // Dropping the call resets its stream (RST_STREAM CANCEL): the proxy resets the
+    // provider's.
+    call.abort();
+    assert!(
+        eventually(|| a.inflight() == 0).await,
+        "the provider's stream was reset"
+    );
+    let got: String = c.call(&hello("after")).await.unwrap();
+    assert_eq!(got, "Hello, after from a");
+}
