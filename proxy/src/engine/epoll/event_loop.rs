@@ -123,6 +123,8 @@ pub(super) struct Loop {
 }
 
 impl Loop {
+    // Each is a different thing the loop is made of; one caller (`epoll::start`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         id: usize,
         shared: Arc<Shared>,
