@@ -19,6 +19,7 @@ for_each_engine!(
     garbage_is_closed_and_counted_while_others_are_served,
     a_4_gib_length_prefix_is_forwarded_not_buffered,
     a_caller_reset_cancels_the_provider_stream,
+    a_caller_that_does_not_read_holds_back_only_its_own_stream,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -374,4 +375,39 @@ async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
     );
     let got: String = c.call(&hello("after")).await.unwrap();
     assert_eq!(got, "Hello, after from a");
+}
+
+async fn a_caller_that_does_not_read_holds_back_only_its_own_stream(engine: &str) {
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ncluster = \"a\"\ntimeout_ms = 60000\n{}",
+            cluster_of("a", &a)
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    // About 1.3 MB of answers, several windows' worth (256 KiB per stream at each hop),
+    // which the caller does not read for now.
+    const N: usize = 100_000;
+    let call = TripleCall::new(GREETER, "count").timeout(Duration::from_secs(60));
+    let mut slow = c.stream(&call, STRING).await.unwrap();
+    slow.send(&format!("s:{N}")).await.unwrap();
+    slow.finish().unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The same connection and the same provider connection serve other calls meanwhile.
+    for i in 0..20 {
+        let got: String = c.call(&hello(&format!("q{i}"))).await.unwrap();
+        assert_eq!(got, format!("Hello, q{i} from a"));
+    }
+    let call = TripleCall::new(GREETER, "count").timeout(Duration::from_secs(10));
+    assert_eq!(count(&c, call, "y:2").await, ["y-0", "y-1"]);
+    // Then the stream is read to its end, every message in order.
+    let mut n = 0;
+    while let Some(v) = slow.next::<String>().await.unwrap() {
+        assert_eq!(v, format!("s-{n}"));
+        n += 1;
+    }
+    assert_eq!(n, N);
 }
