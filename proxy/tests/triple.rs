@@ -73,6 +73,22 @@ fn cluster_of(name: &str, server: &Server) -> String {
     )
 }
 
+/// Provider "a", a one-worker proxy routing every call to it (`route`: TOML added to the
+/// route), and a Triple client of the proxy.
+async fn through_proxy(engine: &str, route: &str) -> (Server, Proxy, Client) {
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ncluster = \"a\"\n{route}{}",
+            cluster_of("a", &a)
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    (a, p, c)
+}
+
 async fn client(p: &Proxy) -> Client {
     Client::connect(&p.addr().to_string()).await.unwrap()
 }
@@ -90,13 +106,7 @@ async fn count(client: &Client, call: TripleCall, request: &str) -> Vec<String> 
 }
 
 async fn unary_and_server_streaming_calls_pass_through(engine: &str) {
-    let a = provider("a", "", "").await;
-    let conf = config(
-        1,
-        &format!("[[routes]]\ncluster = \"a\"\n{}", cluster_of("a", &a)),
-    );
-    let p = Proxy::start(engine, &conf);
-    let c = client(&p).await;
+    let (_a, p, c) = through_proxy(engine, "").await;
     let got: String = c.call(&hello("wörld")).await.unwrap();
     assert_eq!(got, "Hello, wörld from a");
 
@@ -248,13 +258,7 @@ async fn errors_are_answered_with_grpc_status(engine: &str) {
 
 async fn garbage_is_closed_and_counted_while_others_are_served(engine: &str) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let a = provider("a", "", "").await;
-    let conf = config(
-        1,
-        &format!("[[routes]]\ncluster = \"a\"\n{}", cluster_of("a", &a)),
-    );
-    let p = Proxy::start(engine, &conf);
-    let c = client(&p).await;
+    let (_a, p, c) = through_proxy(engine, "").await;
     let got: String = c.call(&hello("before")).await.unwrap();
     assert_eq!(got, "Hello, before from a");
 
@@ -321,12 +325,7 @@ async fn grpc_status(response: h2::client::ResponseFuture) -> Code {
 }
 
 async fn a_4_gib_length_prefix_is_forwarded_not_buffered(engine: &str) {
-    let a = provider("a", "", "").await;
-    let conf = config(
-        1,
-        &format!("[[routes]]\ncluster = \"a\"\n{}", cluster_of("a", &a)),
-    );
-    let p = Proxy::start(engine, &conf);
+    let (_a, p, c) = through_proxy(engine, "").await;
     let mut send = raw(&p).await.ready().await.unwrap();
     let (response, mut body) = send
         .send_request(post(&format!("/{GREETER}/sayHello")), false)
@@ -341,22 +340,12 @@ async fn a_4_gib_length_prefix_is_forwarded_not_buffered(engine: &str) {
         .expect("answered");
     assert_eq!(code, Code::ResourceExhausted);
     // And the proxy goes on serving.
-    let c = client(&p).await;
     let got: String = c.call(&hello("after")).await.unwrap();
     assert_eq!(got, "Hello, after from a");
 }
 
 async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
-    let a = provider("a", "", "").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"a\"\ntimeout_ms = 60000\n{}",
-            cluster_of("a", &a)
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
-    let c = client(&p).await;
+    let (a, _p, c) = through_proxy(engine, "timeout_ms = 60000\n").await;
     let hang = TripleCall::new(GREETER, "hang").timeout(Duration::from_secs(30));
     let call = tokio::spawn({
         let c = c.clone();
@@ -378,16 +367,7 @@ async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
 }
 
 async fn a_caller_that_does_not_read_holds_back_only_its_own_stream(engine: &str) {
-    let a = provider("a", "", "").await;
-    let conf = config(
-        1,
-        &format!(
-            "[[routes]]\ncluster = \"a\"\ntimeout_ms = 60000\n{}",
-            cluster_of("a", &a)
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
-    let c = client(&p).await;
+    let (a, _p, c) = through_proxy(engine, "timeout_ms = 60000\n").await;
     // About 1.3 MB of answers, several windows' worth (256 KiB per stream at each hop),
     // which the caller does not read for now.
     const N: usize = 100_000;

@@ -411,6 +411,16 @@ impl Registry {
                 self.http1_refused.load(Relaxed),
             ),
             (
+                "dubbo_proxy_triple_connections_total",
+                "Caller connections that opened with an HTTP/2 preface (Triple).",
+                self.triple.connections.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_triple_calls_total",
+                "Triple calls (HTTP/2 streams) opened by callers.",
+                self.triple.calls.load(Relaxed),
+            ),
+            (
                 "dubbo_proxy_worker_panics_total",
                 "Worker threads stopped by a panic: /healthz answers 503 from then on.",
                 self.worker_panics.load(Relaxed),
@@ -469,7 +479,7 @@ impl Registry {
             g(&mut out, name, help, "counter");
             let _ = writeln!(out, "{name} {v}");
         }
-        self.triple.render(&mut out);
+        self.triple.render_answered(&mut out);
         g(
             &mut out,
             "dubbo_proxy_memory_trim_seconds_total",

@@ -28,30 +28,9 @@ impl TripleMetrics {
         self.answered[i].fetch_add(1, Relaxed);
     }
 
-    /// Calls the proxy answered with `code` so far.
-    pub fn answered_with(&self, code: Code) -> u64 {
-        self.answered[(code as usize).min(CODES - 1)].load(Relaxed)
-    }
-
-    /// Appends the Prometheus text of these counters.
-    pub fn render(&self, out: &mut String) {
-        for (name, help, v) in [
-            (
-                "dubbo_proxy_triple_connections_total",
-                "Caller connections that opened with an HTTP/2 preface (Triple).",
-                self.connections.load(Relaxed),
-            ),
-            (
-                "dubbo_proxy_triple_calls_total",
-                "Triple calls (HTTP/2 streams) opened by callers.",
-                self.calls.load(Relaxed),
-            ),
-        ] {
-            let _ = writeln!(
-                out,
-                "# HELP {name} {help}\n# TYPE {name} counter\n{name} {v}"
-            );
-        }
+    /// Appends the Prometheus text of [`TripleMetrics::answered`] (the counters are in
+    /// [`Registry::render`](crate::core::metrics::Registry::render)'s list).
+    pub fn render_answered(&self, out: &mut String) {
         let name = "dubbo_proxy_triple_answered_total";
         let _ = writeln!(
             out,

@@ -16,6 +16,14 @@ fn rig() -> (Worker, Arc<Shared>, Instant) {
     (w, shared, now)
 }
 
+/// A new caller connection whose first read is `bytes`: its key and the effects.
+fn first_read(w: &mut Worker, now: Instant, bytes: &[u8]) -> (Key, Vec<Effect>) {
+    let down = w.open_downstream(0, now);
+    let mut buf = BytesMut::from(bytes);
+    w.downstream_data(down, &mut buf, now);
+    (down, effects(w))
+}
+
 #[test]
 fn an_http2_preface_hands_the_connection_off_with_its_bytes_untouched() {
     let (mut w, shared, now) = rig();
@@ -43,29 +51,24 @@ fn an_http2_preface_hands_the_connection_off_with_its_bytes_untouched() {
 #[test]
 fn garbage_is_closed_and_counted_and_dubbo_still_served() {
     let (mut w, shared, now) = rig();
-    let bad = w.open_downstream(0, now);
-    let mut buf = BytesMut::from(&b"\x16\x03\x01\x00\x10hello"[..]);
-    w.downstream_data(bad, &mut buf, now);
-    assert_eq!(effects(&mut w), vec![Effect::Close(Conn::Down(bad))]);
+    let (bad, done) = first_read(&mut w, now, b"\x16\x03\x01\x00\x10hello");
+    assert_eq!(done, vec![Effect::Close(Conn::Down(bad))]);
     assert_eq!(shared.metrics.protocol_errors.load(Relaxed), 1);
 
     // A heartbeat on another connection is answered: Dubbo callers go on.
-    let good = w.open_downstream(0, now);
-    let mut buf = BytesMut::new();
-    Frame::heartbeat_request(7).encode(&mut buf).unwrap();
-    w.downstream_data(good, &mut buf, now);
-    assert_eq!(effects(&mut w), vec![Effect::Flush(Conn::Down(good))]);
+    let mut heartbeat = BytesMut::new();
+    Frame::heartbeat_request(7).encode(&mut heartbeat).unwrap();
+    let (good, done) = first_read(&mut w, now, &heartbeat);
+    assert_eq!(done, vec![Effect::Flush(Conn::Down(good))]);
     assert_eq!(shared.metrics.heartbeats_answered.load(Relaxed), 1);
 }
 
 #[test]
 fn an_http1_request_is_answered_505_and_closed() {
     let (mut w, shared, now) = rig();
-    let down = w.open_downstream(0, now);
-    let mut buf = BytesMut::from(&b"POST /a.B/c HTTP/1.1\r\n"[..]);
-    w.downstream_data(down, &mut buf, now);
+    let (down, done) = first_read(&mut w, now, b"POST /a.B/c HTTP/1.1\r\n");
     assert_eq!(
-        effects(&mut w),
+        done,
         vec![
             Effect::Flush(Conn::Down(down)),
             Effect::Close(Conn::Down(down))
