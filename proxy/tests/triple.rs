@@ -20,6 +20,7 @@ for_each_engine!(
     a_4_gib_length_prefix_is_forwarded_not_buffered,
     a_caller_reset_cancels_the_provider_stream,
     a_caller_that_does_not_read_holds_back_only_its_own_stream,
+    silent_and_idle_http2_callers_are_closed,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -390,4 +391,49 @@ async fn a_caller_that_does_not_read_holds_back_only_its_own_stream(engine: &str
         n += 1;
     }
     assert_eq!(n, N);
+}
+
+async fn silent_and_idle_http2_callers_are_closed(engine: &str) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let a = provider("a", "", "").await;
+    let conf = config(
+        1,
+        &format!(
+            "frame_timeout_ms = 300\nidle_timeout_ms = 600\n[[routes]]\ncluster = \"a\"\n{}",
+            cluster_of("a", &a)
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    // The preface and then nothing (no SETTINGS): closed after frame_timeout_ms.
+    let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+        .await
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    let mut sink = Vec::new();
+    let closed = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut sink)).await;
+    assert!(closed.is_ok(), "still open after 5 s");
+    assert!(
+        t0.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        t0.elapsed()
+    );
+
+    // A caller that made one call and then went quiet: GOAWAY after idle_timeout_ms.
+    let tcp = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let (send, conn) = h2::client::handshake(tcp).await.unwrap();
+    let conn = tokio::spawn(conn);
+    drop(send);
+    let c = client(&p).await;
+    let got: String = c.call(&hello("busy")).await.unwrap();
+    assert_eq!(got, "Hello, busy from a");
+    let ended = tokio::time::timeout(Duration::from_secs(5), conn).await;
+    assert!(ended.is_ok(), "the idle connection is still open after 5 s");
+    // A caller with a call running is not idle: the call outlasts idle_timeout_ms and
+    // ends by its own deadline.
+    let hang = TripleCall::new(GREETER, "hang").timeout(Duration::from_millis(1500));
+    let t0 = std::time::Instant::now();
+    let e = c.call_value(&hang).await.unwrap_err();
+    assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
+    assert!(t0.elapsed() >= Duration::from_millis(1400));
 }

@@ -18,6 +18,7 @@
 use std::io;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+use std::time::Duration;
 
 use bytes::Bytes;
 use tokio::runtime::{Handle, Runtime};
@@ -119,6 +120,41 @@ impl Triple {
     }
 }
 
+/// The listener's limits a Triple connection keeps.
+struct ConnLimits {
+    /// The HTTP/2 handshake (the rest of the caller's preface, the proxy's SETTINGS out) must
+    /// be done within the listener's `frame_timeout_ms`, and so must the PING of a GOAWAY.
+    handshake: Option<Duration>,
+    /// With no stream open for the listener's `idle_timeout_ms`, the connection is closed
+    /// with GOAWAY.
+    idle: Option<Duration>,
+}
+
+impl ConnLimits {
+    fn of(triple: &Triple, listener: usize) -> ConnLimits {
+        let snap = triple.shared.snapshot();
+        let millis = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
+        match snap.config.listeners.get(listener) {
+            Some(l) => ConnLimits {
+                handshake: millis(l.frame_timeout_ms),
+                idle: millis(l.idle_timeout_ms),
+            },
+            None => ConnLimits {
+                handshake: None,
+                idle: None,
+            },
+        }
+    }
+}
+
+/// Runs `f` within `limit`, if there is one; `None` when it took longer.
+async fn within<F: std::future::Future>(limit: Option<Duration>, f: F) -> Option<F::Output> {
+    match limit {
+        Some(t) => tokio::time::timeout(t, f).await.ok(),
+        None => Some(f.await),
+    }
+}
+
 /// Serves one caller connection: an HTTP/2 server whose every stream is a [`call`].
 async fn serve_connection(
     triple: Arc<Triple>,
@@ -133,30 +169,50 @@ async fn serve_connection(
         Ok(s) => s,
         Err(e) => return tracing::warn!("triple: hand-off: {e}"),
     };
+    let limits = ConnLimits::of(&triple, listener);
     let io = prefixed::Prefixed::new(read, stream);
     let handshake = h2::server::Builder::new()
         .max_concurrent_streams(MAX_STREAMS)
         .initial_window_size(STREAM_WINDOW)
         .initial_connection_window_size(CONNECTION_WINDOW)
         .handshake::<_, Bytes>(io);
-    let mut conn = match handshake.await {
-        Ok(c) => c,
-        Err(e) => return tracing::debug!("triple: handshake: {e}"),
+    let mut conn = match within(limits.handshake, handshake).await {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => return tracing::debug!("triple: handshake: {e}"),
+        None => return tracing::debug!("triple: no HTTP/2 handshake within frame_timeout_ms"),
     };
+    // Calls of this connection still running (their tasks hold a clone).
+    let open = Arc::new(());
     // Accepting is also what drives the connection (its frames, its flow control): the
     // calls run as their own tasks meanwhile.
-    while let Some(next) = conn.accept().await {
-        match next {
-            Ok((request, respond)) => {
-                tokio::spawn(call::serve(triple.clone(), request, respond, listener));
-            }
-            Err(e) => {
-                tracing::debug!("triple: caller connection: {e}");
+    loop {
+        let next = match within(limits.idle, conn.accept()).await {
+            Some(next) => next,
+            // Idle: no new stream for that long, and none running.
+            None if Arc::strong_count(&open) == 1 => {
+                // GOAWAY, then h2 waits for the PING it sends after it: a caller that does
+                // not answer gets the handshake's limit (or a second), then the socket closes.
+                conn.graceful_shutdown();
+                let limit = limits.handshake.or(Some(Duration::from_secs(1)));
+                let _ = within(limit, std::future::poll_fn(|cx| conn.poll_closed(cx))).await;
                 return;
             }
+            None => continue,
+        };
+        match next {
+            Some(Ok((request, respond))) => {
+                let open = open.clone();
+                let triple = triple.clone();
+                tokio::spawn(async move {
+                    call::serve(triple, request, respond, listener).await;
+                    drop(open);
+                });
+            }
+            Some(Err(e)) => return tracing::debug!("triple: caller connection: {e}"),
+            None => break,
         }
     }
-    // No new streams (the caller sent GOAWAY or closed): the open ones still need the
+    // No new streams (GOAWAY either way, or the caller closed): the open ones still need the
     // connection driven until they end.
     let _ = std::future::poll_fn(|cx| conn.poll_closed(cx)).await;
 }
