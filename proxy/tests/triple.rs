@@ -368,7 +368,7 @@ async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
 }
 
 async fn a_caller_that_does_not_read_holds_back_only_its_own_stream(engine: &str) {
-    let (a, _p, c) = through_proxy(engine, "timeout_ms = 60000\n").await;
+    let (_a, _p, c) = through_proxy(engine, "timeout_ms = 60000\n").await;
     // About 1.3 MB of answers, several windows' worth (256 KiB per stream at each hop),
     // which the caller does not read for now.
     const N: usize = 100_000;
