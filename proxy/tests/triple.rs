@@ -21,6 +21,7 @@ for_each_engine!(
     a_caller_reset_cancels_the_provider_stream,
     a_caller_that_does_not_read_holds_back_only_its_own_stream,
     silent_and_idle_http2_callers_are_closed,
+    an_endpoint_that_fails_triple_calls_is_ejected,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -436,4 +437,42 @@ async fn silent_and_idle_http2_callers_are_closed(engine: &str) {
     let e = c.call_value(&hang).await.unwrap_err();
     assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
     assert!(t0.elapsed() >= Duration::from_millis(1400));
+}
+
+async fn an_endpoint_that_fails_triple_calls_is_ejected(engine: &str) {
+    let a = provider("a", "", "").await;
+    // Takes connections (the kernel's backlog) and never answers: TCP and the HTTP/2 client
+    // preface go through, every call times out.
+    let hole = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hole_addr = hole.local_addr().unwrap();
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ncluster = \"x\"\ntimeout_ms = 300\n\
+             [clusters.x]\nendpoints = [{{ address = \"{}\" }}, {{ address = \"{hole_addr}\" }}]\n\
+             outlier = {{ consecutive_failures = 2, base_ejection_ms = 60000 }}\n",
+            a.local_addr()
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let c = client(&p).await;
+    let (mut ok, mut late) = (0, 0);
+    for i in 0..10 {
+        match c.call::<String>(&hello(&format!("{i}"))).await {
+            Ok(v) => {
+                assert_eq!(v, format!("Hello, {i} from a"));
+                ok += 1;
+            }
+            Err(e) => {
+                assert_eq!(e.code(), Code::DeadlineExceeded, "{e:?}");
+                late += 1;
+            }
+        }
+    }
+    // Round robin over both until the hole's second failure in a row ejects it.
+    assert_eq!((ok, late), (8, 2));
+    let series =
+        format!("dubbo_proxy_endpoint_ejections_total{{cluster=\"x\",endpoint=\"{hole_addr}\"}}");
+    assert_eq!(p.metric(&series), 1.0);
+    drop(hole);
 }

@@ -30,6 +30,7 @@ use http::{Request, Response};
 
 use super::answer;
 use super::relay::{relay, RelayError};
+use super::upstream::Chosen;
 use super::Triple;
 use crate::core::peek::Call;
 
@@ -106,21 +107,32 @@ pub async fn serve(
     let timeout = caller_deadline.map_or(route.timeout, |t| t.min(route.timeout));
     let deadline = tokio::time::Instant::now() + timeout;
 
+    let chosen = match triple.upstreams.pick(&snap, route.cluster, Instant::now()) {
+        Ok(c) => c,
+        Err(e) => {
+            let fail = Fail::ProviderFailed(e.to_string());
+            let (status, local) = finish(fail, None, &mut respond, &triple, timeout);
+            return route
+                .stats
+                .response(0, status.as_u8(), start.elapsed(), local);
+        }
+    };
     // The caller's response stream, once its HEADERS went out.
     let mut down = None;
-    let forwarding = forward(
-        &triple,
-        &snap,
-        route.cluster,
-        request,
-        &mut respond,
-        &mut down,
-    );
-    let (status, local) = match tokio::time::timeout_at(deadline, forwarding).await {
-        Ok(Ok(code)) => (code, false),
-        Ok(Err(fail)) => finish(fail, down, &mut respond, &triple, timeout),
+    let forwarding = forward(&triple, &chosen, request, &mut respond, &mut down);
+    let outcome = match tokio::time::timeout_at(deadline, forwarding).await {
+        Ok(r) => r,
         // Dropping the forwarding resets the provider's stream.
-        Err(_) => finish(Fail::Deadline, down, &mut respond, &triple, timeout),
+        Err(_) => Err(Fail::Deadline),
+    };
+    match &outcome {
+        Ok(_) | Err(Fail::ProviderReset(_)) => chosen.succeeded(),
+        Err(Fail::ProviderFailed(_) | Fail::Deadline) => chosen.failed(&snap, Instant::now()),
+        Err(Fail::CallerGone) => {}
+    }
+    let (status, local) = match outcome {
+        Ok(code) => (code, false),
+        Err(fail) => finish(fail, down, &mut respond, &triple, timeout),
     };
     route
         .stats
@@ -166,22 +178,17 @@ fn finish(
     (dubbo, true)
 }
 
-/// Forwards the call to an endpoint of cluster `ci` and relays it to its end (`down`: the
-/// caller's response stream, once its HEADERS went out). Returns the Dubbo status the
-/// provider's `grpc-status` counts as.
+/// Forwards the call to the `chosen` endpoint and relays it to its end (`down`: the caller's
+/// response stream, once its HEADERS went out). Returns the Dubbo status the provider's
+/// `grpc-status` counts as.
 async fn forward(
     triple: &Triple,
-    snap: &crate::core::Snapshot,
-    ci: usize,
+    chosen: &Chosen,
     request: Request<RecvStream>,
     respond: &mut SendResponse<Bytes>,
     down: &mut Option<SendStream<Bytes>>,
 ) -> Result<DubboStatus, Fail> {
     let failed = |e: &dyn std::fmt::Display| Fail::ProviderFailed(e.to_string());
-    let chosen = triple
-        .upstreams
-        .pick(snap, ci, Instant::now())
-        .map_err(|e| failed(&e))?;
     let mut sender = triple
         .upstreams
         .sender(chosen.addr, chosen.connect_timeout)

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -18,6 +18,8 @@ use dubbo_registry::balance::Balancer;
 use h2::client::SendRequest;
 use tokio::net::TcpStream;
 
+use crate::config::LbPolicy;
+use crate::core::shared::SharedEndpoint;
 use crate::core::Snapshot;
 
 /// Why no provider connection could be had.
@@ -57,6 +59,41 @@ pub struct Chosen {
     pub addr: SocketAddr,
     /// The cluster's `connect_timeout_ms`.
     pub connect_timeout: Duration,
+    /// Its cluster's index in the snapshot's clusters.
+    cluster: usize,
+    /// What all workers know of it: its health, its calls in flight.
+    shared: Arc<SharedEndpoint>,
+    /// Counted in `shared.active` (least-request clusters count their calls in flight).
+    counted: bool,
+}
+
+impl Chosen {
+    /// The call went through: its endpoint's run of failures is over.
+    pub fn succeeded(&self) {
+        self.shared.health.success();
+    }
+
+    /// The endpoint failed the call (no connection, no answer in time): counted towards its
+    /// outlier ejection, as Dubbo 2 calls' failures are.
+    pub fn failed(&self, snap: &Snapshot, now: Instant) {
+        let name = &snap.routes.clusters[self.cluster];
+        let (Some(spec), Some(all)) = (snap.config.clusters.get(name), snap.endpoints.get(name))
+        else {
+            return;
+        };
+        let ejected = all.iter().filter(|e| e.health.ejected_at(now)).count();
+        if self.shared.failed(now, spec, (ejected, all.len())) {
+            tracing::warn!(cluster = %name, endpoint = %self.addr, "endpoint ejected after consecutive failures (Triple)");
+        }
+    }
+}
+
+impl Drop for Chosen {
+    fn drop(&mut self) {
+        if self.counted {
+            self.shared.active.fetch_sub(1, Relaxed);
+        }
+    }
 }
 
 impl Upstreams {
@@ -93,9 +130,17 @@ impl Upstreams {
             )
             .ok_or_else(none)?;
         let addr = spec.endpoints[i].address.parse().map_err(|_| none())?;
+        let shared = shared.get(i).ok_or_else(none)?.clone();
+        let counted = spec.lb == LbPolicy::LeastRequest;
+        if counted {
+            shared.active.fetch_add(1, Relaxed);
+        }
         Ok(Chosen {
             addr,
             connect_timeout: Duration::from_millis(spec.connect_timeout_ms),
+            cluster: ci,
+            shared,
+            counted,
         })
     }
 
