@@ -22,6 +22,7 @@ for_each_engine!(
     a_caller_that_does_not_read_holds_back_only_its_own_stream,
     silent_and_idle_http2_callers_are_closed,
     an_endpoint_that_fails_triple_calls_is_ejected,
+    sigterm_sends_goaway_and_lets_calls_finish,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -35,6 +36,11 @@ async fn provider(tag: &'static str, version: &str, group: &str) -> Server {
         .method("sayHello", move |call| async move {
             let (name,): (String,) = call.args()?;
             call.typed_reply(&format!("Hello, {name} from {tag}"))
+        })
+        .method("sleep", |call| async move {
+            let (ms,): (i32,) = call.args()?;
+            tokio::time::sleep(Duration::from_millis(ms as u64)).await;
+            call.typed_reply(&format!("slept {ms}"))
         })
         .method("hang", |_call| async move {
             tokio::time::sleep(Duration::from_secs(60)).await;
@@ -475,4 +481,31 @@ async fn an_endpoint_that_fails_triple_calls_is_ejected(engine: &str) {
         format!("dubbo_proxy_endpoint_ejections_total{{cluster=\"x\",endpoint=\"{hole_addr}\"}}");
     assert_eq!(p.metric(&series), 1.0);
     drop(hole);
+}
+
+async fn sigterm_sends_goaway_and_lets_calls_finish(engine: &str) {
+    let (_a, mut p, c) = through_proxy(engine, "").await;
+    // An idle Triple connection, and a call under way on another.
+    let tcp = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let (idle, conn) = h2::client::handshake(tcp).await.unwrap();
+    let idle_conn = tokio::spawn(conn);
+    let call = TripleCall::new(GREETER, "sleep")
+        .timeout(Duration::from_secs(10))
+        .arg("int", &800)
+        .unwrap();
+    let running = tokio::spawn({
+        let c = c.clone();
+        async move { c.call::<String>(&call).await }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    p.signal(libc::SIGTERM);
+    // The idle connection is told GOAWAY and closes; the call under way is answered.
+    let ended = tokio::time::timeout(Duration::from_secs(5), idle_conn).await;
+    assert!(ended.is_ok(), "GOAWAY and close within 5 s");
+    drop(idle);
+    assert_eq!(running.await.unwrap().unwrap(), "slept 800");
+    let code = tokio::task::spawn_blocking(move || p.wait_exit(Duration::from_secs(10)))
+        .await
+        .unwrap();
+    assert_eq!(code, Some(0), "exits once drained");
 }

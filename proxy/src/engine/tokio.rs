@@ -186,10 +186,17 @@ async fn run_worker(
         a.abort();
     }
     drop(accepts);
-    local.worker.borrow_mut().begin_shutdown(Instant::now());
+    let began = Instant::now();
+    local.triple.drain();
+    local.worker.borrow_mut().begin_shutdown(began);
     drive(&local);
     local.timer.notify_one();
     let _ = tokio::time::timeout(drain_timeout, timer).await;
+    // Triple callers had their GOAWAY: their calls run on this runtime, to their ends or
+    // the drain timeout.
+    while !local.triple.is_drained() && began.elapsed() < drain_timeout {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Worker 0's: accepts, and hands each connection to the workers in turn (`rr` is shared by

@@ -16,7 +16,7 @@
 //! [`Effect::HandOff`]: crate::core::Effect::HandOff
 
 use std::io;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -50,6 +50,10 @@ const CONNECTION_WINDOW: u32 = 16 * STREAM_WINDOW;
 pub struct Triple {
     shared: Arc<Shared>,
     upstreams: upstream::Upstreams,
+    /// True once the proxy drains: every caller connection is sent GOAWAY.
+    draining: tokio::sync::watch::Sender<bool>,
+    /// Caller connections still open.
+    open: AtomicUsize,
 }
 
 /// Where the pipeline's tasks run.
@@ -91,6 +95,27 @@ impl Pipeline {
         })
     }
 
+    /// The proxy drains (SIGTERM): every caller connection gets GOAWAY (the streams it has
+    /// open go on to their ends, within their deadlines) and closes once they are done.
+    pub fn drain(&self) {
+        self.triple.draining.send_replace(true);
+    }
+
+    /// True once no caller connection is open.
+    pub fn is_drained(&self) -> bool {
+        self.triple.open.load(Relaxed) == 0
+    }
+
+    /// Waits until no caller connection is open, or `limit` has passed (blocking: for the
+    /// epoll engine's threads). Returns [`Pipeline::is_drained`].
+    pub fn wait_drained(&self, limit: Duration) -> bool {
+        let end = std::time::Instant::now() + limit;
+        while !self.is_drained() && std::time::Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.is_drained()
+    }
+
     /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes
     /// already read from it (its HTTP/2 preface first).
     pub fn accept(&self, stream: std::net::TcpStream, read: Bytes, listener: usize) {
@@ -100,7 +125,9 @@ impl Pipeline {
             .triple
             .connections
             .fetch_add(1, Relaxed);
-        let task = serve_connection(self.triple.clone(), stream, read, listener);
+        // Counted from now: a drain that begins before the task runs waits for it.
+        let open = OpenConnection::new(self.triple.clone());
+        let task = serve_connection(open, stream, read, listener);
         match &self.runs {
             Runs::Caller => match Handle::try_current() {
                 Ok(h) => drop(h.spawn(task)),
@@ -116,7 +143,25 @@ impl Triple {
         Triple {
             shared,
             upstreams: upstream::Upstreams::default(),
+            draining: tokio::sync::watch::channel(false).0,
+            open: AtomicUsize::new(0),
         }
+    }
+}
+
+/// Counts a caller connection open while it lives.
+struct OpenConnection(Arc<Triple>);
+
+impl OpenConnection {
+    fn new(triple: Arc<Triple>) -> OpenConnection {
+        triple.open.fetch_add(1, Relaxed);
+        OpenConnection(triple)
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Relaxed);
     }
 }
 
@@ -157,11 +202,13 @@ async fn within<F: std::future::Future>(limit: Option<Duration>, f: F) -> Option
 
 /// Serves one caller connection: an HTTP/2 server whose every stream is a [`call`].
 async fn serve_connection(
-    triple: Arc<Triple>,
+    open: OpenConnection,
     stream: std::net::TcpStream,
     read: Bytes,
     listener: usize,
 ) {
+    let triple = open.0.clone();
+    let mut draining = triple.draining.subscribe();
     let stream = match stream
         .set_nonblocking(true)
         .and_then(|()| tokio::net::TcpStream::from_std(stream))
@@ -182,14 +229,23 @@ async fn serve_connection(
         None => return tracing::debug!("triple: no HTTP/2 handshake within frame_timeout_ms"),
     };
     // Calls of this connection still running (their tasks hold a clone).
-    let open = Arc::new(());
+    let calls = Arc::new(());
     // Accepting is also what drives the connection (its frames, its flow control): the
     // calls run as their own tasks meanwhile.
     loop {
-        let next = match within(limits.idle, conn.accept()).await {
+        if *draining.borrow_and_update() {
+            // GOAWAY: no new streams; the open ones end by themselves (or their deadline).
+            conn.graceful_shutdown();
+            break;
+        }
+        let next = tokio::select! {
+            next = within(limits.idle, conn.accept()) => next,
+            _ = draining.changed() => continue,
+        };
+        let next = match next {
             Some(next) => next,
             // Idle: no new stream for that long, and none running.
-            None if Arc::strong_count(&open) == 1 => {
+            None if Arc::strong_count(&calls) == 1 => {
                 // GOAWAY, then h2 waits for the PING it sends after it: a caller that does
                 // not answer gets the handshake's limit (or a second), then the socket closes.
                 conn.graceful_shutdown();
@@ -201,11 +257,11 @@ async fn serve_connection(
         };
         match next {
             Some(Ok((request, respond))) => {
-                let open = open.clone();
+                let running = calls.clone();
                 let triple = triple.clone();
                 tokio::spawn(async move {
                     call::serve(triple, request, respond, listener).await;
-                    drop(open);
+                    drop(running);
                 });
             }
             Some(Err(e)) => return tracing::debug!("triple: caller connection: {e}"),
@@ -215,4 +271,5 @@ async fn serve_connection(
     // No new streams (GOAWAY either way, or the caller closed): the open ones still need the
     // connection driven until they end.
     let _ = std::future::poll_fn(|cx| conn.poll_closed(cx)).await;
+    drop(open);
 }

@@ -120,6 +120,8 @@ pub(super) struct Loop {
     exit: bool,
     /// Where HTTP/2 callers go.
     triple: Pipeline,
+    /// When the drain must be over (once shutting down).
+    drain_until: Option<Instant>,
 }
 
 impl Loop {
@@ -183,6 +185,7 @@ impl Loop {
             shutting_down: false,
             exit: false,
             triple,
+            drain_until: None,
         };
         l.drain_effects();
         l.arm_core();
@@ -273,6 +276,13 @@ impl Loop {
                 self.exit = true;
             }
         }
+        // Triple callers had their GOAWAY with the drain's start: their calls may finish
+        // within what is left of the drain timeout.
+        if let Some(until) = self.drain_until {
+            let _ = self
+                .triple
+                .wait_drained(until.saturating_duration_since(Instant::now()));
+        }
     }
 
     fn event(&mut self, token: Token, readable: bool, writable: bool, hup: bool) {
@@ -326,6 +336,8 @@ impl Loop {
         }
         let drain = self.drain_timeout;
         self.wheel.insert(self.now + drain, Timer::Drain);
+        self.drain_until = Some(self.now + drain);
+        self.triple.drain();
         self.worker.begin_shutdown(self.now);
         self.drain_effects();
         self.arm_core();
