@@ -33,6 +33,8 @@ use super::relay::{relay, RelayError};
 use super::upstream::Chosen;
 use super::Triple;
 use crate::core::peek::Call;
+use crate::core::route::Route;
+use crate::core::Snapshot;
 
 /// How a forwarded call ended, short of both directions finishing.
 enum Fail {
@@ -112,9 +114,7 @@ pub async fn serve(
         Err(e) => {
             let fail = Fail::ProviderFailed(e.to_string());
             let (status, local) = finish(fail, None, &mut respond, &triple, timeout);
-            return route
-                .stats
-                .response(0, status.as_u8(), start.elapsed(), local);
+            return record(&triple, &snap, route, status, local, start);
         }
     };
     // The caller's response stream, once its HEADERS went out.
@@ -134,9 +134,26 @@ pub async fn serve(
         Ok(code) => (code, false),
         Err(fail) => finish(fail, down, &mut respond, &triple, timeout),
     };
-    route
-        .stats
-        .response(0, status.as_u8(), start.elapsed(), local);
+    record(&triple, &snap, route, status, local, start);
+}
+
+/// Counts a call's end in its route's metrics (`status`: the Dubbo status its outcome counts
+/// as, `local`: answered by the proxy), and writes its access log line (`log.access_log`,
+/// unless downgraded), as the Dubbo 2 path does.
+fn record(
+    triple: &Triple,
+    snap: &Snapshot,
+    route: &Route,
+    status: DubboStatus,
+    local: bool,
+    start: Instant,
+) {
+    let latency = start.elapsed();
+    route.stats.response(0, status.as_u8(), latency, local);
+    if !triple.shared.downgraded() && snap.config.log.access_log {
+        let status = status.as_u8();
+        tracing::info!(target: "dubbo_proxy::access", route = %route.name, status, latency_us = latency.as_micros() as u64, protocol = "tri");
+    }
 }
 
 /// Ends a call that failed: a `grpc-status` to the caller (trailers-only, or trailers when
