@@ -30,8 +30,8 @@ use http::{Request, Response};
 
 use super::answer;
 use super::relay::{relay, RelayError};
+use super::state::Triple;
 use super::upstream::Chosen;
-use super::Triple;
 use crate::core::peek::Call;
 use crate::core::route::Route;
 use crate::core::Snapshot;

@@ -11,12 +11,13 @@
 //! * [`call`]: one stream, from routing to its end, and the answers the proxy makes;
 //! * [`relay`]: one direction of a stream's body, flow control end to end;
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
-//! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off.
+//! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
+//! * [`state`]: what the pipeline's tasks share.
 //!
 //! [`Effect::HandOff`]: crate::core::Effect::HandOff
 
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -29,32 +30,16 @@ pub mod answer;
 pub mod call;
 pub mod prefixed;
 pub mod relay;
+pub mod state;
 pub mod upstream;
+
+use relay::{CONNECTION_WINDOW, STREAM_WINDOW};
+use state::Triple;
 
 /// Streams one caller connection may have open at once (HTTP/2 SETTINGS
 /// MAX_CONCURRENT_STREAMS; Java Dubbo's Triple server allows `Integer.MAX_VALUE`, gRPC's
 /// servers 100 to unbounded).
 const MAX_STREAMS: u32 = 1024;
-
-/// The receive window of each stream, both sides: what one stream direction may hold in the
-/// proxy (HTTP/2's 64 KiB default would leave a fast link idle between window updates; the
-/// same as dubbo-rpc's Triple client and server).
-const STREAM_WINDOW: u32 = 256 * 1024;
-
-/// The receive window of a connection: a multiple of a stream's, so that streams whose
-/// reader stopped do not hold back the others on the connection until 16 of them do. h2
-/// also sizes its budget of small DATA frames held (half this) from it.
-const CONNECTION_WINDOW: u32 = 16 * STREAM_WINDOW;
-
-/// What the pipeline's tasks share.
-pub struct Triple {
-    shared: Arc<Shared>,
-    upstreams: upstream::Upstreams,
-    /// True once the proxy drains: every caller connection is sent GOAWAY.
-    draining: tokio::sync::watch::Sender<bool>,
-    /// Caller connections still open.
-    open: AtomicUsize,
-}
 
 /// Where the pipeline's tasks run.
 #[derive(Clone)]
@@ -134,17 +119,6 @@ impl Pipeline {
                 Err(e) => tracing::error!("triple: no runtime to serve a connection on: {e}"),
             },
             Runs::Own(rt) => drop(rt.spawn(task)),
-        }
-    }
-}
-
-impl Triple {
-    fn new(shared: Arc<Shared>) -> Triple {
-        Triple {
-            shared,
-            upstreams: upstream::Upstreams::default(),
-            draining: tokio::sync::watch::channel(false).0,
-            open: AtomicUsize::new(0),
         }
     }
 }

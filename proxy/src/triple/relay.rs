@@ -20,6 +20,16 @@ use dubbo_triple::metadata::GRPC_STATUS;
 use h2::{RecvStream, SendStream};
 use http::HeaderValue;
 
+/// The receive window of each stream, both sides: what one stream direction may hold in the
+/// proxy (HTTP/2's 64 KiB default would leave a fast link idle between window updates; the
+/// same as dubbo-rpc's Triple client and server).
+pub const STREAM_WINDOW: u32 = 256 * 1024;
+
+/// The receive window of a connection: a multiple of a stream's, so that streams whose
+/// reader stopped do not hold back the others on the connection until 16 of them do. h2
+/// also sizes its budget of small DATA frames held (half this) from it.
+pub const CONNECTION_WINDOW: u32 = 16 * STREAM_WINDOW;
+
 /// Why a relay stopped before its end of stream.
 #[derive(Debug)]
 pub enum RelayError {

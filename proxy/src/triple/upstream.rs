@@ -167,8 +167,8 @@ impl Upstreams {
         };
         let _ = stream.set_nodelay(true);
         let (send, conn) = h2::client::Builder::new()
-            .initial_window_size(super::STREAM_WINDOW)
-            .initial_connection_window_size(super::CONNECTION_WINDOW)
+            .initial_window_size(super::relay::STREAM_WINDOW)
+            .initial_connection_window_size(super::relay::CONNECTION_WINDOW)
             .handshake(stream)
             .await
             .map_err(|e| UpstreamError::Handshake(addr, e))?;
