@@ -23,6 +23,7 @@ for_each_engine!(
     silent_and_idle_http2_callers_are_closed,
     an_endpoint_that_fails_triple_calls_is_ejected,
     sigterm_sends_goaway_and_lets_calls_finish,
+    a_provider_reset_reaches_the_caller,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -530,4 +531,44 @@ async fn sigterm_sends_goaway_and_lets_calls_finish(engine: &str) {
         .await
         .unwrap();
     assert_eq!(code, Some(0), "exits once drained");
+}
+
+/// A raw HTTP/2 provider that resets every stream it is sent with `reason`, once it has seen
+/// the request's HEADERS.
+async fn resetting_provider(reason: h2::Reason) -> std::net::SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = l.accept().await {
+            tokio::spawn(async move {
+                let Ok(mut conn) = h2::server::handshake(tcp).await else {
+                    return;
+                };
+                while let Some(Ok((_request, mut respond))) = conn.accept().await {
+                    respond.send_reset(reason);
+                }
+            });
+        }
+    });
+    addr
+}
+
+async fn a_provider_reset_reaches_the_caller(engine: &str) {
+    let provider = resetting_provider(h2::Reason::ENHANCE_YOUR_CALM).await;
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ncluster = \"r\"\n[clusters.r]\nendpoints = [{{ address = \"{provider}\" }}]\n"
+        ),
+    );
+    let p = Proxy::start(engine, &conf);
+    let mut send = raw(&p).await.ready().await.unwrap();
+    let (response, _body) = send
+        .send_request(post(&format!("/{GREETER}/sayHello")), false)
+        .unwrap();
+    let e = tokio::time::timeout(Duration::from_secs(5), response)
+        .await
+        .expect("answered")
+        .unwrap_err();
+    assert_eq!(e.reason(), Some(h2::Reason::ENHANCE_YOUR_CALM), "{e:?}");
 }
