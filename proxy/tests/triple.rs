@@ -82,14 +82,14 @@ fn cluster_of(name: &str, server: &Server) -> String {
     )
 }
 
-/// Provider "a", a one-worker proxy routing every call to it (`route`: TOML added to the
-/// route), and a Triple client of the proxy.
-async fn through_proxy(engine: &str, route: &str) -> (Server, Proxy, Client) {
+/// Provider "a", a one-worker proxy routing every call to it (`listener`, `route`: TOML
+/// added to the listener and to the route), and a Triple client of the proxy.
+async fn through_proxy(engine: &str, listener: &str, route: &str) -> (Server, Proxy, Client) {
     let a = provider("a", "", "").await;
     let conf = config(
         1,
         &format!(
-            "[[routes]]\ncluster = \"a\"\n{route}{}",
+            "{listener}[[routes]]\ncluster = \"a\"\n{route}{}",
             cluster_of("a", &a)
         ),
     );
@@ -115,7 +115,7 @@ async fn count(client: &Client, call: TripleCall, request: &str) -> Vec<String> 
 }
 
 async fn unary_and_server_streaming_calls_pass_through(engine: &str) {
-    let (_a, p, c) = through_proxy(engine, "").await;
+    let (_a, p, c) = through_proxy(engine, "", "").await;
     let got: String = c.call(&hello("wörld")).await.unwrap();
     assert_eq!(got, "Hello, wörld from a");
 
@@ -289,7 +289,7 @@ async fn errors_are_answered_with_grpc_status(engine: &str) {
 
 async fn garbage_is_closed_and_counted_while_others_are_served(engine: &str) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let (_a, p, c) = through_proxy(engine, "").await;
+    let (_a, p, c) = through_proxy(engine, "", "").await;
     let got: String = c.call(&hello("before")).await.unwrap();
     assert_eq!(got, "Hello, before from a");
 
@@ -356,7 +356,7 @@ async fn grpc_status(response: h2::client::ResponseFuture) -> Code {
 }
 
 async fn a_4_gib_length_prefix_is_forwarded_not_buffered(engine: &str) {
-    let (_a, p, c) = through_proxy(engine, "").await;
+    let (_a, p, c) = through_proxy(engine, "", "").await;
     let mut send = raw(&p).await.ready().await.unwrap();
     let (response, mut body) = send
         .send_request(post(&format!("/{GREETER}/sayHello")), false)
@@ -376,7 +376,7 @@ async fn a_4_gib_length_prefix_is_forwarded_not_buffered(engine: &str) {
 }
 
 async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
-    let (a, _p, c) = through_proxy(engine, "timeout_ms = 60000\n").await;
+    let (a, _p, c) = through_proxy(engine, "", "timeout_ms = 60000\n").await;
     let hang = TripleCall::new(GREETER, "hang").timeout(Duration::from_secs(30));
     let call = tokio::spawn({
         let c = c.clone();
@@ -398,7 +398,7 @@ async fn a_caller_reset_cancels_the_provider_stream(engine: &str) {
 }
 
 async fn a_caller_that_does_not_read_holds_back_only_its_own_stream(engine: &str) {
-    let (_a, _p, c) = through_proxy(engine, "timeout_ms = 60000\n").await;
+    let (_a, _p, c) = through_proxy(engine, "", "timeout_ms = 60000\n").await;
     // About 1.3 MB of answers, several windows' worth (256 KiB per stream at each hop),
     // which the caller does not read for now.
     const N: usize = 100_000;
@@ -425,15 +425,8 @@ async fn a_caller_that_does_not_read_holds_back_only_its_own_stream(engine: &str
 
 async fn silent_and_idle_http2_callers_are_closed(engine: &str) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let a = provider("a", "", "").await;
-    let conf = config(
-        1,
-        &format!(
-            "frame_timeout_ms = 300\nidle_timeout_ms = 600\n[[routes]]\ncluster = \"a\"\n{}",
-            cluster_of("a", &a)
-        ),
-    );
-    let p = Proxy::start(engine, &conf);
+    let limits = "frame_timeout_ms = 300\nidle_timeout_ms = 600\n";
+    let (_a, p, c) = through_proxy(engine, limits, "").await;
     // The preface and then nothing (no SETTINGS): closed after frame_timeout_ms.
     let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
     s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
@@ -454,7 +447,6 @@ async fn silent_and_idle_http2_callers_are_closed(engine: &str) {
     let (send, conn) = h2::client::handshake(tcp).await.unwrap();
     let conn = tokio::spawn(conn);
     drop(send);
-    let c = client(&p).await;
     let got: String = c.call(&hello("busy")).await.unwrap();
     assert_eq!(got, "Hello, busy from a");
     let ended = tokio::time::timeout(Duration::from_secs(5), conn).await;
@@ -507,7 +499,7 @@ async fn an_endpoint_that_fails_triple_calls_is_ejected(engine: &str) {
 }
 
 async fn sigterm_sends_goaway_and_lets_calls_finish(engine: &str) {
-    let (_a, mut p, c) = through_proxy(engine, "").await;
+    let (_a, mut p, c) = through_proxy(engine, "", "").await;
     // An idle Triple connection, and a call under way on another.
     let tcp = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
     let (idle, conn) = h2::client::handshake(tcp).await.unwrap();
