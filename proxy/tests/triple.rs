@@ -24,6 +24,7 @@ for_each_engine!(
     an_endpoint_that_fails_triple_calls_is_ejected,
     sigterm_sends_goaway_and_lets_calls_finish,
     a_provider_reset_reaches_the_caller,
+    triple_connections_count_in_max_connections,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -563,4 +564,26 @@ async fn a_provider_reset_reaches_the_caller(engine: &str) {
         .expect("answered")
         .unwrap_err();
     assert_eq!(e.reason(), Some(h2::Reason::ENHANCE_YOUR_CALM), "{e:?}");
+}
+
+async fn triple_connections_count_in_max_connections(engine: &str) {
+    use tokio::io::AsyncReadExt;
+    let (_a, p, c) = through_proxy(engine, "max_connections = 1\n", "").await;
+    let got: String = c.call(&hello("one")).await.unwrap();
+    assert_eq!(got, "Hello, one from a");
+    assert_eq!(p.metric("dubbo_proxy_downstream_connections"), 1.0);
+    // A second caller, of either protocol, is over the limit: closed at once.
+    let mut second = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let mut sink = Vec::new();
+    let n = tokio::time::timeout(Duration::from_secs(5), second.read_to_end(&mut sink))
+        .await
+        .expect("closed at once")
+        .unwrap_or(0);
+    assert_eq!(n, 0);
+    // Once the Triple caller is gone, its place is free again.
+    drop(c);
+    assert!(eventually(|| p.metric("dubbo_proxy_downstream_connections") == 0.0).await);
+    let again = client(&p).await;
+    let got: String = again.call(&hello("two")).await.unwrap();
+    assert_eq!(got, "Hello, two from a");
 }

@@ -305,6 +305,15 @@ impl Registry {
             .clone()
     }
 
+    /// A caller connection of listener `listener` that left the workers (handed to the
+    /// Triple pipeline) closed: it is uncounted as a worker's is in `Worker::closed`.
+    pub fn caller_gone(&self, listener: usize) {
+        self.downstream_connections.fetch_sub(1, Relaxed);
+        if let Some(ls) = self.listeners.get(listener) {
+            ls.open.fetch_sub(1, Relaxed);
+        }
+    }
+
     /// The Prometheus text exposition of everything.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(8192);

@@ -375,7 +375,11 @@ fn hand_off(local: &Local, io: &ConnIo, listener: usize, buf: &mut BytesMut) {
             buf.split().freeze(),
             listener,
         ),
-        Err(e) => tracing::warn!("triple hand-off: {e}"),
+        Err(e) => {
+            tracing::warn!("triple hand-off: {e}");
+            // Never reached the pipeline, which would have uncounted it.
+            local.worker.borrow().shared().metrics.caller_gone(listener);
+        }
     }
 }
 

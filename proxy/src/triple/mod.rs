@@ -111,7 +111,7 @@ impl Pipeline {
             .connections
             .fetch_add(1, Relaxed);
         // Counted from now: a drain that begins before the task runs waits for it.
-        let open = OpenConnection::new(self.triple.clone());
+        let open = OpenConnection::new(self.triple.clone(), listener);
         let task = serve_connection(open, stream, read, listener);
         match &self.runs {
             Runs::Caller => match Handle::try_current() {
@@ -123,19 +123,21 @@ impl Pipeline {
     }
 }
 
-/// Counts a caller connection open while it lives.
-struct OpenConnection(Arc<Triple>);
+/// Counts a caller connection open while it lives: in the pipeline (for the drain), and,
+/// when it goes, no longer in its listener's connections (counted since it was accepted).
+struct OpenConnection(Arc<Triple>, usize);
 
 impl OpenConnection {
-    fn new(triple: Arc<Triple>) -> OpenConnection {
+    fn new(triple: Arc<Triple>, listener: usize) -> OpenConnection {
         triple.open.fetch_add(1, Relaxed);
-        OpenConnection(triple)
+        OpenConnection(triple, listener)
     }
 }
 
 impl Drop for OpenConnection {
     fn drop(&mut self) {
         self.0.open.fetch_sub(1, Relaxed);
+        self.0.shared.metrics.caller_gone(self.1);
     }
 }
 

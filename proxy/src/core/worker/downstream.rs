@@ -36,6 +36,7 @@ impl Worker {
                     Sniff::Http2 => {
                         // Triple's: the engine takes the socket and `buf` as they are.
                         d.closing = true;
+                        d.handed_off = true;
                         self.effects.push_back(Effect::HandOff {
                             conn: Conn::Down(down),
                             listener: d.listener as usize,

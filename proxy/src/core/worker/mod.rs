@@ -111,7 +111,9 @@ pub enum Effect {
     /// The caller's connection opened with an HTTP/2 preface: it is Triple's, not the
     /// Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
     /// not take (the preface among them), to [`crate::triple`], then reports the connection
-    /// [`Worker::closed`] here. The core wrote nothing to it and reads none of its bytes.
+    /// [`Worker::closed`] here. The core wrote nothing to it and reads none of its bytes. It
+    /// stays counted as a caller connection of its listener (`max_connections`, the gauges):
+    /// the pipeline uncounts it when it closes ([`crate::core::metrics::Registry::caller_gone`]).
     HandOff {
         /// The caller's connection.
         conn: Conn,
@@ -182,6 +184,10 @@ struct Down {
     awaiting_first_frame: bool,
     /// Its first bytes said Dubbo ([`crate::core::sniff`]): frames are read from now on.
     sniffed: bool,
+    /// Handed to the Triple pipeline ([`Effect::HandOff`]): it stays counted in its
+    /// listener's open connections (and `max_connections`) until the pipeline is done with
+    /// it, not when the worker forgets it.
+    handed_off: bool,
     first_frame_timeout: Option<Duration>,
     closing: bool,
     /// Its outbox went over the high watermark and has not come down to the low one.
