@@ -25,6 +25,7 @@ for_each_engine!(
     sigterm_sends_goaway_and_lets_calls_finish,
     a_provider_reset_reaches_the_caller,
     triple_connections_count_in_max_connections,
+    oversize_headers_are_refused_and_others_served,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -586,4 +587,25 @@ async fn triple_connections_count_in_max_connections(engine: &str) {
     let again = client(&p).await;
     let got: String = again.call(&hello("two")).await.unwrap();
     assert_eq!(got, "Hello, two from a");
+}
+
+async fn oversize_headers_are_refused_and_others_served(engine: &str) {
+    let (_a, p, c) = through_proxy(engine, "", "").await;
+    let mut send = raw(&p).await.ready().await.unwrap();
+    let mut request = post(&format!("/{GREETER}/sayHello"));
+    let big = "x".repeat(32 * 1024);
+    request
+        .headers_mut()
+        .insert("x-big", http::HeaderValue::from_str(&big).unwrap());
+    let answered = match send.send_request(request, true) {
+        Ok((response, _)) => tokio::time::timeout(Duration::from_secs(5), response)
+            .await
+            .expect("answered"),
+        Err(e) => Err(e),
+    };
+    // The proxy's h2 answers 431 itself: the call never reaches routing.
+    assert_eq!(answered.unwrap().status(), 431);
+    let got: String = c.call(&hello("after")).await.unwrap();
+    assert_eq!(got, "Hello, after from a");
+    assert_eq!(p.metric("dubbo_proxy_triple_calls_total"), 1.0);
 }

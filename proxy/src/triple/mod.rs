@@ -36,6 +36,11 @@ pub mod upstream;
 use relay::{CONNECTION_WINDOW, STREAM_WINDOW};
 use state::Triple;
 
+/// The largest request header block a caller may send (HTTP/2's
+/// `SETTINGS_MAX_HEADER_LIST_SIZE`; h2's default is 16 MiB): the size dubbo-rpc's Triple
+/// server takes, so the proxy holds no more per stream than the providers would.
+const MAX_HEADER_LIST: u32 = 16 * 1024;
+
 /// Streams one caller connection may have open at once (HTTP/2 SETTINGS
 /// MAX_CONCURRENT_STREAMS; Java Dubbo's Triple server allows `Integer.MAX_VALUE`, gRPC's
 /// servers 100 to unbounded).
@@ -196,6 +201,7 @@ async fn serve_connection(
     let io = prefixed::Prefixed::new(read, stream);
     let handshake = h2::server::Builder::new()
         .max_concurrent_streams(MAX_STREAMS)
+        .max_header_list_size(MAX_HEADER_LIST)
         .initial_window_size(STREAM_WINDOW)
         .initial_connection_window_size(CONNECTION_WINDOW)
         .handshake::<_, Bytes>(io);

@@ -166,7 +166,9 @@ impl Upstreams {
             Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
         };
         let _ = stream.set_nodelay(true);
+        // A provider's response headers are bounded as dubbo-rpc's client bounds them.
         let (send, conn) = h2::client::Builder::new()
+            .max_header_list_size(64 * 1024)
             .initial_window_size(super::relay::STREAM_WINDOW)
             .initial_connection_window_size(super::relay::CONNECTION_WINDOW)
             .handshake(stream)
