@@ -25,3 +25,4 @@ pub mod core;
 pub mod discovery;
 pub mod engine;
 pub mod memory;
+pub mod triple;

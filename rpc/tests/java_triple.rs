@@ -40,41 +40,7 @@ async fn java_triple_consumer(flavour: &str, serialization: &str) {
     .unwrap()
     .unwrap();
     let what = format!("{flavour} Triple consumer ({serialization}) against our server");
-    assert!(run.fails().is_empty(), "{what}: {:#?}", run.fails());
-    assert!(run.ok, "{what}: {:#?}", run.lines);
-    assert!(run.oks() >= 20, "{what}: {:#?}", run.lines);
-    assert!(
-        run.lines.iter().any(|l| l == "# protocol tri"),
-        "{what}: not over Triple: {:#?}",
-        run.lines
-    );
-    for check in [
-        "echo_unary",
-        "echo_server_stream",
-        "echo_server_stream_many",
-        "echo_client_stream",
-        "echo_bidi",
-        "echo_error",
-        "echo_deadline",
-        "wrapped_server_stream",
-        "wrapped_server_stream_many",
-        "wrapped_client_stream",
-        "wrapped_bidi",
-    ] {
-        assert!(
-            run.lines.iter().any(|l| *l == format!("ok {check}")),
-            "{what}: {check}: {:#?}",
-            run.lines
-        );
-    }
-    // The exception arrived as the Java class the handler named.
-    assert!(
-        run.lines
-            .iter()
-            .any(|l| l.contains("throwError received java.lang.IllegalStateException")),
-        "{what}: {:#?}",
-        run.lines
-    );
+    run.assert_triple_passed(&what);
     server.shutdown(Duration::from_secs(2)).await;
 }
 

@@ -314,6 +314,22 @@ impl Drop for Provider {
     }
 }
 
+/// The checks a Java Triple consumer runs beyond the DemoService's: the EchoService's (IDL,
+/// every call shape, an error, a deadline) and the StreamService's (interface-style streams).
+pub const TRIPLE_CHECKS: [&str; 11] = [
+    "echo_unary",
+    "echo_server_stream",
+    "echo_server_stream_many",
+    "echo_client_stream",
+    "echo_bidi",
+    "echo_error",
+    "echo_deadline",
+    "wrapped_server_stream",
+    "wrapped_server_stream_many",
+    "wrapped_client_stream",
+    "wrapped_bidi",
+];
+
 /// What a run of the Java consumer printed.
 #[derive(Debug, Clone)]
 pub struct ConsumerRun {
@@ -335,6 +351,33 @@ impl ConsumerRun {
     /// How many `ok ...` lines.
     pub fn oks(&self) -> usize {
         self.lines.iter().filter(|l| l.starts_with("ok ")).count()
+    }
+
+    /// Asserts a Triple run ([`TRIPLE_CHECKS`]) passed: the whole check list
+    /// ([`ConsumerRun::assert_all_passed`]), over Triple, every stream check of the
+    /// EchoService (IDL) and the StreamService (interface style), and the exception arrived
+    /// as the Java class the provider threw.
+    pub fn assert_triple_passed(&self, what: &str) {
+        self.assert_all_passed(what);
+        assert!(
+            self.lines.iter().any(|l| l == "# protocol tri"),
+            "{what}: not over Triple: {:#?}",
+            self.lines
+        );
+        for check in TRIPLE_CHECKS {
+            assert!(
+                self.lines.iter().any(|l| *l == format!("ok {check}")),
+                "{what}: {check}: {:#?}",
+                self.lines
+            );
+        }
+        assert!(
+            self.lines
+                .iter()
+                .any(|l| l.contains("throwError received java.lang.IllegalStateException")),
+            "{what}: the exception's class: {:#?}",
+            self.lines
+        );
     }
 
     /// Asserts the whole check list passed: no `FAIL`, at least [`CONSUMER_CHECKS`] `ok`

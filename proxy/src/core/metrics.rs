@@ -179,6 +179,10 @@ pub struct Registry {
     pub heartbeats_answered: AtomicU64,
     /// Downstream connections closed for garbage (bad magic).
     pub protocol_errors: AtomicU64,
+    /// Caller connections that opened with an HTTP/1.1 request line (answered 505, closed).
+    pub http1_refused: AtomicU64,
+    /// Triple (HTTP/2) caller connections and the calls and answers on them.
+    pub triple: crate::core::metrics_triple::TripleMetrics,
     /// Worker threads stopped by a panic (their connections closed with them).
     pub worker_panics: AtomicU64,
     /// Config reloads that succeeded / failed.
@@ -241,6 +245,8 @@ impl Registry {
             downstream_accepted: AtomicU64::new(0),
             heartbeats_answered: AtomicU64::new(0),
             protocol_errors: AtomicU64::new(0),
+            http1_refused: AtomicU64::new(0),
+            triple: Default::default(),
             worker_panics: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
@@ -297,6 +303,15 @@ impl Registry {
         m.entry((cluster.to_owned(), address.to_owned()))
             .or_default()
             .clone()
+    }
+
+    /// A caller connection of listener `listener` that left the workers (handed to the
+    /// Triple pipeline) closed: it is uncounted as a worker's is in `Worker::closed`.
+    pub fn caller_gone(&self, listener: usize) {
+        self.downstream_connections.fetch_sub(1, Relaxed);
+        if let Some(ls) = self.listeners.get(listener) {
+            ls.open.fetch_sub(1, Relaxed);
+        }
     }
 
     /// The Prometheus text exposition of everything.
@@ -400,6 +415,21 @@ impl Registry {
                 self.protocol_errors.load(Relaxed),
             ),
             (
+                "dubbo_proxy_http1_refused_total",
+                "Caller connections that opened with HTTP/1.1 (answered 505 and closed).",
+                self.http1_refused.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_triple_connections_total",
+                "Caller connections that opened with an HTTP/2 preface (Triple).",
+                self.triple.connections.load(Relaxed),
+            ),
+            (
+                "dubbo_proxy_triple_calls_total",
+                "Triple calls (HTTP/2 streams) opened by callers.",
+                self.triple.calls.load(Relaxed),
+            ),
+            (
                 "dubbo_proxy_worker_panics_total",
                 "Worker threads stopped by a panic: /healthz answers 503 from then on.",
                 self.worker_panics.load(Relaxed),
@@ -458,6 +488,7 @@ impl Registry {
             g(&mut out, name, help, "counter");
             let _ = writeln!(out, "{name} {v}");
         }
+        self.triple.render_answered(&mut out);
         g(
             &mut out,
             "dubbo_proxy_memory_trim_seconds_total",

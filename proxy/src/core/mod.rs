@@ -1,6 +1,7 @@
 //! The sans-I/O core: everything the proxy decides, with no sockets and no clock.
 //!
-//! One concept per module: [`peek`] reads routing fields from a body, [`route`] matches
+//! One concept per module: [`sniff`] tells a connection's protocol from its first bytes,
+//! [`peek`] reads routing fields from a body, [`route`] matches
 //! them, `dubbo_registry::balance` (shared with the Rust cluster client) and [`health`] choose an endpoint, [`inflight`] maps rewritten request
 //! ids back to callers with their timeouts, [`metrics`] counts, [`outbox`] holds what waits
 //! to be written on a connection and [`flow`] says when that is too much, [`shared`] holds
@@ -11,11 +12,13 @@ pub mod health;
 pub mod inflight;
 pub mod key;
 pub mod metrics;
+pub mod metrics_triple;
 pub mod outbox;
 pub mod peek;
 pub mod reason;
 pub mod route;
 pub mod shared;
+pub mod sniff;
 pub mod worker;
 
 pub use key::{Conn, Key};

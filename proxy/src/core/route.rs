@@ -225,6 +225,40 @@ impl RouteTable {
             Some(slots) => dispatched_interface(slots, call, scratch, cache)?,
             None => scratch.interface.as_deref().unwrap_or(&call.path),
         };
+        let group = scratch.group.as_deref().unwrap_or("");
+        self.first_match(listener, interface, call, group, |slot| scratch.value(slot))
+    }
+
+    /// The first route matching a Triple call on listener `listener`: `call` from its
+    /// `:path` (`/{interface}/{method}`) and `tri-service-version`, `group` from
+    /// `tri-service-group` (`""`: none), and `header(key)` the value of the header named
+    /// like a route's attachment key (Triple sends attachments as headers).
+    ///
+    /// A Triple provider dispatches on the path and those two headers, which the proxy
+    /// forwards as they are, so there is nothing for the caller to disagree with: the
+    /// `path`, `version` and `interface` attachment checks of Dubbo 2 calls do not apply.
+    pub fn find_triple<'h>(
+        &self,
+        listener: usize,
+        call: &Call<'_>,
+        group: &str,
+        header: impl Fn(&str) -> Option<&'h str>,
+    ) -> Result<usize, Reason> {
+        self.first_match(listener, &call.path, call, group, |slot| {
+            self.keys.get(slot).and_then(|k| header(k))
+        })
+    }
+
+    /// The first route of `listener` matching these fields: the one matcher of both
+    /// protocols. `value(slot)` is the attachment of route key `slot`.
+    fn first_match<'v>(
+        &self,
+        listener: usize,
+        interface: &str,
+        call: &Call<'_>,
+        group: &str,
+        value: impl Fn(usize) -> Option<&'v str>,
+    ) -> Result<usize, Reason> {
         let version = normalize_version(&call.version);
         let bit = 1u64 << (listener % 64);
         let found = self.routes.iter().position(|r| {
@@ -232,12 +266,10 @@ impl RouteTable {
                 && r.interface.matches(interface)
                 && r.method.as_deref().is_none_or(|m| m == call.method)
                 && r.version.as_deref().is_none_or(|v| v == version)
-                && r.group
-                    .as_deref()
-                    .is_none_or(|g| g == scratch.group.as_deref().unwrap_or(""))
+                && r.group.as_deref().is_none_or(|g| g == group)
                 && r.attachments
                     .iter()
-                    .all(|(slot, want)| scratch.value(*slot) == Some(want.as_str()))
+                    .all(|(slot, want)| value(*slot) == Some(want.as_str()))
         });
         found.ok_or(Reason::NoRoute)
     }

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use dubbo_codec::metadata::MetadataCache;
 
-use crate::config::{Config, Endpoint, Metadata};
+use crate::config::{Cluster, Config, Endpoint, Metadata};
 use crate::core::health::Health;
 use crate::core::metrics::{EndpointHealth, Registry};
 use crate::core::route::RouteTable;
@@ -75,6 +75,25 @@ impl SharedEndpoint {
             metrics,
             gauged: AtomicBool::new(false),
         }
+    }
+
+    /// A call or connection to it failed, in a cluster of `spec` where `ejected` of `n`
+    /// endpoints are ejected now. Returns true when that ejects it (outlier ejection, within
+    /// the cluster's `max_ejection_percent`; counted and gauged here). Both protocols' failures
+    /// go through this one place.
+    pub fn failed(&self, now: Instant, spec: &Cluster, (ejected, n): (usize, usize)) -> bool {
+        // Counted from the shared state: two workers ejecting two endpoints at the same
+        // instant can pass the budget by one.
+        let may = (ejected + 1) * 100 <= spec.outlier.max_ejection_percent as usize * n;
+        let hc = &spec.health_check;
+        let probe_every =
+            (hc.probe_interval_ms > 0).then(|| Duration::from_millis(hc.probe_interval_ms));
+        if !self.health.failure(now, &spec.outlier, may, probe_every) {
+            return false;
+        }
+        self.metrics.ejections.fetch_add(1, Ordering::Relaxed);
+        self.regauge(now);
+        true
     }
 
     /// Brings the ejected gauge in line with the health state (whichever worker sees a

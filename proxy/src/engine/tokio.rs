@@ -48,6 +48,7 @@ use std::time::Instant;
 
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
+use crate::triple::Pipeline;
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -69,6 +70,9 @@ struct ConnIo {
     resumed: Cell<bool>,
     resume: Notify,
     reader: RefCell<Option<AbortHandle>>,
+    /// The core said Triple ([`Effect::HandOff`]): the reader gives the socket, from this
+    /// listener, to the Triple pipeline.
+    handoff: Cell<Option<usize>>,
 }
 
 struct Local {
@@ -81,6 +85,8 @@ struct Local {
     flusher: Notify,
     /// A write released a connection: effects wait to be applied.
     effects_pending: Cell<bool>,
+    /// Where HTTP/2 callers go.
+    triple: Pipeline,
 }
 
 /// A connection accepted by worker 0 for another worker: its listener, and the socket.
@@ -144,13 +150,14 @@ async fn run_worker(
 ) {
     let drain_timeout = Duration::from_millis(shared.snapshot().config.shutdown.drain_timeout_ms);
     let local = Rc::new(Local {
-        worker: RefCell::new(Worker::new(id, shared, Instant::now())),
+        worker: RefCell::new(Worker::new(id, shared.clone(), Instant::now())),
         io: RefCell::new(HashMap::new()),
         timer: Notify::new(),
         dirty: RefCell::new(Vec::with_capacity(256)),
         flush_scheduled: Cell::new(false),
         flusher: Notify::new(),
         effects_pending: Cell::new(false),
+        triple: Pipeline::on_caller_runtime(shared.clone()),
     });
     drive(&local);
     tokio::task::spawn_local(flusher(local.clone()));
@@ -179,10 +186,17 @@ async fn run_worker(
         a.abort();
     }
     drop(accepts);
-    local.worker.borrow_mut().begin_shutdown(Instant::now());
+    let began = Instant::now();
+    local.triple.drain();
+    local.worker.borrow_mut().begin_shutdown(began);
     drive(&local);
     local.timer.notify_one();
     let _ = tokio::time::timeout(drain_timeout, timer).await;
+    // Triple callers had their GOAWAY: their calls run on this runtime, to their ends or
+    // the drain timeout.
+    while !local.triple.is_drained() && began.elapsed() < drain_timeout {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
 
 /// Worker 0's: accepts, and hands each connection to the workers in turn (`rr` is shared by
@@ -254,6 +268,7 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
         resumed: Cell::new(false),
         resume: Notify::new(),
         reader: RefCell::new(None),
+        handoff: Cell::new(None),
     });
     local.io.borrow_mut().insert(conn, io.clone());
     let r = tokio::task::spawn_local(reader(local.clone(), conn, io.clone()));
@@ -317,6 +332,10 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
                 }
                 peak.saw(buf.len());
                 let now = feed(&local, conn, &mut buf);
+                if let Some(listener) = io.handoff.get() {
+                    hand_off(&local, &io, listener, &mut buf);
+                    break;
+                }
                 if now >= period_end {
                     period_end = now + memory::TRIM_INTERVAL;
                     let freed = peak.release_oversized(&mut buf, READ_CHUNK);
@@ -343,6 +362,25 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         .memory
         .freed(buf.capacity());
     finish(&local, conn, &io);
+}
+
+/// Gives a caller connection the core found to be Triple's to the Triple pipeline, with
+/// what was read from it: a second descriptor of the socket goes there, this one closes
+/// with the connection's tasks.
+fn hand_off(local: &Local, io: &ConnIo, listener: usize, buf: &mut BytesMut) {
+    use std::os::fd::AsFd;
+    match io.stream.as_fd().try_clone_to_owned() {
+        Ok(fd) => local.triple.accept(
+            std::net::TcpStream::from(fd),
+            buf.split().freeze(),
+            listener,
+        ),
+        Err(e) => {
+            tracing::warn!("triple hand-off: {e}");
+            // Never reached the pipeline, which would have uncounted it.
+            local.worker.borrow().shared().metrics.caller_gone(listener);
+        }
+    }
 }
 
 /// Waits for the core to resume reads; false if the peer closed meanwhile. A paused
@@ -517,6 +555,11 @@ fn drive(local: &Rc<Local>) {
             Effect::PauseRead(conn) => {
                 if let Some(io) = local.io.borrow().get(&conn) {
                     io.paused.set(true);
+                }
+            }
+            Effect::HandOff { conn, listener } => {
+                if let Some(io) = local.io.borrow().get(&conn) {
+                    io.handoff.set(Some(listener));
                 }
             }
             Effect::ResumeRead(conn) => {

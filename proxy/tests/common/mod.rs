@@ -83,7 +83,11 @@ impl Proxy {
             .arg(&config_path)
             .arg("--engine")
             .arg(engine)
-            .env("RUST_LOG", "warn")
+            // PROXY_LOG=dubbo_proxy=debug,h2=debug shows what the proxy did in a failing test.
+            .env(
+                "RUST_LOG",
+                std::env::var("PROXY_LOG").unwrap_or("warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

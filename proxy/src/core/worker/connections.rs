@@ -57,6 +57,8 @@ impl Worker {
             partial_since: None,
             frame_timeout,
             awaiting_first_frame: true,
+            sniffed: false,
+            handed_off: false,
             first_frame_timeout,
             closing: false,
             backed_up: false,
@@ -199,9 +201,11 @@ impl Worker {
                 self.budget.release(d.counted, &self.shared.metrics);
                 let m = &self.shared.metrics;
                 m.memory.freed(d.out.capacity());
-                m.downstream_connections.fetch_sub(1, Relaxed);
-                if let Some(ls) = m.listeners.get(d.listener as usize) {
-                    ls.open.fetch_sub(1, Relaxed);
+                if !d.handed_off {
+                    m.downstream_connections.fetch_sub(1, Relaxed);
+                    if let Some(ls) = m.listeners.get(d.listener as usize) {
+                        ls.open.fetch_sub(1, Relaxed);
+                    }
                 }
                 if d.pause.is_paused() {
                     m.paused_connections.fetch_sub(1, Relaxed);

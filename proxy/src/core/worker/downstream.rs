@@ -25,6 +25,38 @@ impl Worker {
                 self.account(down, Some(buf.len()));
                 return;
             }
+            if !d.sniffed {
+                match sniff(buf) {
+                    Sniff::Dubbo => d.sniffed = true,
+                    Sniff::NeedMore => {
+                        // `first_frame_timeout` bounds a caller that stops here.
+                        self.account(down, Some(buf.len()));
+                        return;
+                    }
+                    Sniff::Http2 => {
+                        // Triple's: the engine takes the socket and `buf` as they are.
+                        d.closing = true;
+                        d.handed_off = true;
+                        self.effects.push_back(Effect::HandOff {
+                            conn: Conn::Down(down),
+                            listener: d.listener as usize,
+                        });
+                        return;
+                    }
+                    Sniff::Http1 => {
+                        self.refuse_http1(down);
+                        buf.clear();
+                        return;
+                    }
+                    Sniff::Unknown => {
+                        self.shared.metrics.protocol_errors.fetch_add(1, Relaxed);
+                        buf.clear();
+                        self.close_down(down);
+                        return;
+                    }
+                }
+                continue;
+            }
             match d.codec.decode_frame(buf) {
                 Ok(Some(frame)) => {
                     d.last_frame = now;
@@ -72,6 +104,22 @@ impl Worker {
                 }
             }
         }
+    }
+
+    /// An HTTP/1.1 caller: Triple over HTTP/1.1 is not forwarded (yet), so it gets an HTTP
+    /// answer that says so rather than a silent close, and is counted.
+    fn refuse_http1(&mut self, down: Key) {
+        const ANSWER: &[u8] = b"HTTP/1.1 505 HTTP Version Not Supported\r\n\
+            content-type: text/plain\r\ncontent-length: 56\r\nconnection: close\r\n\r\n\
+            this port serves Dubbo and Triple over HTTP/2 (h2c) only";
+        self.shared.metrics.http1_refused.fetch_add(1, Relaxed);
+        if let Some(d) = self.downs.get_mut(down.idx()) {
+            if d.out.is_empty() {
+                self.effects.push_back(Effect::Flush(Conn::Down(down)));
+            }
+            d.out.buf().extend_from_slice(ANSWER);
+        }
+        self.close_down(down);
     }
 
     pub(super) fn close_down(&mut self, down: Key) {

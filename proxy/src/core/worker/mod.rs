@@ -49,6 +49,7 @@ use crate::core::metrics::{EndpointHealth, SlowCaller, Stats};
 use crate::core::outbox::{self, Outbox};
 use crate::core::peek::{peek, Scratch};
 use crate::core::shared::{Shared, SharedEndpoint, Snapshot};
+use crate::core::sniff::{sniff, Sniff};
 use dubbo_registry::balance::Balancer;
 use replies::Replies;
 
@@ -67,6 +68,8 @@ mod serialization_tests;
 mod shared_tests;
 #[cfg(test)]
 mod slow_tests;
+#[cfg(test)]
+mod sniff_tests;
 #[cfg(test)]
 mod test_rig;
 #[cfg(test)]
@@ -105,6 +108,18 @@ pub enum Effect {
     /// engine must read until `WouldBlock` now: the bytes that arrived while it was paused
     /// raised their edge already, and no new one may come.
     ResumeRead(Conn),
+    /// The caller's connection opened with an HTTP/2 preface: it is Triple's, not the
+    /// Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
+    /// not take (the preface among them), to [`crate::triple`], then reports the connection
+    /// [`Worker::closed`] here. The core wrote nothing to it and reads none of its bytes. It
+    /// stays counted as a caller connection of its listener (`max_connections`, the gauges):
+    /// the pipeline uncounts it when it closes ([`crate::core::metrics::Registry::caller_gone`]).
+    HandOff {
+        /// The caller's connection.
+        conn: Conn,
+        /// Its listener (routes may apply to some listeners only).
+        listener: usize,
+    },
 }
 
 /// How often timers other than call timeouts are looked at.
@@ -167,6 +182,12 @@ struct Down {
     frame_timeout: Option<Duration>,
     /// No frame has come yet: the connection is closed `first_frame_timeout` after it opened.
     awaiting_first_frame: bool,
+    /// Its first bytes said Dubbo ([`crate::core::sniff`]): frames are read from now on.
+    sniffed: bool,
+    /// Handed to the Triple pipeline ([`Effect::HandOff`]): it stays counted in its
+    /// listener's open connections (and `max_connections`) until the pipeline is done with
+    /// it, not when the worker forgets it.
+    handed_off: bool,
     first_frame_timeout: Option<Duration>,
     closing: bool,
     /// Its outbox went over the high watermark and has not come down to the low one.

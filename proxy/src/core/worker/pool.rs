@@ -336,27 +336,15 @@ impl Worker {
         let Some(c) = self.clusters.get_mut(ci) else {
             return;
         };
-        let n = c.endpoints.len();
         let ejected = c
             .endpoints
             .iter()
             .filter(|e| e.shared.health.ejected_at(now))
             .count();
-        // Counted from the shared state: two workers ejecting two endpoints at the same
-        // instant can pass the budget by one.
-        let may = (ejected + 1) * 100 <= c.spec.outlier.max_ejection_percent as usize * n;
-        let hc = &c.spec.health_check;
-        let probe_every =
-            (hc.probe_interval_ms > 0).then(|| Duration::from_millis(hc.probe_interval_ms));
+        let n = c.endpoints.len();
         if let Some(ep) = c.endpoints.get_mut(ei) {
-            if ep
-                .shared
-                .health
-                .failure(now, &c.spec.outlier, may, probe_every)
-            {
-                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, probes = probe_every.is_some(), "endpoint ejected after consecutive failures");
-                ep.shared.metrics.ejections.fetch_add(1, Relaxed);
-                ep.shared.regauge(now);
+            if ep.shared.failed(now, &c.spec, (ejected, n)) {
+                tracing::warn!(cluster = %c.name, endpoint = %ep.addr, "endpoint ejected after consecutive failures");
                 ep.probe = None;
             }
         }

@@ -7,6 +7,7 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
@@ -17,6 +18,7 @@ use crate::buffer::read::read_into;
 use crate::buffer::{BlockPool, ReadBuf};
 use crate::core::outbox::Outbox;
 use crate::core::{Conn, Effect, Key, Shared, Worker};
+use crate::triple::Pipeline;
 
 /// Reads per connection per turn before it waits for the next turn (its edge will not come
 /// again: it goes on the ready list).
@@ -75,6 +77,9 @@ struct ConnIo {
     /// An event said the peer closed its side (or the socket failed): read until the end
     /// of stream, not only until a short read.
     hup: bool,
+    /// The core said Triple ([`Effect::HandOff`]): the socket, from this listener, goes to
+    /// the Triple pipeline.
+    handoff: Option<usize>,
 }
 
 pub(super) struct Loop {
@@ -113,9 +118,15 @@ pub(super) struct Loop {
     now: Instant,
     shutting_down: bool,
     exit: bool,
+    /// Where HTTP/2 callers go.
+    triple: Pipeline,
+    /// When the drain must be over (once shutting down).
+    drain_until: Option<Instant>,
 }
 
 impl Loop {
+    // Each is a different thing the loop is made of; one caller (`epoll::start`).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         id: usize,
         shared: Arc<Shared>,
@@ -124,6 +135,7 @@ impl Loop {
         remotes: Arc<[Remote]>,
         listeners: Vec<std::net::TcpListener>,
         options: Options,
+        triple: Pipeline,
     ) -> io::Result<Loop> {
         let now = Instant::now();
         let mut ls = Vec::with_capacity(listeners.len());
@@ -172,6 +184,8 @@ impl Loop {
             now,
             shutting_down: false,
             exit: false,
+            triple,
+            drain_until: None,
         };
         l.drain_effects();
         l.arm_core();
@@ -262,6 +276,13 @@ impl Loop {
                 self.exit = true;
             }
         }
+        // Triple callers had their GOAWAY with the drain's start: their calls may finish
+        // within what is left of the drain timeout.
+        if let Some(until) = self.drain_until {
+            let _ = self
+                .triple
+                .wait_drained(until.saturating_duration_since(Instant::now()));
+        }
     }
 
     fn event(&mut self, token: Token, readable: bool, writable: bool, hup: bool) {
@@ -315,6 +336,8 @@ impl Loop {
         }
         let drain = self.drain_timeout;
         self.wheel.insert(self.now + drain, Timer::Drain);
+        self.drain_until = Some(self.now + drain);
+        self.triple.drain();
         self.worker.begin_shutdown(self.now);
         self.drain_effects();
         self.arm_core();
@@ -466,6 +489,9 @@ impl Loop {
                             self.read_conns.push(t);
                         }
                         self.drain_effects();
+                        if self.handed_off(t) {
+                            return;
+                        }
                     }
                 }
             }
@@ -505,6 +531,9 @@ impl Loop {
                         self.read_conns.push(t);
                     }
                     self.drain_effects();
+                    if self.handed_off(t) {
+                        return;
+                    }
                     // An outbox went over the high watermark: write before reading more.
                     if self.worker.take_pressure() {
                         self.flush_dirty();
@@ -571,6 +600,11 @@ impl Loop {
                         if self.conns[t].hup {
                             self.gone(t);
                         }
+                    }
+                }
+                Effect::HandOff { conn, listener } => {
+                    if let Some(t) = self.token(conn) {
+                        self.conns[t].handoff = Some(listener);
                     }
                 }
                 Effect::ResumeRead(conn) => {
@@ -657,6 +691,35 @@ impl Loop {
         }
     }
 
+    /// If the core found connection `t` to be Triple's: hands its socket and the bytes read
+    /// from it to the Triple pipeline, and reports it gone from here. True if it did.
+    fn handed_off(&mut self, t: usize) -> bool {
+        let Some(listener) = self.conns.get(t).and_then(|c| c.handoff) else {
+            return false;
+        };
+        let Some(mut c) = self.conns.try_remove(t) else {
+            return false;
+        };
+        let _ = self.poll.registry().deregister(&mut c.stream);
+        let read = c
+            .rbuf
+            .bytes()
+            .map(|b| Bytes::copy_from_slice(b))
+            .unwrap_or_default();
+        c.rbuf.release(&mut self.pool);
+        if let Conn::Down(k) = c.conn {
+            if let Some(slot) = self.down_tok.get_mut(k.idx()) {
+                *slot = 0;
+            }
+        }
+        let conn = c.conn;
+        let stream = std::net::TcpStream::from(std::os::fd::OwnedFd::from(c.stream));
+        self.triple.accept(stream, read, listener);
+        self.worker.closed(conn, self.now);
+        self.drain_effects();
+        true
+    }
+
     /// The connection is finished: deregistered, closed, reported to the core.
     fn gone(&mut self, t: usize) {
         let Some(mut c) = self.conns.try_remove(t) else {
@@ -737,6 +800,7 @@ impl ConnIo {
             paused: false,
             refeed: false,
             hup: false,
+            handoff: None,
         }
     }
 }

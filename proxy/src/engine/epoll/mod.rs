@@ -136,11 +136,15 @@ pub fn start(
     }
     let remotes: Arc<[Remote]> = remotes.into();
     let mut listeners = Some(listeners);
+    // HTTP/2 callers are served by the Triple pipeline on a runtime of its own: one thread,
+    // beside the event loops (h2 is tokio's; the loops stay mio's).
+    let triple = crate::triple::Pipeline::own_runtime(shared.clone(), 1)?;
 
     let mut threads = Vec::with_capacity(workers);
     for (id, (poll, rx)) in polls.into_iter().zip(inboxes).enumerate() {
         let shared = shared.clone();
         let remotes = remotes.clone();
+        let triple = triple.clone();
         // Worker 0 accepts for all.
         let socks = if id == 0 {
             listeners.take().unwrap_or_default()
@@ -152,7 +156,9 @@ pub fn start(
             .spawn(move || {
                 let supervisor = shared.clone();
                 super::supervised(id, &supervisor, || {
-                    match event_loop::Loop::new(id, shared, poll, rx, remotes, socks, options) {
+                    match event_loop::Loop::new(
+                        id, shared, poll, rx, remotes, socks, options, triple,
+                    ) {
                         Ok(mut l) => l.run(),
                         Err(e) => tracing::error!("worker {id}: cannot start its event loop: {e}"),
                     }

@@ -1,0 +1,299 @@
+//! One Triple call (one HTTP/2 stream from a caller): routed, forwarded on a provider
+//! connection, and relayed both ways until either side ends it.
+//!
+//! ```text
+//! caller HEADERS ─▶ route (:path, tri-service-version/-group, attachments) ─▶ endpoint
+//!               ─▶ provider HEADERS (the same, untouched)
+//! caller DATA ... trailers  ──relay──▶ provider      (request direction)
+//! caller ◀──relay── provider HEADERS, DATA ... trailers   (response direction)
+//! ```
+//!
+//! The call's deadline is the route's `timeout_ms`, or the caller's `grpc-timeout` when that
+//! is sooner. A reset on either side resets the other: dropping a stream's h2 handles before
+//! its end sends RST_STREAM(CANCEL), and a provider's own reset code is passed on.
+
+use std::borrow::Cow;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use dubbo_codec::Status as DubboStatus;
+use dubbo_triple::metadata::{GRPC_STATUS, GRPC_TIMEOUT, TRI_SERVICE_GROUP, TRI_SERVICE_VERSION};
+use dubbo_triple::timeout::parse_timeout;
+use dubbo_triple::{Code, Status};
+use h2::server::SendResponse;
+use h2::{RecvStream, SendStream};
+use http::{Request, Response};
+
+use super::answer;
+use super::relay::{relay, RelayError};
+use super::state::Triple;
+use super::upstream::Chosen;
+use crate::core::peek::Call;
+use crate::core::route::Route;
+use crate::core::Snapshot;
+
+/// How a forwarded call ended, short of both directions finishing.
+enum Fail {
+    /// The caller reset its stream (or went away).
+    CallerGone,
+    /// The provider reset its stream with this code.
+    ProviderReset(h2::Reason),
+    /// The provider's connection failed.
+    ProviderFailed(String),
+    /// The deadline passed.
+    Deadline,
+}
+
+/// The header `name`, if it is text.
+fn header<'h>(req: &'h Request<RecvStream>, name: &str) -> Option<&'h str> {
+    req.headers().get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Serves one call; `listener`: the listener its connection came in on.
+pub async fn serve(
+    triple: Arc<Triple>,
+    request: Request<RecvStream>,
+    mut respond: SendResponse<Bytes>,
+    listener: usize,
+) {
+    let metrics = &triple.shared.metrics;
+    metrics
+        .triple
+        .calls
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let start = Instant::now();
+    let snap = triple.shared.snapshot();
+
+    // `/{interface}/{method}`: the interface may hold dots, never a slash.
+    let path = request.uri().path();
+    let Some((interface, method)) = path
+        .strip_prefix('/')
+        .and_then(|p| p.split_once('/'))
+        .filter(|(i, m)| !i.is_empty() && !m.is_empty() && !m.contains('/'))
+    else {
+        let status = Status::new(Code::Unimplemented, format!("not a Triple path: {path}"));
+        return answer::trailers_only(&mut respond, &status, &metrics.triple);
+    };
+    let call = Call {
+        path: Cow::Borrowed(interface),
+        version: Cow::Borrowed(header(&request, TRI_SERVICE_VERSION).unwrap_or("")),
+        method: Cow::Borrowed(method),
+    };
+    let group = header(&request, TRI_SERVICE_GROUP).unwrap_or("");
+    let found = snap
+        .routes
+        .find_triple(listener, &call, group, |k| header(&request, k));
+    let Ok(ri) = found else {
+        snap.routes.unrouted.request(0);
+        let status = Status::new(
+            Code::Unimplemented,
+            format!(
+                "no route for {interface}/{method} (version {:?}, group {group:?})",
+                call.version
+            ),
+        );
+        answer::trailers_only(&mut respond, &status, &metrics.triple);
+        let s = DubboStatus::ServiceNotFound.as_u8();
+        return snap.routes.unrouted.response(0, s, start.elapsed(), true);
+    };
+    let route = &snap.routes.routes[ri];
+    route.stats.request(0);
+
+    // The sooner of the route's timeout and the caller's own deadline.
+    let caller_deadline =
+        header(&request, GRPC_TIMEOUT).and_then(|v| parse_timeout(v.as_bytes()).ok());
+    let timeout = caller_deadline.map_or(route.timeout, |t| t.min(route.timeout));
+    let deadline = tokio::time::Instant::now() + timeout;
+
+    let chosen = match triple.upstreams.pick(&snap, route.cluster, Instant::now()) {
+        Ok(c) => c,
+        Err(e) => {
+            let fail = Fail::ProviderFailed(e.to_string());
+            let (status, local) = finish(fail, None, &mut respond, &triple, timeout);
+            return record(&triple, &snap, route, status, local, start);
+        }
+    };
+    // The caller's response stream, once its HEADERS went out.
+    let mut down = None;
+    let forwarding = forward(&triple, &chosen, request, &mut respond, &mut down);
+    let outcome = match tokio::time::timeout_at(deadline, forwarding).await {
+        Ok(r) => r,
+        // Dropping the forwarding resets the provider's stream.
+        Err(_) => Err(Fail::Deadline),
+    };
+    match &outcome {
+        Ok(_) | Err(Fail::ProviderReset(_)) => chosen.succeeded(),
+        Err(Fail::ProviderFailed(_) | Fail::Deadline) => chosen.failed(&snap, Instant::now()),
+        Err(Fail::CallerGone) => {}
+    }
+    let (status, local) = match outcome {
+        Ok(code) => (code, false),
+        Err(fail) => finish(fail, down, &mut respond, &triple, timeout),
+    };
+    record(&triple, &snap, route, status, local, start);
+}
+
+/// Counts a call's end in its route's metrics (`status`: the Dubbo status its outcome counts
+/// as, `local`: answered by the proxy), and writes its access log line (`log.access_log`,
+/// unless downgraded), as the Dubbo 2 path does.
+fn record(
+    triple: &Triple,
+    snap: &Snapshot,
+    route: &Route,
+    status: DubboStatus,
+    local: bool,
+    start: Instant,
+) {
+    let latency = start.elapsed();
+    route.stats.response(0, status.as_u8(), latency, local);
+    if !triple.shared.downgraded() && snap.config.log.access_log {
+        let status = status.as_u8();
+        tracing::info!(target: "dubbo_proxy::access", route = %route.name, status, latency_us = latency.as_micros() as u64, protocol = "tri");
+    }
+}
+
+/// Ends a call that failed: a `grpc-status` to the caller (trailers-only, or trailers when
+/// the response HEADERS went out: `down`), or the provider's reset passed on. Returns the
+/// Dubbo status it counts as in the route's metrics, and whether the proxy answered.
+fn finish(
+    fail: Fail,
+    down: Option<SendStream<Bytes>>,
+    respond: &mut SendResponse<Bytes>,
+    triple: &Triple,
+    timeout: Duration,
+) -> (DubboStatus, bool) {
+    let metrics = &triple.shared.metrics.triple;
+    let status = match fail {
+        Fail::CallerGone => return (DubboStatus::ClientError, false),
+        Fail::ProviderReset(reason) => {
+            match down {
+                Some(mut s) => s.send_reset(reason),
+                None => respond.send_reset(reason),
+            }
+            return (DubboStatus::ServerError, false);
+        }
+        Fail::ProviderFailed(why) => {
+            Status::new(Code::Unavailable, format!("provider failed: {why}"))
+        }
+        Fail::Deadline => Status::new(
+            Code::DeadlineExceeded,
+            format!("no answer within {} ms", timeout.as_millis()),
+        ),
+    };
+    match down {
+        Some(mut s) => answer::trailers(&mut s, &status, metrics),
+        None => answer::trailers_only(respond, &status, metrics),
+    }
+    let dubbo = match status.code {
+        Code::DeadlineExceeded => DubboStatus::ServerTimeout,
+        _ => DubboStatus::ServiceNotFound,
+    };
+    (dubbo, true)
+}
+
+/// Forwards the call to the `chosen` endpoint and relays it to its end (`down`: the caller's
+/// response stream, once its HEADERS went out). Returns the Dubbo status the provider's
+/// `grpc-status` counts as.
+async fn forward(
+    triple: &Triple,
+    chosen: &Chosen,
+    request: Request<RecvStream>,
+    respond: &mut SendResponse<Bytes>,
+    down: &mut Option<SendStream<Bytes>>,
+) -> Result<DubboStatus, Fail> {
+    let failed = |e: &dyn std::fmt::Display| Fail::ProviderFailed(e.to_string());
+    let mut sender = triple
+        .upstreams
+        .sender(chosen.addr, chosen.connect_timeout)
+        .await
+        .map_err(|e| failed(&e))?;
+
+    let (parts, mut from_caller) = request.into_parts();
+    let end = from_caller.is_end_stream();
+    let upstream = Request::from_parts(parts, ());
+    let (response, mut to_provider) = sender.send_request(upstream, end).map_err(|e| failed(&e))?;
+
+    let result = {
+        let request_side = async {
+            if end {
+                return Ok(());
+            }
+            relay(&mut from_caller, &mut to_provider)
+                .await
+                .map(drop)
+                .map_err(|e| match e {
+                    RelayError::From(_) => Fail::CallerGone,
+                    RelayError::To(Some(reason)) => Fail::ProviderReset(reason),
+                    RelayError::To(None) => Fail::ProviderFailed("connection lost".into()),
+                })
+        };
+        let response_side = async {
+            // The caller may reset while the provider has not answered yet.
+            let mut response = response;
+            let response = poll_fn(|cx| {
+                if respond.poll_reset(cx).is_ready() {
+                    return Poll::Ready(Err(Fail::CallerGone));
+                }
+                Pin::new(&mut response)
+                    .poll(cx)
+                    .map_err(|e| match e.reason() {
+                        Some(reason) if e.is_remote() => Fail::ProviderReset(reason),
+                        _ => Fail::ProviderFailed(e.to_string()),
+                    })
+            })
+            .await?;
+            let (parts, mut from_provider) = response.into_parts();
+            let end = from_provider.is_end_stream();
+            // A trailers-only answer carries its grpc-status in these headers.
+            let status = parts.headers.get(GRPC_STATUS).cloned();
+            let head = Response::from_parts(parts, ());
+            let stream = respond
+                .send_response(head, end)
+                .map_err(|_| Fail::CallerGone)?;
+            if end {
+                return Ok(status);
+            }
+            let to_caller = down.insert(stream);
+            relay_response(&mut from_provider, to_caller).await
+        };
+        tokio::pin!(request_side, response_side);
+        let mut request_done = false;
+        loop {
+            tokio::select! {
+                r = &mut request_side, if !request_done => match r {
+                    Err(Fail::CallerGone) => break Err(Fail::CallerGone),
+                    // The provider's end of the request (it answered before reading it all,
+                    // and reset the rest with NO_ERROR, say): its response tells the rest.
+                    _ => request_done = true,
+                },
+                r = &mut response_side => break r,
+            }
+        }
+    };
+    let status = result?;
+    let ok = status.is_none_or(|s| s.as_bytes() == b"0");
+    Ok(if ok {
+        DubboStatus::Ok
+    } else {
+        DubboStatus::ServiceError
+    })
+}
+
+/// Relays the provider's DATA and trailers to the caller; returns the trailers'
+/// `grpc-status`.
+async fn relay_response(
+    from_provider: &mut RecvStream,
+    to_caller: &mut SendStream<Bytes>,
+) -> Result<Option<http::HeaderValue>, Fail> {
+    relay(from_provider, to_caller).await.map_err(|e| match e {
+        RelayError::From(e) => match e.reason() {
+            Some(reason) if e.is_remote() => Fail::ProviderReset(reason),
+            _ => Fail::ProviderFailed(e.to_string()),
+        },
+        RelayError::To(_) => Fail::CallerGone,
+    })
+}

@@ -1,0 +1,257 @@
+//! The Triple pipeline: caller connections that opened with an HTTP/2 preface, routed stream
+//! by stream through the same route table, clusters, balancers, health and timeouts as Dubbo
+//! 2 traffic, and forwarded as they are (no message is decoded: HEADERS, DATA and trailers
+//! pass through).
+//!
+//! Both engines hand such connections here ([`Effect::HandOff`]): the socket and the bytes
+//! read from it so far. The pipeline runs on tokio, with the `h2` crate on both sides:
+//! the tokio engine's worker runtime spawns it where the connection was read, the epoll
+//! engine keeps a small runtime of its own for it ([`Pipeline::own_runtime`]).
+//!
+//! * [`call`]: one stream, from routing to its end, and the answers the proxy makes;
+//! * [`relay`]: one direction of a stream's body, flow control end to end;
+//! * [`upstream`]: the endpoint choice and the pooled provider connections;
+//! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
+//! * [`state`]: what the pipeline's tasks share.
+//!
+//! [`Effect::HandOff`]: crate::core::Effect::HandOff
+
+use std::io;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::runtime::{Handle, Runtime};
+
+use crate::core::Shared;
+
+pub mod answer;
+pub mod call;
+pub mod prefixed;
+pub mod relay;
+pub mod state;
+pub mod upstream;
+
+use relay::{CONNECTION_WINDOW, STREAM_WINDOW};
+use state::Triple;
+
+/// The largest request header block a caller may send (HTTP/2's
+/// `SETTINGS_MAX_HEADER_LIST_SIZE`; h2's default is 16 MiB): the size dubbo-rpc's Triple
+/// server takes, so the proxy holds no more per stream than the providers would.
+const MAX_HEADER_LIST: u32 = 16 * 1024;
+
+/// Streams one caller connection may have open at once (HTTP/2 SETTINGS
+/// MAX_CONCURRENT_STREAMS; Java Dubbo's Triple server allows `Integer.MAX_VALUE`, gRPC's
+/// servers 100 to unbounded).
+const MAX_STREAMS: u32 = 1024;
+
+/// Where the pipeline's tasks run.
+#[derive(Clone)]
+enum Runs {
+    /// On the runtime of the thread that hands a connection over (the tokio engine).
+    Caller,
+    /// On its own runtime (the epoll engine).
+    Own(Arc<Runtime>),
+}
+
+/// The handle engines give connections to. See the [module docs](self).
+#[derive(Clone)]
+pub struct Pipeline {
+    triple: Arc<Triple>,
+    runs: Runs,
+}
+
+impl Pipeline {
+    /// A pipeline whose tasks run on the runtime of the thread that calls
+    /// [`Pipeline::accept`] (which must be inside one).
+    pub fn on_caller_runtime(shared: Arc<Shared>) -> Pipeline {
+        Pipeline {
+            triple: Arc::new(Triple::new(shared)),
+            runs: Runs::Caller,
+        }
+    }
+
+    /// A pipeline with its own runtime of `threads` threads.
+    pub fn own_runtime(shared: Arc<Shared>, threads: usize) -> io::Result<Pipeline> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads.max(1))
+            .thread_name("dubbo-proxy-triple")
+            .enable_all()
+            .build()?;
+        Ok(Pipeline {
+            triple: Arc::new(Triple::new(shared)),
+            runs: Runs::Own(Arc::new(rt)),
+        })
+    }
+
+    /// The proxy drains (SIGTERM): every caller connection gets GOAWAY (the streams it has
+    /// open go on to their ends, within their deadlines) and closes once they are done.
+    pub fn drain(&self) {
+        self.triple.draining.send_replace(true);
+    }
+
+    /// True once no caller connection is open.
+    pub fn is_drained(&self) -> bool {
+        self.triple.open.load(Relaxed) == 0
+    }
+
+    /// Waits until no caller connection is open, or `limit` has passed (blocking: for the
+    /// epoll engine's threads). Returns [`Pipeline::is_drained`].
+    pub fn wait_drained(&self, limit: Duration) -> bool {
+        let end = std::time::Instant::now() + limit;
+        while !self.is_drained() && std::time::Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.is_drained()
+    }
+
+    /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes
+    /// already read from it (its HTTP/2 preface first).
+    pub fn accept(&self, stream: std::net::TcpStream, read: Bytes, listener: usize) {
+        self.triple
+            .shared
+            .metrics
+            .triple
+            .connections
+            .fetch_add(1, Relaxed);
+        // Counted from now: a drain that begins before the task runs waits for it.
+        let open = OpenConnection::new(self.triple.clone(), listener);
+        let task = serve_connection(open, stream, read, listener);
+        match &self.runs {
+            Runs::Caller => match Handle::try_current() {
+                Ok(h) => drop(h.spawn(task)),
+                Err(e) => tracing::error!("triple: no runtime to serve a connection on: {e}"),
+            },
+            Runs::Own(rt) => drop(rt.spawn(task)),
+        }
+    }
+}
+
+/// Counts a caller connection open while it lives: in the pipeline (for the drain), and,
+/// when it goes, no longer in its listener's connections (counted since it was accepted).
+struct OpenConnection(Arc<Triple>, usize);
+
+impl OpenConnection {
+    fn new(triple: Arc<Triple>, listener: usize) -> OpenConnection {
+        triple.open.fetch_add(1, Relaxed);
+        OpenConnection(triple, listener)
+    }
+}
+
+impl Drop for OpenConnection {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Relaxed);
+        self.0.shared.metrics.caller_gone(self.1);
+    }
+}
+
+/// The listener's limits a Triple connection keeps.
+struct ConnLimits {
+    /// The HTTP/2 handshake (the rest of the caller's preface, the proxy's SETTINGS out) must
+    /// be done within the listener's `frame_timeout_ms`, and so must the PING of a GOAWAY.
+    handshake: Option<Duration>,
+    /// With no stream open for the listener's `idle_timeout_ms`, the connection is closed
+    /// with GOAWAY.
+    idle: Option<Duration>,
+}
+
+impl ConnLimits {
+    fn of(triple: &Triple, listener: usize) -> ConnLimits {
+        let snap = triple.shared.snapshot();
+        let millis = |ms: u64| (ms > 0).then(|| Duration::from_millis(ms));
+        match snap.config.listeners.get(listener) {
+            Some(l) => ConnLimits {
+                handshake: millis(l.frame_timeout_ms),
+                idle: millis(l.idle_timeout_ms),
+            },
+            None => ConnLimits {
+                handshake: None,
+                idle: None,
+            },
+        }
+    }
+}
+
+/// Runs `f` within `limit`, if there is one; `None` when it took longer.
+async fn within<F: std::future::Future>(limit: Option<Duration>, f: F) -> Option<F::Output> {
+    match limit {
+        Some(t) => tokio::time::timeout(t, f).await.ok(),
+        None => Some(f.await),
+    }
+}
+
+/// Serves one caller connection: an HTTP/2 server whose every stream is a [`call`].
+async fn serve_connection(
+    open: OpenConnection,
+    stream: std::net::TcpStream,
+    read: Bytes,
+    listener: usize,
+) {
+    let triple = open.0.clone();
+    let mut draining = triple.draining.subscribe();
+    let stream = match stream
+        .set_nonblocking(true)
+        .and_then(|()| tokio::net::TcpStream::from_std(stream))
+    {
+        Ok(s) => s,
+        Err(e) => return tracing::warn!("triple: hand-off: {e}"),
+    };
+    let limits = ConnLimits::of(&triple, listener);
+    let io = prefixed::Prefixed::new(read, stream);
+    let handshake = h2::server::Builder::new()
+        .max_concurrent_streams(MAX_STREAMS)
+        .max_header_list_size(MAX_HEADER_LIST)
+        .initial_window_size(STREAM_WINDOW)
+        .initial_connection_window_size(CONNECTION_WINDOW)
+        .handshake::<_, Bytes>(io);
+    let mut conn = match within(limits.handshake, handshake).await {
+        Some(Ok(c)) => c,
+        Some(Err(e)) => return tracing::debug!("triple: handshake: {e}"),
+        None => return tracing::debug!("triple: no HTTP/2 handshake within frame_timeout_ms"),
+    };
+    // Calls of this connection still running (their tasks hold a clone).
+    let calls = Arc::new(());
+    // Accepting is also what drives the connection (its frames, its flow control): the
+    // calls run as their own tasks meanwhile.
+    loop {
+        if *draining.borrow_and_update() {
+            // GOAWAY: no new streams; the open ones end by themselves (or their deadline).
+            conn.graceful_shutdown();
+            break;
+        }
+        let next = tokio::select! {
+            next = within(limits.idle, conn.accept()) => next,
+            _ = draining.changed() => continue,
+        };
+        let next = match next {
+            Some(next) => next,
+            // Idle: no new stream for that long, and none running.
+            None if Arc::strong_count(&calls) == 1 => {
+                // GOAWAY, then h2 waits for the PING it sends after it: a caller that does
+                // not answer gets the handshake's limit (or a second), then the socket closes.
+                conn.graceful_shutdown();
+                let limit = limits.handshake.or(Some(Duration::from_secs(1)));
+                let _ = within(limit, std::future::poll_fn(|cx| conn.poll_closed(cx))).await;
+                return;
+            }
+            None => continue,
+        };
+        match next {
+            Some(Ok((request, respond))) => {
+                let running = calls.clone();
+                let triple = triple.clone();
+                tokio::spawn(async move {
+                    call::serve(triple, request, respond, listener).await;
+                    drop(running);
+                });
+            }
+            Some(Err(e)) => return tracing::debug!("triple: caller connection: {e}"),
+            None => break,
+        }
+    }
+    // No new streams (GOAWAY either way, or the caller closed): the open ones still need the
+    // connection driven until they end.
+    let _ = std::future::poll_fn(|cx| conn.poll_closed(cx)).await;
+    drop(open);
+}

@@ -1,0 +1,191 @@
+//! The Triple pipeline's provider side: which endpoint of a cluster takes a call, and the
+//! HTTP/2 connection it goes on.
+//!
+//! The endpoint is chosen as for Dubbo 2 calls: the cluster's configured balancer over the
+//! same endpoints of the same snapshot, skipping the endpoints outlier ejection took out (all
+//! of them ejected: as if none were, Envoy's panic mode). HTTP/2 multiplexes, so an endpoint
+//! needs one connection: every stream routed to it shares it, each with its own flow control.
+
+use std::collections::HashMap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use dubbo_registry::balance::Balancer;
+use h2::client::SendRequest;
+use tokio::net::TcpStream;
+
+use crate::config::LbPolicy;
+use crate::core::shared::SharedEndpoint;
+use crate::core::Snapshot;
+
+/// Why no provider connection could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum UpstreamError {
+    /// The cluster has no endpoint.
+    #[error("cluster {0} has no endpoint")]
+    NoEndpoint(String),
+    /// The TCP connection failed.
+    #[error("connect {0}: {1}")]
+    Connect(SocketAddr, io::Error),
+    /// The TCP connection took longer than the cluster's `connect_timeout_ms`.
+    #[error("connect {0}: timed out")]
+    ConnectTimeout(SocketAddr),
+    /// The provider did not complete the HTTP/2 handshake.
+    #[error("HTTP/2 with {0}: {1}")]
+    Handshake(SocketAddr, h2::Error),
+}
+
+/// One cluster's balancer, for the endpoint list it was made for.
+struct ClusterLb {
+    addrs: Vec<String>,
+    weights: Vec<u32>,
+    lb: Balancer,
+}
+
+/// See the [module docs](self).
+#[derive(Default)]
+pub struct Upstreams {
+    conns: Mutex<HashMap<SocketAddr, SendRequest<Bytes>>>,
+    balancers: Mutex<HashMap<String, ClusterLb>>,
+}
+
+/// An endpoint chosen for a call.
+pub struct Chosen {
+    /// Its address.
+    pub addr: SocketAddr,
+    /// The cluster's `connect_timeout_ms`.
+    pub connect_timeout: Duration,
+    /// Its cluster's index in the snapshot's clusters.
+    cluster: usize,
+    /// What all workers know of it: its health, its calls in flight.
+    shared: Arc<SharedEndpoint>,
+    /// Counted in `shared.active` (least-request clusters count their calls in flight).
+    counted: bool,
+}
+
+impl Chosen {
+    /// The call went through: its endpoint's run of failures is over.
+    pub fn succeeded(&self) {
+        self.shared.health.success();
+    }
+
+    /// The endpoint failed the call (no connection, no answer in time): counted towards its
+    /// outlier ejection, as Dubbo 2 calls' failures are.
+    pub fn failed(&self, snap: &Snapshot, now: Instant) {
+        let name = &snap.routes.clusters[self.cluster];
+        let (Some(spec), Some(all)) = (snap.config.clusters.get(name), snap.endpoints.get(name))
+        else {
+            return;
+        };
+        let ejected = all.iter().filter(|e| e.health.ejected_at(now)).count();
+        if self.shared.failed(now, spec, (ejected, all.len())) {
+            tracing::warn!(cluster = %name, endpoint = %self.addr, "endpoint ejected after consecutive failures (Triple)");
+        }
+    }
+}
+
+impl Drop for Chosen {
+    fn drop(&mut self) {
+        if self.counted {
+            self.shared.active.fetch_sub(1, Relaxed);
+        }
+    }
+}
+
+impl Upstreams {
+    /// Chooses an endpoint of cluster `ci` of `snap`.
+    pub fn pick(&self, snap: &Snapshot, ci: usize, now: Instant) -> Result<Chosen, UpstreamError> {
+        let name = &snap.routes.clusters[ci];
+        let spec = &snap.config.clusters[name];
+        let shared = &snap.endpoints[name];
+        let none = || UpstreamError::NoEndpoint(name.clone());
+        let mut lbs = self.balancers.lock().unwrap_or_else(|p| p.into_inner());
+        let fits = |c: &ClusterLb| {
+            c.addrs.len() == spec.endpoints.len()
+                && c.addrs
+                    .iter()
+                    .zip(&spec.endpoints)
+                    .all(|(a, e)| *a == e.address)
+        };
+        if !lbs.get(name).is_some_and(fits) {
+            let c = ClusterLb {
+                addrs: spec.endpoints.iter().map(|e| e.address.clone()).collect(),
+                weights: spec.endpoints.iter().map(|e| e.weight).collect(),
+                lb: Balancer::new(spec.lb.into(), spec.endpoints.len(), fastrand::u64(..)),
+            };
+            lbs.insert(name.clone(), c);
+        }
+        let c = lbs.get_mut(name).ok_or_else(none)?;
+        let ejected = |i: usize| shared.get(i).is_some_and(|e| e.health.ejected_at(now));
+        let all_ejected = (0..shared.len()).all(ejected);
+        let i =
+            c.lb.pick(
+                &c.weights,
+                |i| all_ejected || !ejected(i),
+                |i| shared.get(i).map_or(0, |e| e.active.load(Relaxed)),
+            )
+            .ok_or_else(none)?;
+        let addr = spec.endpoints[i].address.parse().map_err(|_| none())?;
+        let shared = shared.get(i).ok_or_else(none)?.clone();
+        let counted = spec.lb == LbPolicy::LeastRequest;
+        if counted {
+            shared.active.fetch_add(1, Relaxed);
+        }
+        Ok(Chosen {
+            addr,
+            connect_timeout: Duration::from_millis(spec.connect_timeout_ms),
+            cluster: ci,
+            shared,
+            counted,
+        })
+    }
+
+    /// A connection to `addr` ready for a new stream: the pooled one, or a new one.
+    pub async fn sender(
+        &self,
+        addr: SocketAddr,
+        connect_timeout: Duration,
+    ) -> Result<SendRequest<Bytes>, UpstreamError> {
+        let pooled = self.lock().get(&addr).cloned();
+        if let Some(send) = pooled {
+            match send.ready().await {
+                Ok(send) => return Ok(send),
+                // Gone (GOAWAY, reset, closed): replaced below.
+                Err(_) => {
+                    self.lock().remove(&addr);
+                }
+            }
+        }
+        let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Err(UpstreamError::Connect(addr, e)),
+            Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
+        };
+        let _ = stream.set_nodelay(true);
+        // A provider's response headers are bounded as dubbo-rpc's client bounds them.
+        let (send, conn) = h2::client::Builder::new()
+            .max_header_list_size(64 * 1024)
+            .initial_window_size(super::relay::STREAM_WINDOW)
+            .initial_connection_window_size(super::relay::CONNECTION_WINDOW)
+            .handshake(stream)
+            .await
+            .map_err(|e| UpstreamError::Handshake(addr, e))?;
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("triple upstream {addr}: {e}");
+            }
+        });
+        self.lock().insert(addr, send.clone());
+        send.ready()
+            .await
+            .map_err(|e| UpstreamError::Handshake(addr, e))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, SendRequest<Bytes>>> {
+        self.conns.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
