@@ -5,13 +5,15 @@
 //! [`messages`](GrpcCall::messages), read as they arrive; it answers through a
 //! [`Responder`], one message at a time, and ends the call by returning `Ok(())` (status
 //! `OK`) or a [`Status`]. Unary, server-streaming and client-streaming methods are the same
-//! thing with one message on one side: [`Service::unary`] wraps the unary case with prost
-//! types.
+//! thing with one message on one side; [`Service::unary`] serves the unary case with prost
+//! types on a path of its own (no channels: the request read whole, the answer written at
+//! once).
 //!
 //! Flow control runs end to end: requests are read no faster than the handler takes them
 //! (a few messages are buffered, then HTTP/2's window closes on the caller), and
-//! [`Responder::send`] waits while the caller does not read, so memory stays bounded by the
-//! message limit times a few messages per stream, whatever either side does.
+//! [`Responder::send`] waits while the caller does not read (past 64 KiB of unsent
+//! responses), so memory stays bounded by a few messages and 64 KiB per stream, whatever
+//! either side does.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -24,6 +26,7 @@ use dubbo_triple::{prost, Code, Status};
 use http::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::mpsc;
 
+use super::outbox::{Closed, Outbox};
 use super::Service;
 
 /// The future a gRPC handler returns.
@@ -42,7 +45,8 @@ pub(super) enum GrpcMethod {
     /// the stream's own task, the answer's headers, message and trailers written at once;
     /// no channel and no second task, the way most calls are made.
     Unary(UnaryHandler),
-    /// Any call shape ([`Service::grpc`]): messages through channels both ways, as they come.
+    /// Any call shape ([`Service::grpc`]): requests through a channel, answers through an
+    /// outbox, as they come.
     Streaming(GrpcHandler),
 }
 
@@ -95,7 +99,7 @@ impl GrpcCall {
 /// Sends a call's response messages (and, before the first, its response headers).
 #[derive(Debug, Clone)]
 pub struct Responder {
-    pub(super) tx: mpsc::Sender<Bytes>,
+    pub(super) outbox: Arc<Outbox>,
     pub(super) headers: Arc<Mutex<HeaderMap>>,
 }
 
@@ -103,15 +107,27 @@ impl Responder {
     /// Sends one message; waits while the caller is not reading. An error when the call is
     /// over (the caller cancelled, the deadline passed).
     pub async fn send(&self, message: Bytes) -> Result<(), Status> {
-        self.tx
-            .send(message)
-            .await
-            .map_err(|_| Status::new(Code::Cancelled, "the call is over"))
+        self.send_encoded(|b| b.extend_from_slice(&message)).await
     }
 
-    /// Sends one protobuf message.
+    /// Sends one protobuf message, encoded straight into the stream's buffer.
     pub async fn send_msg<M: prost::Message>(&self, message: &M) -> Result<(), Status> {
-        self.send(Bytes::from(message.encode_to_vec())).await
+        self.send_encoded(|b| {
+            // `BytesMut` grows as needed: encoding into it cannot fail.
+            let _ = message.encode(b);
+        })
+        .await
+    }
+
+    /// Sends the one message `write` appends (its 5-byte prefix is written around it).
+    pub(super) async fn send_encoded(
+        &self,
+        write: impl FnOnce(&mut BytesMut),
+    ) -> Result<(), Status> {
+        let mut write = Some(|b: &mut BytesMut| MessageEncoder::new(b).finish_with(write));
+        std::future::poll_fn(|cx| self.outbox.poll_push(cx, &mut write))
+            .await
+            .map_err(|Closed| Status::new(Code::Cancelled, "the call is over"))
     }
 
     /// Adds a response header, sent with the response's headers (before the first message,

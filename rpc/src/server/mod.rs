@@ -66,6 +66,8 @@ mod grpc;
 #[cfg(feature = "triple")]
 mod http1;
 mod limits;
+#[cfg(feature = "triple")]
+mod outbox;
 mod panic;
 #[cfg(feature = "registry")]
 mod register;

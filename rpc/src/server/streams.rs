@@ -17,7 +17,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use dubbo_codec::BodyFormat;
 use dubbo_triple::wrapper::{wire_name_of_serialization, RequestWrapper, ResponseWrapper};
 use dubbo_triple::{Code, Status};
@@ -140,10 +140,9 @@ impl StreamSender {
             data,
             r#type: self.java_type.to_string(),
         };
-        let mut message = BytesMut::new();
-        wrapper.encode_into(&mut message);
-        // The responder adds the message's 5-byte prefix.
-        self.responder.send(message.freeze()).await
+        self.responder
+            .send_encoded(|b| wrapper.encode_into(b))
+            .await
     }
 
     /// Adds a response header (see [`Responder::header`]).

@@ -2,21 +2,19 @@
 //! request messages and the writing of response messages, all driven by the stream's own
 //! task.
 //!
-//! A streaming handler talks to the stream through two bounded channels: request messages
-//! come from [`read_messages`]' reader, response messages go out through the
-//! [`Responder`]. The handler's future is polled here, beside them, rather than in a task of
-//! its own, so that the messages a handler sends back to back are written together: those
-//! waiting in the channel, then those the handler sends into the room they left, as long as
-//! it sends without waiting for anything else, go out as one DATA frame (up to
-//! [`BATCH_BYTES`]). A fast stream costs one wake-up of the connection and one `writev` per
-//! batch, not per message.
+//! Request messages come to the handler through a bounded channel filled by
+//! [`read_messages`]' reader; response messages go out through the call's [`Outbox`], which
+//! the handler's [`Responder`]s encode into. The handler's future is polled here, beside
+//! them, rather than in a task of its own, so that the messages it sends without waiting for
+//! anything else pile up in the outbox (up to its room, 64 KiB) and go out as one DATA frame:
+//! a fast stream costs one wake-up of the connection and one `writev` per batch, not per
+//! message.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::task::Poll;
 
 use bytes::{Bytes, BytesMut};
-use dubbo_triple::message::{prefix, MessageDecoder};
+use dubbo_triple::message::MessageDecoder;
 use dubbo_triple::Status;
 use h2::server::SendResponse;
 use h2::{RecvStream, SendStream};
@@ -25,15 +23,22 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::grpc::{GrpcCall, GrpcHandler, Responder, BUFFERED_MESSAGES};
+use super::outbox::Outbox;
 use super::panic::catch_panic;
 use super::triple_reply::{
     compressed, deadline_passed, grpc_response, handler_panicked, message_status, trailers_only,
     until,
 };
 
-/// The most response bytes gathered into one DATA frame: a batch is written once the
-/// caller's window takes it, so this also bounds what one write waits for.
-const BATCH_BYTES: usize = 64 * 1024;
+/// Closes a call's outbox when the call ends, however it ends: responders that outlive it
+/// (moved into tasks of their own) fail rather than wait forever.
+struct CloseOnDrop(Arc<Outbox>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
 
 /// Runs an IDL method's handler: its request messages read by `reader`, its response
 /// messages written as the caller takes them, then its status.
@@ -46,10 +51,11 @@ pub(super) async fn serve_grpc(
 ) {
     tokio::pin!(reader);
     let mut read_all = false;
-    let (tx, mut out) = mpsc::channel::<Bytes>(BUFFERED_MESSAGES);
+    let outbox = Arc::new(Outbox::default());
+    let _close = CloseOnDrop(outbox.clone());
     let headers = Arc::new(Mutex::new(HeaderMap::new()));
     let responder = Responder {
-        tx,
+        outbox: outbox.clone(),
         headers: headers.clone(),
     };
     let mut running = catch_panic(handler(call, responder));
@@ -64,33 +70,8 @@ pub(super) async fn serve_grpc(
             None => respond.poll_reset(cx),
         });
         tokio::select! {
-            message = out.recv() => match message {
-                Some(first) => {
-                    let mut batch = BytesMut::new();
-                    append(&mut batch, &first);
-                    // What else the handler has ready goes in the same write: the messages
-                    // waiting in the channel, then those it sends into the room they leave,
-                    // until it has to wait for something else (or returns).
-                    loop {
-                        while batch.len() < BATCH_BYTES {
-                            let Ok(next) = out.try_recv() else { break };
-                            append(&mut batch, &next);
-                        }
-                        if batch.len() >= BATCH_BYTES || returned.is_some() {
-                            break;
-                        }
-                        let polled = std::future::poll_fn(|cx| {
-                            Poll::Ready(std::pin::Pin::new(&mut running).poll(cx))
-                        })
-                        .await;
-                        if let Poll::Ready(result) = polled {
-                            returned = Some(result.unwrap_or_else(|_| Err(handler_panicked())));
-                            out.close();
-                        } else if out.is_empty() {
-                            break;
-                        }
-                    }
-                    let batch = batch.freeze();
+            batch = std::future::poll_fn(|cx| outbox.poll_take(cx)) => match batch {
+                Some(batch) => {
                     let write = write_batch(&mut respond, &mut sender, &headers, batch);
                     // Requests keep being read while the caller's window is awaited: a
                     // caller that sends everything before it reads is not deadlocked.
@@ -105,16 +86,14 @@ pub(super) async fn serve_grpc(
                         return;
                     }
                 }
-                // Every responder is gone, so nothing more to write: the handler's result.
-                None => break match returned.take() {
-                    Some(result) => result,
-                    None => (&mut running).await.unwrap_or_else(|_| Err(handler_panicked())),
-                },
+                // Closed when the handler returned (only that closes it while the call
+                // runs), and every message it sent is written.
+                None => break returned.take().unwrap_or(Ok(())),
             },
             result = &mut running, if returned.is_none() => {
-                // The messages it sent before it returned go first (the loop drains them).
+                // The messages it sent before it returned go first (the loop takes them).
                 returned = Some(result.unwrap_or_else(|_| Err(handler_panicked())));
-                out.close();
+                outbox.close();
             }
             _ = reset => return,
             _ = &mut timer => break Err(deadline_passed()),
@@ -135,12 +114,6 @@ pub(super) async fn serve_grpc(
             &status,
         ),
     }
-}
-
-/// Appends `message` with its 5-byte prefix.
-fn append(batch: &mut BytesMut, message: &[u8]) {
-    batch.extend_from_slice(&prefix(message.len()));
-    batch.extend_from_slice(message);
 }
 
 /// Writes whole response messages (`batch`, prefixes included), sending the response
