@@ -56,8 +56,8 @@ pub enum Command {
 /// The options of a call, a `--list` or a `--describe`.
 #[derive(Debug, Default, Args)]
 pub struct CallArgs {
-    /// [tri://]HOST:PORT SERVICE METHOD; SERVICE METHOD with --registry; [SERVICE] with
-    /// --list; SERVICE [METHOD] with --describe.
+    /// HOST:PORT (or tri://HOST:PORT) SERVICE METHOD; SERVICE METHOD with --registry; an
+    /// optional SERVICE with --list; SERVICE and an optional METHOD with --describe.
     #[arg(value_name = "TARGET")]
     pub positional: Vec<String>,
     /// The Java parameter types, comma-separated.
