@@ -12,6 +12,8 @@
 //! dubbo-call 127.0.0.1:20880 --describe SERVICE [METHOD] --app APPLICATION
 //! dubbo-call tri://127.0.0.1:50051 com.example.Greeter sayHello ...   (Triple)
 //! dubbo-call --protocol tri --registry zookeeper://127.0.0.1:2181 com.example.Greeter sayHello ...
+//! dubbo-call call|list|describe ...            (the forms above, --list, --describe)
+//! dubbo-call --completions bash|elvish|fish|powershell|zsh
 //! ```
 //!
 //! With `--registry` the provider is one the registry lists (of `--version` and `--group`
@@ -53,6 +55,7 @@
 //! (connection, timeout, status such as SERVICE_NOT_FOUND) is described on stderr with exit
 //! status 2; bad usage exits with 64.
 
+mod cli;
 mod describe;
 mod list;
 mod options;
@@ -71,7 +74,7 @@ use serde_json::Value as Json;
 use describe::{describe_provider, describe_registry, Target};
 use dubbo_codec::json::{to_hessian, to_json};
 use list::list;
-use options::{parse_args, Options, Output, HELP, USAGE};
+use options::{parse_args, Invocation, Options, Output, HELP, USAGE};
 
 async fn run(o: Options) -> ExitCode {
     if let (Some(registry), Some(service)) = (&o.registry, &o.list) {
@@ -296,9 +299,14 @@ async fn registry_call(
 
 fn main() -> ExitCode {
     let options = match parse_args(std::env::args().skip(1)) {
-        Ok(o) => o,
-        Err(e) if e == "--help" => {
+        Ok(Invocation::Run(o)) => *o,
+        Ok(Invocation::Help) => {
             println!("{USAGE}\n{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Invocation::Completions(shell)) => {
+            let mut command = <cli::Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "dubbo-call", &mut std::io::stdout());
             return ExitCode::SUCCESS;
         }
         Err(e) => {

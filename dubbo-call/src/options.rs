@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use serde_json::Value as Json;
 
+use crate::cli::{CallArgs, Cli, Command};
+use clap::Parser as _;
+
 pub const USAGE: &str =
     "usage: dubbo-call [tri://]HOST:PORT SERVICE METHOD [--types T1,T2,...] [--args JSON_ARRAY|@FILE|-] \
 [--version V] [--group G] [--attach K=V]... [--timeout MS] [--generic] \
@@ -12,6 +15,8 @@ pub const USAGE: &str =
        dubbo-call --registry zookeeper://HOST:PORT --list [SERVICE]
        dubbo-call --registry zookeeper://HOST:PORT --describe SERVICE [METHOD] [--version V] [--group G] [--output pretty|json]
        dubbo-call HOST:PORT --describe SERVICE [METHOD] --app APPLICATION [--version V] [--group G] [--output pretty|json]
+       dubbo-call call|list|describe ...   (the same as the forms above, --list, --describe)
+       dubbo-call --completions bash|elvish|fish|powershell|zsh
        dubbo-call --help";
 
 /// `--help`: the usage, what each option does, the exit statuses and examples.
@@ -56,6 +61,11 @@ options:
                         --output pretty (default) prints Java-like signatures, json one line
   --app APPLICATION     with HOST:PORT --describe: the provider's application (Dubbo exports
                         the MetadataService in that group)
+  --completions SHELL   print the completion script of bash, elvish, fish, powershell or zsh
+                        (also `dubbo-call completions SHELL`)
+
+subcommands (optional, the same as the plain forms): `call` (a call), `list` (--list),
+`describe` (--describe), `completions SHELL`.
 
 exit status: 0 the call returned; 1 the provider threw (the Java exception is printed as
 {\"exception\": class, \"message\": ...} on stdout); 2 anything else failed (connection,
@@ -80,6 +90,8 @@ examples:
   dubbo-call --registry zookeeper://127.0.0.1:2181 --describe com.example.Greeter sayHello \\
       --output json
   dubbo-call 127.0.0.1:20880 --describe com.example.Greeter --app greeter-app
+  dubbo-call list --registry zookeeper://127.0.0.1:2181 com.example.Greeter
+  dubbo-call --completions bash > /etc/bash_completion.d/dubbo-call
 ";
 
 #[derive(Debug)]
@@ -132,86 +144,96 @@ fn args_text(value: String) -> Result<String, String> {
     }
 }
 
-pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, String> {
-    let mut positional = Vec::new();
-    let mut types = Vec::new();
-    let mut args = Vec::new();
-    let mut version = None;
-    let mut group = None;
-    let mut attachments = Vec::new();
-    let mut timeout = Duration::from_secs(3);
-    let mut generic = false;
-    let mut format = dubbo_codec::BodyFormat::default();
-    let mut protocol = None;
-    let (mut registry, mut list, mut describe, mut app) = (None, false, false, None);
-    let mut output = Output::Pretty;
-    while let Some(a) = argv.next() {
-        let mut value = |name: &str| argv.next().ok_or_else(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--types" => {
-                types = value("--types")?
-                    .split(',')
-                    .map(|t| t.trim().to_owned())
-                    .filter(|t| !t.is_empty())
-                    .collect()
-            }
-            "--args" => {
-                let text = args_text(value("--args")?)?;
-                match serde_json::from_str::<Json>(&text) {
-                    Ok(Json::Array(a)) => args = a,
-                    Ok(_) => return Err("--args must be a JSON array".into()),
-                    Err(e) => return Err(format!("--args is not JSON: {e}")),
-                }
-            }
-            "--version" => version = Some(value("--version")?),
-            "--group" => group = Some(value("--group")?),
-            "--attach" => {
-                let kv = value("--attach")?;
-                let (k, v) = kv
-                    .split_once('=')
-                    .ok_or_else(|| format!("--attach {kv}: expected K=V"))?;
-                attachments.push((k.to_owned(), v.to_owned()));
-            }
-            "--timeout" => {
-                let t = value("--timeout")?;
-                let ms: u64 = t
-                    .parse()
-                    .map_err(|_| format!("--timeout {t}: not a number of milliseconds"))?;
-                timeout = Duration::from_millis(ms.max(1));
-            }
-            "--generic" => generic = true,
-            "--serialization" => {
-                let name = value("--serialization")?;
-                format = dubbo_codec::Serialization::from_name(&name)
-                    .and_then(dubbo_codec::BodyFormat::of)
-                    .ok_or_else(|| {
-                        format!("--serialization {name}: not one of hessian2, fastjson2")
-                    })?;
-            }
-            "--protocol" => {
-                let name = value("--protocol")?;
-                if name != "dubbo" && name != "tri" {
-                    return Err(format!("--protocol {name}: not one of dubbo, tri"));
-                }
-                protocol = Some(name);
-            }
-            "--registry" => registry = Some(value("--registry")?),
-            "--list" => list = true,
-            "--describe" => describe = true,
-            "--app" => app = Some(value("--app")?),
-            "--output" => {
-                output = match value("--output")?.as_str() {
-                    "json" => Output::Json,
-                    "pretty" => Output::Pretty,
-                    "raw" => Output::Raw,
-                    other => return Err(format!("--output {other}: not one of json, pretty, raw")),
-                }
-            }
-            "-h" | "--help" => return Err(String::from("--help")),
-            flag if flag.starts_with("--") => return Err(format!("unknown option {flag}")),
-            _ => positional.push(a),
-        }
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Invocation {
+    /// A call, a `--list` or a `--describe`.
+    Run(Box<Options>),
+    /// `--help`.
+    Help,
+    /// `--completions SHELL` or `completions SHELL`: the completion script.
+    Completions(clap_complete::Shell),
+}
+
+/// Parses the arguments after the program's name.
+pub fn parse_args(argv: impl Iterator<Item = String>) -> Result<Invocation, String> {
+    let cli =
+        Cli::try_parse_from(std::iter::once("dubbo-call".to_owned()).chain(argv)).map_err(|e| {
+            // clap's first line says what is wrong; the usage follows from main.
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_owned()
+        })?;
+    let (mut call, list, describe) = match cli.command {
+        None => (cli.call, false, false),
+        Some(Command::Call(a)) => (a, false, false),
+        Some(Command::List(a)) => (a, true, false),
+        Some(Command::Describe(a)) => (a, false, true),
+        Some(Command::Completions { shell }) => return Ok(Invocation::Completions(shell)),
+    };
+    if let Some(shell) = cli.completions {
+        return Ok(Invocation::Completions(shell));
     }
+    if call.help {
+        return Ok(Invocation::Help);
+    }
+    call.list |= list;
+    call.describe |= describe;
+    options(call).map(|o| Invocation::Run(Box::new(o)))
+}
+
+/// Checks what the options mean together and reads `--args`.
+fn options(call: CallArgs) -> Result<Options, String> {
+    let mut positional = call.positional;
+    let types: Vec<String> = call
+        .types
+        .map(|t| {
+            t.split(',')
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    let args = match call.args {
+        None => Vec::new(),
+        Some(value) => {
+            let text = args_text(value)?;
+            match serde_json::from_str::<Json>(&text) {
+                Ok(Json::Array(a)) => a,
+                Ok(_) => return Err("--args must be a JSON array".into()),
+                Err(e) => return Err(format!("--args is not JSON: {e}")),
+            }
+        }
+    };
+    let (version, group, generic) = (call.version, call.group, call.generic);
+    let mut attachments = Vec::new();
+    for kv in call.attach {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("--attach {kv}: expected K=V"))?;
+        attachments.push((k.to_owned(), v.to_owned()));
+    }
+    let mut timeout = Duration::from_secs(3);
+    if let Some(t) = call.timeout {
+        let ms: u64 = t
+            .parse()
+            .map_err(|_| format!("--timeout {t}: not a number of milliseconds"))?;
+        timeout = Duration::from_millis(ms.max(1));
+    }
+    let mut format = dubbo_codec::BodyFormat::default();
+    if let Some(name) = call.serialization {
+        format = dubbo_codec::Serialization::from_name(&name)
+            .and_then(dubbo_codec::BodyFormat::of)
+            .ok_or_else(|| format!("--serialization {name}: not one of hessian2, fastjson2"))?;
+    }
+    let mut protocol = call.protocol;
+    let (registry, list, describe, app) = (call.registry, call.list, call.describe, call.app);
+    let output = match call.output.as_deref() {
+        None | Some("pretty") => Output::Pretty,
+        Some("json") => Output::Json,
+        Some("raw") => Output::Raw,
+        Some(other) => return Err(format!("--output {other}: not one of json, pretty, raw")),
+    };
     if output == Output::Raw && registry.is_some() {
         return Err("--output raw needs HOST:PORT (the bytes of one provider's answer)".into());
     }
@@ -293,6 +315,68 @@ pub fn parse_args(mut argv: impl Iterator<Item = String>) -> Result<Options, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The options of a call (what most tests parse).
+    fn parse_args(argv: impl Iterator<Item = String>) -> Result<Options, String> {
+        match super::parse_args(argv)? {
+            Invocation::Run(o) => Ok(*o),
+            other => Err(format!("not a call: {other:?}")),
+        }
+    }
+
+    #[test]
+    fn subcommands_spell_the_flags_and_help_and_completions_are_no_call() {
+        let parse = |a: &[&str]| super::parse_args(a.iter().map(|s| s.to_string()));
+        let Ok(Invocation::Run(o)) = parse(&["list", "--registry", "zookeeper://127.0.0.1:1"])
+        else {
+            panic!("list")
+        };
+        assert_eq!(o.list, Some(None));
+        let Ok(Invocation::Run(o)) =
+            parse(&["describe", "S", "--registry", "zookeeper://127.0.0.1:1"])
+        else {
+            panic!("describe")
+        };
+        assert!(o.describe);
+        assert_eq!(o.service, "S");
+        let Ok(Invocation::Run(o)) = parse(&["call", "127.0.0.1:1", "S", "m", "--generic"]) else {
+            panic!("call")
+        };
+        assert_eq!((o.addr.as_str(), o.generic), ("127.0.0.1:1", true));
+        assert!(matches!(parse(&["--help"]), Ok(Invocation::Help)));
+        assert!(matches!(
+            parse(&["127.0.0.1:1", "-h"]),
+            Ok(Invocation::Help)
+        ));
+        assert!(matches!(
+            parse(&["--completions", "bash"]),
+            Ok(Invocation::Completions(clap_complete::Shell::Bash))
+        ));
+        assert!(matches!(
+            parse(&["completions", "zsh"]),
+            Ok(Invocation::Completions(clap_complete::Shell::Zsh))
+        ));
+        assert!(parse(&["--completions", "tcsh"]).is_err());
+        // As before: an option given twice counts once, the last; options anywhere.
+        let Ok(Invocation::Run(o)) = parse(&[
+            "--version",
+            "1",
+            "127.0.0.1:1",
+            "--version",
+            "2",
+            "S",
+            "--timeout",
+            "5",
+            "m",
+        ]) else {
+            panic!("repeated")
+        };
+        assert_eq!(o.version.as_deref(), Some("2"));
+        assert_eq!(o.timeout, Duration::from_millis(5));
+        assert!(parse(&["127.0.0.1:1", "S", "m", "--bogus"])
+            .unwrap_err()
+            .contains("--bogus"));
+    }
 
     #[test]
     fn parses_the_command_line() {

@@ -34,48 +34,6 @@
 //! ```
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// The Fx hash (rustc's): a multiply and a rotate per eight bytes. The keys are the service
-/// paths a server registered, not chosen by callers, so a keyed hash buys nothing, and a
-/// lookup hashes a 30-60 byte path on every call.
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.add(u64::from_le_bytes(w));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(w));
-        }
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// What the cache knows about a (path, version).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,7 +71,10 @@ struct Entry {
 /// Looking up allocates nothing: entries are found by borrowed path, then version.
 #[derive(Debug, Clone, Default)]
 pub struct MetadataCache {
-    by_path: HashMap<String, Vec<Entry>, BuildHasherDefault<FxHasher>>,
+    /// The Fx hash (rustc's, from `rustc-hash`): the keys are the service paths a server
+    /// registered, not chosen by callers, so a keyed hash buys nothing, and a lookup hashes a
+    /// 30-60 byte path on every call.
+    by_path: HashMap<String, Vec<Entry>, rustc_hash::FxBuildHasher>,
 }
 
 fn normalize_version(v: &str) -> &str {

@@ -37,91 +37,82 @@ use hessian2::value::Value;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
 
-#[derive(Debug, Clone)]
+/// The command line (see the module docs).
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "dubbo-load",
+    about = "A Dubbo load generator for the Java demo provider"
+)]
 struct Opts {
+    /// The provider or proxy, HOST:PORT.
+    #[arg(long)]
     target: String,
+    /// Connections.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     connections: usize,
+    /// Calls in flight per connection.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     inflight: usize,
+    /// Calls per second in total (open loop); 0: closed loop.
+    #[arg(long, default_value_t = 0.0)]
     rate: f64,
+    /// Seconds measured.
+    #[arg(long, default_value_t = 5.0, value_parser = positive)]
     duration: f64,
+    /// Seconds of load before the measurement.
+    #[arg(long, default_value_t = 1.0)]
     warmup: f64,
+    /// Bytes of the sayHello argument.
+    #[arg(long, default_value_t = 16)]
     payload: usize,
+    /// The method called.
+    #[arg(long, default_value = "sayHello", value_parser = ["sayHello", "doNothing"])]
     method: String,
+    /// Tokio worker threads.
+    #[arg(long, default_value_t = 2, value_parser = at_least_one)]
     threads: usize,
+    /// Each call's timeout.
+    #[arg(long, default_value_t = 5000)]
     timeout_ms: u64,
+    /// The `group` attachment.
+    #[arg(long)]
     group: Option<String>,
+    /// An attachment K=V (repeatable).
+    #[arg(long, value_parser = key_value)]
     attach: Vec<(String, String)>,
+    /// The label of the RESULT line.
+    #[arg(long, default_value = "run")]
     label: String,
 }
 
-fn usage(msg: &str) -> ! {
-    eprintln!("dubbo-load: {msg}");
-    eprintln!(
-        "usage: dubbo-load --target HOST:PORT [--connections N] [--inflight M] [--rate CALLS_PER_S] \
-         [--duration SECS] [--warmup SECS] [--payload BYTES] [--method sayHello|doNothing] \
-         [--threads T] [--timeout-ms MS] [--group G] [--attach K=V]... [--label NAME]"
-    );
-    std::process::exit(2)
+/// A count over 0.
+fn at_least_one(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("{s:?} is not a positive integer")),
+    }
 }
 
-fn parse() -> Opts {
-    let mut o = Opts {
-        target: String::new(),
-        connections: 1,
-        inflight: 1,
-        rate: 0.0,
-        duration: 5.0,
-        warmup: 1.0,
-        payload: 16,
-        method: "sayHello".into(),
-        threads: 2,
-        timeout_ms: 5000,
-        group: None,
-        attach: Vec::new(),
-        label: "run".into(),
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "-h" || a == "--help" {
-            usage("help");
-        }
-        let v = args
-            .next()
-            .unwrap_or_else(|| usage(&format!("missing value for {a}")));
-        fn num<T: std::str::FromStr>(a: &str, v: &str) -> T {
-            v.parse()
-                .unwrap_or_else(|_| usage(&format!("bad value {v:?} for {a}")))
-        }
-        match a.as_str() {
-            "--target" => o.target = v,
-            "--connections" => o.connections = num(&a, &v),
-            "--inflight" => o.inflight = num(&a, &v),
-            "--rate" => o.rate = num(&a, &v),
-            "--duration" => o.duration = num(&a, &v),
-            "--warmup" => o.warmup = num(&a, &v),
-            "--payload" => o.payload = num(&a, &v),
-            "--method" => o.method = v,
-            "--threads" => o.threads = num(&a, &v),
-            "--timeout-ms" => o.timeout_ms = num(&a, &v),
-            "--group" => o.group = Some(v),
-            "--attach" => match v.split_once('=') {
-                Some((k, val)) if !k.is_empty() => o.attach.push((k.into(), val.into())),
-                _ => usage("--attach needs K=V"),
-            },
-            "--label" => o.label = v,
-            _ => usage(&format!("unknown option {a}")),
-        }
+/// A number of seconds over 0.
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v > 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a positive number")),
     }
-    if o.target.is_empty() {
-        usage("--target is required");
+}
+
+/// `K=V` with a non-empty K.
+fn key_value(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.is_empty() => Ok((k.into(), v.into())),
+        _ => Err("expected K=V".into()),
     }
-    if o.connections == 0 || o.inflight == 0 || o.threads == 0 || o.duration <= 0.0 {
-        usage("--connections, --inflight, --threads and --duration must be positive");
-    }
-    if !matches!(o.method.as_str(), "sayHello" | "doNothing") {
-        usage("--method is sayHello or doNothing");
-    }
-    o
+}
+
+/// A usage error after parsing: exits 2, as clap does for its own.
+fn usage(msg: &str) -> ! {
+    eprintln!("dubbo-load: {msg}");
+    std::process::exit(2)
 }
 
 fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Result<(), String> {
@@ -150,7 +141,7 @@ fn classify(r: Result<Frame, CallError>, expect_len: Option<usize>) -> Result<()
 }
 
 fn main() {
-    let o = parse();
+    let o = <Opts as clap::Parser>::parse();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(o.threads)
         .enable_all()

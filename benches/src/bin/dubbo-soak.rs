@@ -44,42 +44,96 @@ use std::path::PathBuf;
 
 use benches::soak::{self, provider, report::HEADER, Fault, Options};
 
-fn usage(msg: &str) -> ! {
-    eprintln!("dubbo-soak: {msg}");
-    eprintln!(
-        "usage: dubbo-soak provider [--port P]\n       dubbo-soak run --proxy-bin PATH \
-         [--engine tokio|epoll] [--calls N] [--callers 64] [--seed S] [--rate CALLS_PER_S] [--short] [--zookeeper] [--misanswer-every N]\n       \
-         [--faults kill,stop,reload,disconnect,zookeeper] [--warmup-secs S] [--hostile-frames N] [--malloc-stats] [--smaps DIR]\n       [--no-warmup-faults] [--rss-tolerance-kib N]"
-    );
-    std::process::exit(2)
+/// The command line (see the module docs).
+#[derive(Debug, clap::Parser)]
+#[command(name = "dubbo-soak", about = "The chaos soak of dubbo-proxy")]
+enum Cli {
+    /// The echo provider (started by `run`, one process each).
+    Provider {
+        /// Port on 127.0.0.1 (0: the kernel's pick).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Registers in this registry (zookeeper://HOST:PORT?session=MS).
+        #[arg(long, value_name = "URL")]
+        zookeeper: Option<String>,
+        /// The `idc` parameter of its registration.
+        #[arg(long, default_value = "")]
+        idc: String,
+        /// Answers every N-th echo with the previous call's token (0: never).
+        #[arg(long, default_value_t = 0)]
+        misanswer_every: u64,
+    },
+    /// The soak: providers, the proxy, callers and the fault schedule.
+    Run(RunArgs),
 }
 
-fn value<T: std::str::FromStr>(args: &mut impl Iterator<Item = String>, name: &str) -> T {
-    let v = args
-        .next()
-        .unwrap_or_else(|| usage(&format!("missing value for {name}")));
-    v.parse()
-        .unwrap_or_else(|_| usage(&format!("bad value {v:?} for {name}")))
+/// `dubbo-soak run`'s options.
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The dubbo-proxy binary.
+    #[arg(long, value_name = "PATH")]
+    proxy_bin: PathBuf,
+    /// The proxy's engine.
+    #[arg(long, default_value = "tokio", value_parser = ["tokio", "epoll"])]
+    engine: String,
+    /// Calls in all.
+    #[arg(long)]
+    calls: Option<u64>,
+    /// Callers (connections).
+    #[arg(long)]
+    callers: Option<u32>,
+    /// The fault schedule's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Calls per second.
+    #[arg(long, value_name = "CALLS_PER_S")]
+    rate: Option<f64>,
+    /// The test suite's run: 2,000 calls at 500/s, one fault cycle.
+    #[arg(long)]
+    short: bool,
+    /// Providers register in a real ZooKeeper the proxy discovers them from.
+    #[arg(long)]
+    zookeeper: bool,
+    /// Providers answer every N-th echo with the previous call's token.
+    #[arg(long, default_value_t = 0)]
+    misanswer_every: u64,
+    /// The fault kinds each cycle applies, comma-separated.
+    #[arg(long, value_delimiter = ',', value_parser = fault, value_name = "kill,stop,reload,disconnect,zookeeper")]
+    faults: Option<Vec<Fault>>,
+    /// Seconds of load without faults before the baseline.
+    #[arg(long, value_name = "S")]
+    warmup_secs: Option<f64>,
+    /// Bad frames sent during the load.
+    #[arg(long, value_name = "N")]
+    hostile_frames: Option<u64>,
+    /// The proxy's live heap (glibc malloc_stats, through gdb).
+    #[arg(long)]
+    malloc_stats: bool,
+    /// Saves the proxy's smaps at each memory reading in DIR.
+    #[arg(long, value_name = "DIR")]
+    smaps: Option<PathBuf>,
+    /// No untimed fault cycle after the warm-up.
+    #[arg(long)]
+    no_warmup_faults: bool,
+    /// How far over its baseline the proxy's RSS may end, in KiB.
+    #[arg(long, value_name = "N")]
+    rss_tolerance_kib: Option<u64>,
+}
+
+fn fault(name: &str) -> Result<Fault, String> {
+    Fault::from_name(name).ok_or_else(|| format!("unknown fault {name:?}"))
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    match args.next().as_deref() {
-        Some("provider") => {
-            let mut port = 0u16;
-            let (mut registry, mut idc) = (None, String::new());
-            let mut misanswer_every = 0;
-            while let Some(a) = args.next() {
-                match a.as_str() {
-                    "--port" => port = value(&mut args, &a),
-                    "--zookeeper" => registry = Some(value(&mut args, &a)),
-                    "--idc" => idc = value(&mut args, &a),
-                    "--misanswer-every" => misanswer_every = value(&mut args, &a),
-                    _ => usage(&format!("unknown option {a}")),
-                }
-            }
+    match <Cli as clap::Parser>::parse() {
+        Cli::Provider {
+            port,
+            zookeeper,
+            idc,
+            misanswer_every,
+        } => {
             let options = provider::ProviderOptions {
-                registered: registry.map(|registry| provider::Registered { registry, idc }),
+                registered: zookeeper.map(|registry| provider::Registered { registry, idc }),
                 misanswer_every,
             };
             if let Err(e) = provider::main(port, options) {
@@ -87,57 +141,29 @@ fn main() {
                 std::process::exit(1);
             }
         }
-        Some("run") => run(args),
-        _ => usage("the first argument is `provider` or `run`"),
+        Cli::Run(args) => run(args),
     }
 }
 
-fn run(mut args: impl Iterator<Item = String>) {
-    let mut proxy_bin: Option<PathBuf> = None;
-    let mut engine = "tokio".to_owned();
-    let mut seed = 1u64;
-    let mut short = false;
-    let mut zookeeper = false;
-    let mut misanswer_every = 0;
-    let mut faults = None;
-    let mut warmup_secs: Option<f64> = None;
-    let mut hostile_frames: Option<u64> = None;
-    let mut malloc_stats = false;
-    let mut smaps = None;
-    let mut no_warmup_faults = false;
-    let mut rss_tolerance = None;
-    let (mut calls, mut callers, mut rate) = (None, None, None);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--proxy-bin" => proxy_bin = Some(value(&mut args, &a)),
-            "--engine" => engine = value(&mut args, &a),
-            "--calls" => calls = Some(value(&mut args, &a)),
-            "--callers" => callers = Some(value(&mut args, &a)),
-            "--seed" => seed = value(&mut args, &a),
-            "--rate" => rate = Some(value(&mut args, &a)),
-            "--short" => short = true,
-            "--zookeeper" => zookeeper = true,
-            "--misanswer-every" => misanswer_every = value(&mut args, &a),
-            "--warmup-secs" => warmup_secs = Some(value(&mut args, &a)),
-            "--hostile-frames" => hostile_frames = Some(value(&mut args, &a)),
-            "--malloc-stats" => malloc_stats = true,
-            "--smaps" => smaps = Some(value(&mut args, &a)),
-            "--no-warmup-faults" => no_warmup_faults = true,
-            "--rss-tolerance-kib" => rss_tolerance = Some(value(&mut args, &a)),
-            "--faults" => {
-                let names: String = value(&mut args, &a);
-                let kinds = names.split(',').map(|n| {
-                    Fault::from_name(n).unwrap_or_else(|| usage(&format!("unknown fault {n:?}")))
-                });
-                faults = Some(kinds.collect());
-            }
-            _ => usage(&format!("unknown option {a}")),
-        }
-    }
-    let proxy_bin = proxy_bin.unwrap_or_else(|| usage("--proxy-bin is required"));
-    if !matches!(engine.as_str(), "tokio" | "epoll") {
-        usage("--engine is tokio or epoll");
-    }
+fn run(args: RunArgs) {
+    let RunArgs {
+        proxy_bin,
+        engine,
+        calls,
+        callers,
+        seed,
+        rate,
+        short,
+        zookeeper,
+        misanswer_every,
+        faults,
+        warmup_secs,
+        hostile_frames,
+        malloc_stats,
+        smaps,
+        no_warmup_faults,
+        rss_tolerance_kib: rss_tolerance,
+    } = args;
     let mut opts = Options::short(proxy_bin, &engine, seed);
     if !short {
         // The long run: 200,000 calls at 2,000/s, a fault every 1-4 s, after a 20 s warm-up.
@@ -167,7 +193,8 @@ fn run(mut args: impl Iterator<Item = String>) {
         opts.warmup = std::time::Duration::from_secs_f64(s.max(0.1));
     }
     if opts.callers == 0 || opts.rate <= 0.0 {
-        usage("--callers and --rate must be positive");
+        eprintln!("dubbo-soak: --callers and --rate must be positive");
+        std::process::exit(2);
     }
     match soak::run(&opts) {
         Ok(report) => {

@@ -32,7 +32,7 @@
 
 use std::any::type_name;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::hash::{Hash, Hasher};
 use std::sync::{LazyLock, RwLock};
 
 /// A struct's Java class and fields, in the order their values are written.
@@ -89,37 +89,8 @@ impl Key {
     }
 }
 
-/// FxHash: the keys are addresses, hashed on every object, so a one-multiply hash.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(b as u64);
-        }
-    }
-    #[inline]
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    #[inline]
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64)
-    }
-    #[inline]
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(n as u64)
-    }
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
-pub(crate) type FxMap<K, V> = HashMap<K, V, FxBuild>;
+/// The keys are addresses, hashed on every object, so rustc's one-multiply Fx hash.
+pub(crate) type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 #[derive(Default)]
 struct Registry {

@@ -8,6 +8,7 @@
 //!
 //! | URL | |
 //! |---|---|
+//! | `GET /` | the status page for a browser (see [`page`]): listeners, routes, clusters, endpoints, discovery |
 //! | `GET /metrics` | Prometheus text |
 //! | `GET /healthz` | `ok`, or 503 `warming` until the discovered clusters have their first provider lists (see [`crate::discovery`]), 503 `draining` after SIGTERM, or 503 after a worker panicked |
 //! | `GET /config` | the configuration in force, as TOML |
@@ -25,8 +26,11 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::config::Metadata;
 use crate::core::Shared;
 
+pub mod page;
+pub mod rates;
 pub mod request;
 
+use rates::Rates;
 use request::parse_head;
 
 /// What the admin endpoint reads and switches.
@@ -42,15 +46,21 @@ pub struct AdminState {
 
 /// Serves admin requests on `listener` forever.
 pub async fn serve(listener: TcpListener, state: AdminState) {
+    // The status page's earlier readings of the call counters, for its calls/s.
+    let rates = Arc::new(Rates::default());
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             continue;
         };
         let state = state.clone();
+        let rates = rates.clone();
         tokio::spawn(async move {
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(10), handle(stream, state))
-                .await;
+            let _ = tokio::time::timeout(
+                std::time::Duration::from_secs(10),
+                handle(stream, state, &rates),
+            )
+            .await;
         });
     }
 }
@@ -77,7 +87,7 @@ fn text(status: u16, body: impl Into<String>) -> Response {
     }
 }
 
-async fn handle(mut stream: TcpStream, state: AdminState) -> std::io::Result<()> {
+async fn handle(mut stream: TcpStream, state: AdminState, rates: &Rates) -> std::io::Result<()> {
     let mut buf = Vec::with_capacity(1024);
     let head = loop {
         match parse_head(&buf) {
@@ -102,7 +112,7 @@ async fn handle(mut stream: TcpStream, state: AdminState) -> std::io::Result<()>
         body.extend_from_slice(&chunk[..n]);
     }
     body.truncate(head.content_length);
-    let resp = route(&state, &head.method, &head.target, &body);
+    let resp = route(&state, rates, &head.method, &head.target, &body);
     write(&mut stream, resp).await
 }
 
@@ -129,30 +139,41 @@ async fn write(stream: &mut TcpStream, r: Response) -> std::io::Result<()> {
     stream.shutdown().await
 }
 
-fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Response {
+/// What `/healthz` answers now.
+fn health(state: &AdminState) -> Response {
+    let panics = state.shared.metrics.worker_panics.load(Ordering::Relaxed);
+    if panics > 0 {
+        text(
+            503,
+            format!("{panics} worker(s) stopped by a panic: restart the proxy\n"),
+        )
+    } else if state.draining.load(Ordering::Relaxed) {
+        text(503, "draining\n")
+    } else if state.warming.load(Ordering::Relaxed) {
+        text(503, "warming: waiting for the first provider lists\n")
+    } else {
+        text(200, "ok\n")
+    }
+}
+
+fn route(state: &AdminState, rates: &Rates, method: &str, target: &str, body: &[u8]) -> Response {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     let shared = &state.shared;
     match (method, path) {
+        ("GET", "/") => {
+            let h = health(state);
+            Response {
+                status: 200,
+                content_type: "text/html; charset=utf-8",
+                body: page::render(state, rates, (h.status, &h.body), std::time::Instant::now()),
+            }
+        }
         ("GET", "/metrics") => Response {
             status: 200,
             content_type: "text/plain; version=0.0.4",
             body: shared.metrics.render(),
         },
-        ("GET", "/healthz") => {
-            let panics = shared.metrics.worker_panics.load(Ordering::Relaxed);
-            if panics > 0 {
-                text(
-                    503,
-                    format!("{panics} worker(s) stopped by a panic: restart the proxy\n"),
-                )
-            } else if state.draining.load(Ordering::Relaxed) {
-                text(503, "draining\n")
-            } else if state.warming.load(Ordering::Relaxed) {
-                text(503, "warming: waiting for the first provider lists\n")
-            } else {
-                text(200, "ok\n")
-            }
-        }
+        ("GET", "/healthz") => health(state),
         ("GET", "/config") => Response {
             status: 200,
             content_type: "application/toml",
@@ -207,7 +228,8 @@ fn route(state: &AdminState, method: &str, target: &str, body: &[u8]) -> Respons
         }
         (
             _,
-            "/metrics"
+            "/"
+            | "/metrics"
             | "/healthz"
             | "/config"
             | "/metadata"
@@ -232,25 +254,34 @@ mod tests {
             draining: Arc::new(AtomicBool::new(false)),
             warming: Arc::new(AtomicBool::new(true)),
         };
-        assert_eq!(route(&state, "GET", "/healthz", b"").status, 503);
+        assert_eq!(
+            route(&state, &Rates::default(), "GET", "/healthz", b"").status,
+            503
+        );
         state.warming.store(false, Ordering::Relaxed);
-        assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
+        assert_eq!(
+            route(&state, &Rates::default(), "GET", "/healthz", b"").status,
+            200
+        );
         // A worker that ends normally changes nothing; one that panics is counted.
         supervised(0, &shared, || {});
-        assert_eq!(route(&state, "GET", "/healthz", b"").status, 200);
+        assert_eq!(
+            route(&state, &Rates::default(), "GET", "/healthz", b"").status,
+            200
+        );
         let other = std::thread::spawn({
             let shared = shared.clone();
             move || supervised(1, &shared, || panic!("a bug"))
         });
         other.join().expect("the panic stays inside the worker");
-        let health = route(&state, "GET", "/healthz", b"");
+        let health = route(&state, &Rates::default(), "GET", "/healthz", b"");
         assert_eq!(health.status, 503);
         assert!(
             health.body.contains("1 worker(s) stopped"),
             "{}",
             health.body
         );
-        let metrics = route(&state, "GET", "/metrics", b"").body;
+        let metrics = route(&state, &Rates::default(), "GET", "/metrics", b"").body;
         assert!(
             metrics.contains("dubbo_proxy_worker_panics_total 1"),
             "{metrics}"

@@ -105,6 +105,35 @@ impl Stats {
         let slot = status_slot(status.as_u8());
         self.sum(|s| &s.responses[slot])
     }
+
+    /// Responses so far, whatever their status (all workers).
+    pub fn responses_total(&self) -> u64 {
+        (0..STATUS_SLOTS)
+            .map(|slot| self.sum(|s| &s.responses[slot]))
+            .sum()
+    }
+
+    /// The upper bound, in microseconds, of the latency bucket that holds the `q` quantile
+    /// (0 < `q` <= 1) of the responses so far; `u64::MAX` when it is past the last bound,
+    /// `None` before the first response. Bucket bounds only: the histogram keeps no more.
+    pub fn quantile_us(&self, q: f64) -> Option<u64> {
+        let counts: Vec<u64> = (0..=BUCKETS_US.len())
+            .map(|b| self.sum(|s| &s.buckets[b]))
+            .collect();
+        let total: u64 = counts.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = ((q * total as f64).ceil() as u64).clamp(1, total);
+        let mut seen = 0;
+        for (b, n) in counts.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Some(BUCKETS_US.get(b).copied().unwrap_or(u64::MAX));
+            }
+        }
+        Some(u64::MAX)
+    }
 }
 
 /// Connections of one listener.
@@ -314,6 +343,39 @@ impl Registry {
         }
     }
 
+    /// The stats of every route counted so far, by name (a copy of the table: the admin
+    /// endpoint reads it without holding the lock).
+    pub fn routes(&self) -> BTreeMap<String, Arc<Stats>> {
+        self.routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The stats of every cluster counted so far, by name.
+    pub fn clusters(&self) -> BTreeMap<String, Arc<Stats>> {
+        self.clusters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The open-connections gauge of every endpoint, by (cluster, address).
+    pub fn endpoints(&self) -> BTreeMap<(String, String), Arc<AtomicI64>> {
+        self.endpoints
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The health counters of every endpoint, by (cluster, address).
+    pub fn endpoint_healths(&self) -> BTreeMap<(String, String), Arc<EndpointHealth>> {
+        self.health
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The Prometheus text exposition of everything.
     pub fn render(&self) -> String {
         let mut out = String::with_capacity(8192);
@@ -500,30 +562,15 @@ impl Registry {
             "dubbo_proxy_memory_trim_seconds_total {:.6}",
             self.memory.trim_time().as_secs_f64()
         );
-        let routes = self
-            .routes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        let clusters = self
-            .clusters
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        render_family(&mut out, "route", &routes);
-        render_family(&mut out, "cluster", &clusters);
+        render_family(&mut out, "route", &self.routes());
+        render_family(&mut out, "cluster", &self.clusters());
         g(
             &mut out,
             "dubbo_proxy_upstream_connections",
             "Open provider connections, per cluster and endpoint.",
             "gauge",
         );
-        let eps = self
-            .endpoints
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
-        for ((c, a), v) in eps {
+        for ((c, a), v) in self.endpoints() {
             let _ = writeln!(
                 out,
                 "dubbo_proxy_upstream_connections{{cluster=\"{}\",endpoint=\"{}\"}} {}",
@@ -532,11 +579,7 @@ impl Registry {
                 v.load(Relaxed)
             );
         }
-        let health = self
-            .health
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let health = self.endpoint_healths();
         type Series = (
             &'static str,
             &'static str,
@@ -684,6 +727,14 @@ mod tests {
         s.response(1, 60, Duration::ZERO, true);
         assert_eq!(s.requests(), 2);
         assert_eq!(s.responses(Status::Ok), 1);
+        assert_eq!(s.responses_total(), 2);
+        // One response in the first bucket (0 µs), one in the second (70 µs).
+        assert_eq!(s.quantile_us(0.5), Some(50));
+        assert_eq!(s.quantile_us(0.99), Some(100));
+        assert_eq!(r.route("none").quantile_us(0.99), None);
+        r.route("slow")
+            .response(0, 20, Duration::from_secs(60), false);
+        assert_eq!(r.route("slow").quantile_us(0.99), Some(u64::MAX));
         assert!(Arc::ptr_eq(&s, &r.route("demo")));
         r.endpoint("c", "127.0.0.1:1").fetch_add(1, Relaxed);
         let text = r.render();
