@@ -66,6 +66,8 @@ mod grpc;
 #[cfg(feature = "triple")]
 mod http1;
 mod limits;
+#[cfg(feature = "registry")]
+mod metadata_service;
 #[cfg(feature = "triple")]
 mod outbox;
 mod panic;
@@ -99,6 +101,8 @@ pub use self::limits::{
     ServerStats, DEFAULT_FIRST_FRAME_TIMEOUT, DEFAULT_FRAME_TIMEOUT, DEFAULT_IDLE_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT, DEFAULT_WRITE_TIMEOUT,
 };
+#[cfg(feature = "registry")]
+pub use self::metadata_service::metadata_service;
 pub use self::service::{Call, HandlerError, HandlerFuture, Protocol, Reply, Service};
 #[cfg(feature = "triple")]
 pub use self::streams::{StreamCall, StreamSender};

@@ -11,8 +11,9 @@ use dubbo_registry::instance::{
 };
 use dubbo_registry::{Registry, RegistryError, ServiceUrl};
 
+use super::metadata_service::metadata_service;
 use super::{lock, Server};
-use crate::instance_metadata::{metadata_service, METADATA_SERVICE_VERSION};
+use crate::instance_metadata::METADATA_SERVICE_VERSION;
 use crate::registration::{RegisterMode, Registration};
 
 /// What a server wrote in a registry, removed by its shutdown.
