@@ -205,7 +205,21 @@ impl Harness {
                         self.w.closed(Conn::Up(k), self.now);
                     }
                 }
-                Effect::Flush(_) | Effect::PauseRead(_) | Effect::ResumeRead(_) => {}
+                // A caller whose first bytes were an HTTP/2 preface goes to the Triple
+                // pipeline, which the harness has not: the engine reports it closed here.
+                Effect::HandOff {
+                    conn: Conn::Down(k),
+                    ..
+                } => {
+                    if let Some(i) = self.callers.iter().position(|c| c.key == k) {
+                        self.forget(i);
+                        self.w.closed(Conn::Down(k), self.now);
+                    }
+                }
+                Effect::HandOff { .. }
+                | Effect::Flush(_)
+                | Effect::PauseRead(_)
+                | Effect::ResumeRead(_) => {}
             }
         }
     }
