@@ -154,16 +154,6 @@ async fn unary_and_server_streaming_calls_pass_through(engine: &str) {
     assert!(p.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 67.0);
 }
 
-/// Runs the futures concurrently, to their ends.
-async fn futures_join_all(
-    fs: impl Iterator<Item = impl std::future::Future<Output = ()> + Send + 'static>,
-) {
-    let tasks: Vec<_> = fs.map(tokio::spawn).collect();
-    for t in tasks {
-        t.await.unwrap();
-    }
-}
-
 async fn routes_by_version_group_and_attachment(engine: &str) {
     let a = provider("a", "1.0.0", "").await;
     let b = provider("b", "2.0.0", "").await;

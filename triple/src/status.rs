@@ -118,6 +118,23 @@ impl Code {
         }
     }
 
+    /// The code for a Dubbo protocol response status (the fourth byte of a Dubbo response's
+    /// header: 20 OK, 30/31 client/server timeout, 35 channel inactive, 40 bad request, 60
+    /// service not found, 70 service error, 100 thread pool exhausted; anything else is an
+    /// internal error): how a call answered in Dubbo's terms is told to a Triple caller.
+    pub fn from_dubbo_status(status: u8) -> Code {
+        match status {
+            20 => Code::Ok,
+            30 | 31 => Code::DeadlineExceeded,
+            35 => Code::Unavailable,
+            40 => Code::InvalidArgument,
+            60 => Code::Unimplemented,
+            70 => Code::Unknown,
+            100 => Code::ResourceExhausted,
+            _ => Code::Internal,
+        }
+    }
+
     /// The name gRPC gives the code (`"UNIMPLEMENTED"`).
     pub fn name(self) -> &'static str {
         match self {

@@ -31,10 +31,29 @@ impl From<LbPolicy> for dubbo_registry::balance::Policy {
     }
 }
 
+/// `clusters.NAME.protocol`: what the cluster's providers speak, and so which calls the proxy
+/// carries across protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderProtocol {
+    /// Whatever each call came in: Dubbo frames go on as Dubbo frames, Triple streams as
+    /// Triple streams (providers that serve both on one port, as Dubbo 3 does with
+    /// `ext-protocol`, or that only ever get one kind of caller).
+    #[default]
+    AsCalled,
+    /// The Dubbo protocol only (Java 2.7, or Dubbo 3 exporting `dubbo://`): Dubbo frames go
+    /// on as they are, and Triple callers' interface-style unary calls are bridged into
+    /// Dubbo frames (and their answers back).
+    Dubbo,
+}
+
 /// `[clusters.NAME]`: a set of provider endpoints.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cluster {
+    /// `clusters.NAME.protocol`: `as_called` (the default) or `dubbo`.
+    #[serde(default)]
+    pub protocol: ProviderProtocol,
     /// `clusters.NAME.lb`: `round_robin`, `random` or `least_request`.
     #[serde(default)]
     pub lb: LbPolicy,

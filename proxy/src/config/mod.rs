@@ -30,7 +30,7 @@ pub mod runtime;
 mod tests;
 pub mod workers;
 
-pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier};
+pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier, ProviderProtocol};
 pub use discovery::{parse_connect_string, Discovery};
 pub use limits::Limits;
 pub use listeners::Listener;

@@ -31,13 +31,15 @@ use http::{Request, Response};
 use super::answer;
 use super::relay::{relay, RelayError};
 use super::state::Triple;
+use super::to_dubbo;
 use super::upstream::Chosen;
+use crate::config::ProviderProtocol;
 use crate::core::peek::Call;
 use crate::core::route::Route;
 use crate::core::Snapshot;
 
 /// How a forwarded call ended, short of both directions finishing.
-enum Fail {
+pub(super) enum Fail {
     /// The caller reset its stream (or went away).
     CallerGone,
     /// The provider reset its stream with this code.
@@ -46,6 +48,9 @@ enum Fail {
     ProviderFailed(String),
     /// The deadline passed.
     Deadline,
+    /// The proxy refused the call itself, before a provider saw it (a bridged call that
+    /// cannot cross).
+    Refused(Status),
 }
 
 /// The header `name`, if it is text.
@@ -119,16 +124,36 @@ pub async fn serve(
     };
     // The caller's response stream, once its HEADERS went out.
     let mut down = None;
-    let forwarding = forward(&triple, &chosen, request, &mut respond, &mut down);
-    let outcome = match tokio::time::timeout_at(deadline, forwarding).await {
-        Ok(r) => r,
+    let bridged = snap
+        .config
+        .clusters
+        .get(&snap.routes.clusters[route.cluster])
+        .is_some_and(|c| c.protocol == ProviderProtocol::Dubbo);
+    let outcome = if bridged {
+        let max_request = snap
+            .config
+            .listeners
+            .get(listener)
+            .map_or(dubbo_codec::DEFAULT_MAX_PAYLOAD, |l| l.max_payload);
+        let bridging = to_dubbo::forward(
+            &triple,
+            &chosen,
+            request,
+            &mut respond,
+            max_request,
+            timeout,
+        );
+        tokio::time::timeout_at(deadline, bridging).await
+    } else {
+        let forwarding = forward(&triple, &chosen, request, &mut respond, &mut down);
         // Dropping the forwarding resets the provider's stream.
-        Err(_) => Err(Fail::Deadline),
+        tokio::time::timeout_at(deadline, forwarding).await
     };
+    let outcome = outcome.unwrap_or(Err(Fail::Deadline));
     match &outcome {
         Ok(_) | Err(Fail::ProviderReset(_)) => chosen.succeeded(),
         Err(Fail::ProviderFailed(_) | Fail::Deadline) => chosen.failed(&snap, Instant::now()),
-        Err(Fail::CallerGone) => {}
+        Err(Fail::CallerGone | Fail::Refused(_)) => {}
     }
     let (status, local) = match outcome {
         Ok(code) => (code, false),
@@ -183,6 +208,10 @@ fn finish(
             Code::DeadlineExceeded,
             format!("no answer within {} ms", timeout.as_millis()),
         ),
+        Fail::Refused(status) => {
+            answer::trailers_only(respond, &status, metrics);
+            return (DubboStatus::BadRequest, true);
+        }
     };
     match down {
         Some(mut s) => answer::trailers(&mut s, &status, metrics),

@@ -12,7 +12,8 @@
 //! * [`relay`]: one direction of a stream's body, flow control end to end;
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
-//! * [`state`]: what the pipeline's tasks share.
+//! * [`state`]: what the pipeline's tasks share;
+//! * [`to_dubbo`]: calls bridged to a cluster whose providers speak only the Dubbo protocol.
 //!
 //! [`Effect::HandOff`]: crate::core::Effect::HandOff
 
@@ -31,6 +32,7 @@ pub mod call;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
+pub mod to_dubbo;
 pub mod upstream;
 
 use relay::{CONNECTION_WINDOW, STREAM_WINDOW};

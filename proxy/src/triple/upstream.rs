@@ -5,6 +5,8 @@
 //! same endpoints of the same snapshot, skipping the endpoints outlier ejection took out (all
 //! of them ejected: as if none were, Envoy's panic mode). HTTP/2 multiplexes, so an endpoint
 //! needs one connection: every stream routed to it shares it, each with its own flow control.
+//! Calls bridged to a Dubbo-only cluster go on one multiplexed Dubbo connection per endpoint
+//! ([`Upstreams::dubbo_client`]), dubbo-rpc's client.
 
 use std::collections::HashMap;
 use std::io;
@@ -50,6 +52,7 @@ struct ClusterLb {
 #[derive(Default)]
 pub struct Upstreams {
     conns: Mutex<HashMap<SocketAddr, SendRequest<Bytes>>>,
+    dubbo: Mutex<HashMap<SocketAddr, dubbo_rpc::client::Client>>,
     balancers: Mutex<HashMap<String, ClusterLb>>,
 }
 
@@ -59,6 +62,8 @@ pub struct Chosen {
     pub addr: SocketAddr,
     /// The cluster's `connect_timeout_ms`.
     pub connect_timeout: Duration,
+    /// The cluster's `max_payload`.
+    pub max_payload: u32,
     /// Its cluster's index in the snapshot's clusters.
     cluster: usize,
     /// What all workers know of it: its health, its calls in flight.
@@ -138,6 +143,7 @@ impl Upstreams {
         Ok(Chosen {
             addr,
             connect_timeout: Duration::from_millis(spec.connect_timeout_ms),
+            max_payload: spec.max_payload,
             cluster: ci,
             shared,
             counted,
@@ -183,6 +189,28 @@ impl Upstreams {
         send.ready()
             .await
             .map_err(|e| UpstreamError::Handshake(addr, e))
+    }
+
+    /// The Dubbo connection to `addr` (for bridged calls), made on its first call: dubbo-rpc's
+    /// client, which reconnects when a call finds it closed and sends Dubbo's heartbeats.
+    pub fn dubbo_client(
+        &self,
+        addr: SocketAddr,
+        connect_timeout: Duration,
+        max_payload: u32,
+    ) -> dubbo_rpc::client::Client {
+        let mut clients = self.dubbo.lock().unwrap_or_else(|p| p.into_inner());
+        clients
+            .entry(addr)
+            .or_insert_with(|| {
+                let config = dubbo_rpc::client::ClientConfig {
+                    connect_timeout,
+                    max_payload,
+                    ..Default::default()
+                };
+                dubbo_rpc::client::Client::lazy(addr.to_string(), config)
+            })
+            .clone()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, SendRequest<Bytes>>> {
