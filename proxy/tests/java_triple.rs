@@ -2,7 +2,8 @@
 //! stock Java Triple consumer's whole check list (interface style, the IDL EchoService in all
 //! four call shapes, interface-style streams, exceptions, deadlines) through the proxy to a
 //! Java Triple provider, and a Java 3.3 Triple consumer beside a Java 2.7 Dubbo consumer on
-//! one proxy port at once. Skipped with a note when the interop project is absent; the jars
+//! one proxy port at once, and a Java 3.3 Triple consumer bridged to a Java 2.7 provider
+//! (`protocol = "dubbo"`), which speaks no Triple at all. Skipped with a note when the interop project is absent; the jars
 //! are built on demand.
 
 mod common;
@@ -14,6 +15,7 @@ use dubbo_test_support::LogDir;
 for_each_engine!(
     java_triple_consumer_through_proxy_passes_every_check,
     java_triple_and_dubbo_consumers_share_one_proxy_port,
+    java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge,
 );
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java-triple");
@@ -100,4 +102,40 @@ async fn java_triple_and_dubbo_consumers_share_one_proxy_port(engine: &str) {
         dubbo.lines
     );
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
+}
+
+async fn java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge(engine: &str) {
+    // Dubbo 2.7 has no Triple: only the bridge can carry a Triple caller to it.
+    let Some(p) = Provider::builder("dubbo27").log(LOGS, "dubbo27").start() else {
+        return;
+    };
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n",
+            p.addr()
+        ),
+    );
+    let proxy = Proxy::start(engine, &conf);
+    // The DemoService's checks (interface style: the EchoService is an IDL service, which a
+    // Dubbo 2.7 provider does not have), over Triple, with Dubbo's default serialization.
+    let run = consumer(
+        "dubbo33",
+        format!("tri://{}", proxy.addr()),
+        &["--only", "demo"],
+    )
+    .await;
+    run.assert_all_passed("3.3 Triple consumer -> proxy (bridge) -> 2.7 Dubbo provider");
+    assert!(
+        run.lines.iter().any(|l| l == "# protocol tri"),
+        "not over Triple: {:#?}",
+        run.lines
+    );
+    assert!(
+        run.lines.iter().any(|l| l == "ok throwError"),
+        "{:#?}",
+        run.lines
+    );
+    assert!(proxy.metric("dubbo_proxy_triple_calls_total") >= 20.0);
 }
