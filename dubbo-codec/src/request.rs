@@ -879,6 +879,57 @@ mod tests {
         }
     }
 
+    /// A body's arguments, each serialized alone: copied while they stand alone, written
+    /// from values (references moved) once one would not; what refers to an earlier argument
+    /// cannot.
+    #[test]
+    fn args_alone_undo_one_stream() {
+        let u = User {
+            name: "a".into(),
+            id: 7,
+        };
+        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+            let body = Request::builder("S", "m")
+                .format(format)
+                .arg("com.example.User", &u)
+                .arg("java.lang.String", "x")
+                .arg("com.example.User", &u)
+                .build()
+                .unwrap()
+                .to_bytes();
+            let head = RequestHead::decode_in(format, &body).unwrap();
+            let alone = head.args_alone(&body).unwrap();
+            assert_eq!(alone.len(), 3);
+            let (a, x, b): (User, String, User) = format.decode_each(&alone).unwrap();
+            assert_eq!((a, x.as_str(), b), (u.clone(), "x", u.clone()));
+            // And back into one body, the same call.
+            let mut again = Request::builder("S", "m").format(format);
+            for (t, a) in ["com.example.User", "java.lang.String", "com.example.User"]
+                .iter()
+                .zip(&alone)
+            {
+                again = again.encoded_arg(t, a);
+            }
+            let again = again.build().unwrap().to_bytes();
+            let h = RequestHead::decode_in(format, &again).unwrap();
+            let (a, x, b): (User, String, User) = format
+                .decode_args_at(&again, h.args_offset, h.arg_count)
+                .unwrap();
+            assert_eq!((a, x.as_str(), b), (u.clone(), "x", u.clone()));
+        }
+        // Hessian2: a second argument that is a reference to the first cannot stand alone.
+        let shared = Value::untyped_list(vec![Value::Int(1)]);
+        let body = Request::builder("S", "m")
+            .value_arg("java.util.List", shared)
+            .value_arg("java.util.List", Value::Ref(0))
+            .build()
+            .unwrap()
+            .to_bytes();
+        let head = RequestHead::decode(&body).unwrap();
+        let err = head.args_alone(&body).unwrap_err();
+        assert!(err.to_string().contains("argument 1"), "{err}");
+    }
+
     #[test]
     fn generic_invoke_shape() {
         let user = Value::Object(Object::new("com.example.User", [("id", Value::Long(1))]));

@@ -545,6 +545,29 @@ pub fn provider_attachments(request_dubbo_version: &str) -> Option<&'static Atta
     })
 }
 
+/// The body of an OK response in `format` around a value (or, when `exception`, the
+/// `Throwable`) already serialized alone (as a Triple response wrapper carries it): the flag,
+/// then the value's bytes copied as they are (the flag uses none of the stream's tables, so
+/// the value starts where a stream of its own would), no attachments. A `null` value is
+/// flag 2 alone.
+pub fn result_body_alone_in(format: BodyFormat, exception: bool, value: &[u8]) -> Bytes {
+    let null = !exception && value == format.null_alone();
+    let flag = match (exception, null) {
+        (true, _) => RESPONSE_WITH_EXCEPTION,
+        (false, true) => RESPONSE_NULL_VALUE,
+        (false, false) => RESPONSE_VALUE,
+    };
+    with_format!(format, f => {
+        let mut w = f.writer(BytesMut::with_capacity(8 + value.len()));
+        w.write_flag(flag);
+        let mut body = w.into_inner();
+        if !null {
+            body.put_slice(value);
+        }
+        body.freeze()
+    })
+}
+
 /// The body of an OK Hessian2 response whose value is already serialized alone (as
 /// [`hessian2::to_vec`] writes it, `N` for `null`), with `attachments`, which must hold only
 /// strings and numbers (as [`provider_attachments`] does): the value's bytes are copied, not
@@ -556,6 +579,33 @@ pub fn hessian2_result_body(value: &[u8], attachments: Option<&Attachments>) -> 
 #[cfg(test)]
 mod tests {
     use super::ResultSpan;
+
+    /// A value serialized alone, put into a body and located again: the same bytes, and
+    /// the body reads as the result it carries.
+    #[test]
+    fn results_alone_make_bodies() {
+        use crate::format::BodyFormat;
+        use hessian2::encode::LiteVersion;
+        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+            let value = super::Value::from("hi");
+            let alone = format.value_alone(&value);
+            for exception in [false, true] {
+                let body = super::result_body_alone_in(format, exception, &alone);
+                let r = super::RpcResult::decode_in(format, &body).unwrap();
+                let want = if exception {
+                    super::Outcome::Exception(value.clone())
+                } else {
+                    super::Outcome::Value(value.clone())
+                };
+                assert_eq!(r.outcome, want, "{format:?}");
+                let span = ResultSpan::locate_in(format, &body).unwrap();
+                assert_eq!(&body[span.value.unwrap()], &alone[..]);
+            }
+            let body = super::result_body_alone_in(format, false, format.null_alone());
+            let r = super::RpcResult::decode_in(format, &body).unwrap();
+            assert_eq!(r.outcome, super::Outcome::Null, "{format:?}");
+        }
+    }
 
     /// The value located in a body is the value serialized alone, for each flag.
     #[test]
