@@ -13,9 +13,12 @@
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
 //! * [`state`]: what the pipeline's tasks share;
-//! * [`to_dubbo`]: calls bridged to a cluster whose providers speak only the Dubbo protocol.
+//! * [`to_dubbo`]: calls bridged to a cluster whose providers speak only the Dubbo protocol;
+//! * [`from_dubbo`]: Dubbo callers' calls bridged to a cluster whose providers speak only
+//!   Triple (the core hands them over: [`Effect::Bridge`]).
 //!
 //! [`Effect::HandOff`]: crate::core::Effect::HandOff
+//! [`Effect::Bridge`]: crate::core::Effect::Bridge
 
 use std::io;
 use std::sync::atomic::Ordering::Relaxed;
@@ -25,10 +28,11 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::runtime::{Handle, Runtime};
 
-use crate::core::Shared;
+use crate::core::{BridgeAnswer, BridgeCall, BridgeTicket, Shared};
 
 pub mod answer;
 pub mod call;
+pub mod from_dubbo;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
@@ -106,6 +110,24 @@ impl Pipeline {
             std::thread::sleep(Duration::from_millis(10));
         }
         self.is_drained()
+    }
+
+    /// Makes a Dubbo call the core bridged to a Triple-only cluster
+    /// ([`Effect::Bridge`](crate::core::Effect::Bridge)); the engine gives the answer back
+    /// to its worker ([`Worker::bridged`](crate::core::Worker::bridged)).
+    pub fn bridge(
+        &self,
+        call: BridgeCall,
+    ) -> impl std::future::Future<Output = (BridgeTicket, BridgeAnswer)> + Send + 'static {
+        from_dubbo::call(self.triple.clone(), call)
+    }
+
+    /// Runs `task` where the pipeline's tasks run: its own runtime, or the caller's.
+    pub fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        match &self.runs {
+            Runs::Caller => drop(tokio::spawn(task)),
+            Runs::Own(rt) => drop(rt.spawn(task)),
+        }
     }
 
     /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes

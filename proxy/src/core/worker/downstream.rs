@@ -2,6 +2,7 @@
 //! the request id rewritten, and the answers the proxy makes itself.
 
 use super::*;
+use crate::config::ProviderProtocol;
 
 impl Worker {
     /// Bytes arrived from a caller. Whole frames are taken off the front of `buf`.
@@ -219,6 +220,9 @@ impl Worker {
         let stats = &self.route_stats[route_stats as usize].1;
         stats.request(self.id);
         self.clusters[cluster].stats.request(self.id);
+        if self.clusters[cluster].spec.protocol == ProviderProtocol::Tri {
+            return self.bridge(down, frame, route_stats, cluster, timeout, now);
+        }
 
         let Some((ei, up)) = self.pick(cluster, now) else {
             if two_way {

@@ -53,7 +53,10 @@ use crate::core::sniff::{sniff, Sniff};
 use dubbo_registry::balance::Balancer;
 use replies::Replies;
 
+pub use bridge::{BridgeAnswer, BridgeCall, BridgeTicket};
+
 mod backpressure;
+mod bridge;
 mod connections;
 mod downstream;
 mod memory;
@@ -120,6 +123,10 @@ pub enum Effect {
         /// Its listener (routes may apply to some listeners only).
         listener: usize,
     },
+    /// A call routed to a cluster that speaks only Triple waits in
+    /// [`Worker::take_bridge`]: the engine has the Triple pipeline make it and gives the
+    /// answer back with [`Worker::bridged`].
+    Bridge,
 }
 
 /// How often timers other than call timeouts are looked at.
@@ -290,6 +297,8 @@ pub struct Worker {
     holes: Vec<(Key, u64, u32)>,
     /// What this worker's callers hold, against `limits.max_buffered_bytes`.
     budget: memory::Budget,
+    /// Calls for the Triple pipeline, one per [`Effect::Bridge`] not yet taken.
+    bridges: VecDeque<BridgeCall>,
 }
 
 fn push_frame(
@@ -361,6 +370,7 @@ impl Worker {
             blocked: Vec::new(),
             holes: Vec::new(),
             budget: memory::Budget::default(),
+            bridges: VecDeque::new(),
         };
         w.apply_snapshot(snap, now);
         w
