@@ -3,7 +3,8 @@
 //! four call shapes, interface-style streams, exceptions, deadlines) through the proxy to a
 //! Java Triple provider, and a Java 3.3 Triple consumer beside a Java 2.7 Dubbo consumer on
 //! one proxy port at once, and a Java 3.3 Triple consumer bridged to a Java 2.7 provider
-//! (`protocol = "dubbo"`), which speaks no Triple at all. Skipped with a note when the interop project is absent; the jars
+//! (`protocol = "dubbo"`), which speaks no Triple at all, and a Java 2.7 Dubbo consumer bridged
+//! to a Java 3.3 provider that exports Triple alone (`protocol = "tri"`). Skipped with a note when the interop project is absent; the jars
 //! are built on demand.
 
 mod common;
@@ -16,6 +17,7 @@ for_each_engine!(
     java_triple_consumer_through_proxy_passes_every_check,
     java_triple_and_dubbo_consumers_share_one_proxy_port,
     java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge,
+    java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge,
 );
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java-triple");
@@ -138,4 +140,39 @@ async fn java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge(engin
         run.lines
     );
     assert!(proxy.metric("dubbo_proxy_triple_calls_total") >= 20.0);
+}
+
+async fn java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge(engine: &str) {
+    // A 3.3 provider exporting tri:// alone: a Dubbo 2.7 consumer cannot call it directly.
+    let Some(p) = Provider::builder("dubbo33")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo33-tri-only")
+        .start()
+    else {
+        return;
+    };
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\nprotocol = \"tri\"\nendpoints = [{{ address = \"{}\" }}]\n",
+            p.addr()
+        ),
+    );
+    let proxy = Proxy::start(engine, &conf);
+    let run = consumer("dubbo27", proxy.addr().to_string(), &[]).await;
+    run.assert_all_passed("2.7 Dubbo consumer -> proxy (bridge) -> 3.3 Triple-only provider");
+    assert!(
+        run.lines.iter().any(|l| l == "# protocol dubbo"),
+        "not over the Dubbo protocol: {:#?}",
+        run.lines
+    );
+    assert!(
+        run.lines.iter().any(|l| l == "ok throwError"),
+        "{:#?}",
+        run.lines
+    );
+    // Nothing reached the provider over a Dubbo connection: the bridge made every call.
+    assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 0.0);
+    assert!(proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 20.0);
 }
