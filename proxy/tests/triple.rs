@@ -26,6 +26,7 @@ for_each_engine!(
     a_provider_reset_reaches_the_caller,
     triple_connections_count_in_max_connections,
     oversize_headers_are_refused_and_others_served,
+    max_inflight_bounds_a_connections_streams,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -598,4 +599,34 @@ async fn oversize_headers_are_refused_and_others_served(engine: &str) {
     let got: String = c.call(&hello("after")).await.unwrap();
     assert_eq!(got, "Hello, after from a");
     assert_eq!(p.metric("dubbo_proxy_triple_calls_total"), 1.0);
+}
+
+/// The listener's `max_inflight` is a Triple connection's SETTINGS_MAX_CONCURRENT_STREAMS:
+/// with 2, three calls of 500 ms on one connection take two turns.
+async fn max_inflight_bounds_a_connections_streams(engine: &str) {
+    let (_a, _p, c) = through_proxy(engine, "max_inflight = 2\n", "").await;
+    let sleep = |ms: i32| {
+        TripleCall::new(GREETER, "sleep")
+            .timeout(Duration::from_secs(10))
+            .arg("int", &ms)
+            .unwrap()
+    };
+    // One call first: the client has the proxy's SETTINGS before the three start.
+    let got: String = c.call(&sleep(1)).await.unwrap();
+    assert_eq!(got, "slept 1");
+    let t = std::time::Instant::now();
+    let calls = (0..3).map(|_| {
+        let c = c.clone();
+        async move {
+            let got: String = c.call(&sleep(500)).await.unwrap();
+            assert_eq!(got, "slept 500");
+        }
+    });
+    futures_join_all(calls).await;
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(990),
+        "three calls, two at a time, in {took:?}"
+    );
+    assert!(took < Duration::from_secs(5), "{took:?}");
 }

@@ -47,11 +47,6 @@ use state::Triple;
 /// server takes, so the proxy holds no more per stream than the providers would.
 const MAX_HEADER_LIST: u32 = 16 * 1024;
 
-/// Streams one caller connection may have open at once (HTTP/2 SETTINGS
-/// MAX_CONCURRENT_STREAMS; Java Dubbo's Triple server allows `Integer.MAX_VALUE`, gRPC's
-/// servers 100 to unbounded).
-const MAX_STREAMS: u32 = 1024;
-
 /// Where the pipeline's tasks run.
 #[derive(Clone)]
 enum Runs {
@@ -178,6 +173,10 @@ struct ConnLimits {
     /// With no stream open for the listener's `idle_timeout_ms`, the connection is closed
     /// with GOAWAY.
     idle: Option<Duration>,
+    /// The listener's `max_inflight`: the streams one caller connection may have open at
+    /// once (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS; a caller waits for a stream to end
+    /// before it opens more, as a Dubbo caller's reads pause at its `max_inflight` calls).
+    streams: u32,
 }
 
 impl ConnLimits {
@@ -188,10 +187,12 @@ impl ConnLimits {
             Some(l) => ConnLimits {
                 handshake: millis(l.frame_timeout_ms),
                 idle: millis(l.idle_timeout_ms),
+                streams: l.max_inflight,
             },
             None => ConnLimits {
                 handshake: None,
                 idle: None,
+                streams: crate::config::Listener::new("").max_inflight,
             },
         }
     }
@@ -224,7 +225,7 @@ async fn serve_connection(
     let limits = ConnLimits::of(&triple, listener);
     let io = prefixed::Prefixed::new(read, stream);
     let handshake = h2::server::Builder::new()
-        .max_concurrent_streams(MAX_STREAMS)
+        .max_concurrent_streams(limits.streams)
         .max_header_list_size(MAX_HEADER_LIST)
         .initial_window_size(STREAM_WINDOW)
         .initial_connection_window_size(CONNECTION_WINDOW)
