@@ -15,6 +15,7 @@ use dubbo_test_support::LogDir;
 
 for_each_engine!(
     java_triple_consumer_through_proxy_passes_every_check,
+    java_32_triple_consumer_through_proxy_passes_every_check,
     java_triple_and_dubbo_consumers_share_one_proxy_port,
     java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge,
     java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge,
@@ -78,6 +79,27 @@ async fn java_triple_consumer_through_proxy_passes_every_check(engine: &str) {
     assert_eq!(run.oks(), direct.oks(), "as many checks as direct");
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
     assert!(proxy.metric("dubbo_proxy_triple_calls_total") >= 30.0);
+}
+
+/// The same with Dubbo 3.2.19 at both ends (its `grpc-timeout` in milliseconds, where 3.3
+/// sends microseconds; its interface-style streams and IDL EchoService).
+async fn java_32_triple_consumer_through_proxy_passes_every_check(engine: &str) {
+    let Some(p) = Provider::builder("dubbo3")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo32-tri")
+        .start()
+    else {
+        return;
+    };
+    let direct = consumer("dubbo3", format!("tri://{}", p.addr()), &[]).await;
+    assert_triple_run(
+        &direct,
+        "3.2 Triple consumer -> 3.2 Triple provider (direct)",
+    );
+    let proxy = Proxy::start(engine, &proxy_conf(&p.addr()));
+    let run = consumer("dubbo3", format!("tri://{}", proxy.addr()), &[]).await;
+    assert_triple_run(&run, "3.2 Triple consumer -> proxy -> 3.2 Triple provider");
+    assert_eq!(run.oks(), direct.oks(), "as many checks as direct");
 }
 
 async fn java_triple_and_dubbo_consumers_share_one_proxy_port(engine: &str) {
