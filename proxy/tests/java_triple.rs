@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use dubbo_test_support::java::{run_consumer, ConsumerRun, Provider};
+use dubbo_test_support::java::{run_consumer, ConsumerRun, Provider, DEMO_SERVICE, DEMO_VERSION};
 use dubbo_test_support::LogDir;
 
 for_each_engine!(
@@ -19,6 +19,7 @@ for_each_engine!(
     java_triple_and_dubbo_consumers_share_one_proxy_port,
     java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge,
     java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge,
+    curl_reaches_a_java_triple_provider_over_http1,
 );
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java-triple");
@@ -197,4 +198,35 @@ async fn java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge(
     // Nothing reached the provider over a Dubbo connection: the bridge made every call.
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 0.0);
     assert!(proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 20.0);
+}
+
+/// Triple's HTTP/1.1 form, as `curl -d '["curl"]' http://HOST:PORT/SERVICE/sayHello` sends
+/// it, through the proxy to a Java 3.3 Triple provider, and the answer as Java gives it.
+async fn curl_reaches_a_java_triple_provider_over_http1(engine: &str) {
+    let Some(p) = Provider::builder("dubbo33")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo33-tri-http1")
+        .start()
+    else {
+        return;
+    };
+    let proxy = Proxy::start(engine, &proxy_conf(&p.addr()));
+    let post = |addr: std::net::SocketAddr, method: &str, body: &str| {
+        http_raw(
+            addr,
+            &format!(
+                "POST /{DEMO_SERVICE}/{method} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+                 tri-service-version: {DEMO_VERSION}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    let direct = post(p.addr().parse().unwrap(), "sayHello", "[\"curl\"]");
+    assert!(direct.starts_with("HTTP/1.1 200 "), "direct: {direct}");
+    let through = post(proxy.addr(), "sayHello", "[\"curl\"]");
+    assert!(through.starts_with("HTTP/1.1 200 "), "{through}");
+    let body = |r: &str| r.split_once("\r\n\r\n").map(|(_, b)| b.to_owned());
+    assert_eq!(body(&through), body(&direct));
+    assert!(through.contains("Hello, curl"), "{through}");
+    assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
 }

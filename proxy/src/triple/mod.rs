@@ -11,6 +11,7 @@
 //! * [`call`]: one stream, from routing to its end, and the answers the proxy makes;
 //! * [`relay`]: one direction of a stream's body, flow control end to end;
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
+//! * [`http1`]: Triple's HTTP/1.1 form (`curl` with JSON), forwarded over HTTP/1.1;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
 //! * [`state`]: what the pipeline's tasks share;
 //! * [`to_dubbo`]: calls bridged to a cluster whose providers speak only the Dubbo protocol;
@@ -33,6 +34,7 @@ use crate::core::{BridgeAnswer, BridgeCall, BridgeTicket, Shared};
 pub mod answer;
 pub mod call;
 pub mod from_dubbo;
+pub mod http1;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
@@ -223,7 +225,13 @@ async fn serve_connection(
         Err(e) => return tracing::warn!("triple: hand-off: {e}"),
     };
     let limits = ConnLimits::of(&triple, listener);
+    let h2 = read.starts_with(b"PRI");
     let io = prefixed::Prefixed::new(read, stream);
+    if !h2 {
+        // An HTTP/1.1 request line (the core hands over nothing else).
+        http1::serve_connection(triple, io, listener, limits.handshake, draining).await;
+        return drop(open);
+    }
     let handshake = h2::server::Builder::new()
         .max_concurrent_streams(limits.streams)
         .max_header_list_size(MAX_HEADER_LIST)

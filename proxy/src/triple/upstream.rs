@@ -39,7 +39,16 @@ pub enum UpstreamError {
     /// The provider did not complete the HTTP/2 handshake.
     #[error("HTTP/2 with {0}: {1}")]
     Handshake(SocketAddr, h2::Error),
+    /// The provider did not complete the HTTP/1.1 handshake.
+    #[error("HTTP/1.1 with {0}: {1}")]
+    Http1(SocketAddr, hyper::Error),
 }
+
+/// An HTTP/1.1 connection to a provider, for Triple's HTTP/1.1 form.
+pub type Http1Sender = hyper::client::conn::http1::SendRequest<hyper::body::Incoming>;
+
+/// Idle HTTP/1.1 connections kept per provider.
+const HTTP1_IDLE: usize = 64;
 
 /// One cluster's balancer, for the endpoint list it was made for.
 struct ClusterLb {
@@ -53,6 +62,7 @@ struct ClusterLb {
 pub struct Upstreams {
     conns: Mutex<HashMap<SocketAddr, SendRequest<Bytes>>>,
     dubbo: Mutex<HashMap<SocketAddr, dubbo_rpc::client::Client>>,
+    http1: Mutex<HashMap<SocketAddr, Vec<Http1Sender>>>,
     balancers: Mutex<HashMap<String, ClusterLb>>,
 }
 
@@ -211,6 +221,50 @@ impl Upstreams {
                 dubbo_rpc::client::Client::lazy(addr.to_string(), config)
             })
             .clone()
+    }
+
+    /// An HTTP/1.1 connection to `addr` that can take a request now: a pooled idle one, or
+    /// a new one. HTTP/1.1 carries one exchange at a time, so a call takes a connection for
+    /// itself and gives it back ([`Upstreams::give_back_http1`]) once its answer is under way.
+    pub async fn http1(
+        &self,
+        addr: SocketAddr,
+        connect_timeout: Duration,
+    ) -> Result<Http1Sender, UpstreamError> {
+        {
+            let mut pools = self.http1.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(pool) = pools.get_mut(&addr) {
+                pool.retain(|s| !s.is_closed());
+                if let Some(i) = pool.iter().position(|s| s.is_ready()) {
+                    return Ok(pool.swap_remove(i));
+                }
+            }
+        }
+        let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Err(UpstreamError::Connect(addr, e)),
+            Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
+        };
+        let _ = stream.set_nodelay(true);
+        let (send, conn) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .map_err(|e| UpstreamError::Http1(addr, e))?;
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("triple http/1.1 upstream {addr}: {e}");
+            }
+        });
+        Ok(send)
+    }
+
+    /// Puts an HTTP/1.1 connection back in the pool (a call takes it once it is idle again).
+    pub fn give_back_http1(&self, addr: SocketAddr, sender: Http1Sender) {
+        let mut pools = self.http1.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = pools.entry(addr).or_default();
+        if pool.len() < HTTP1_IDLE {
+            pool.push(sender);
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, SendRequest<Bytes>>> {

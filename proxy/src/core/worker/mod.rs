@@ -111,8 +111,8 @@ pub enum Effect {
     /// engine must read until `WouldBlock` now: the bytes that arrived while it was paused
     /// raised their edge already, and no new one may come.
     ResumeRead(Conn),
-    /// The caller's connection opened with an HTTP/2 preface: it is Triple's, not the
-    /// Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
+    /// The caller's connection opened with an HTTP/2 preface or an HTTP/1.1 request line:
+    /// it is Triple's, not the Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
     /// not take (the preface among them), to [`crate::triple`], then reports the connection
     /// [`Worker::closed`] here. The core wrote nothing to it and reads none of its bytes. It
     /// stays counted as a caller connection of its listener (`max_connections`, the gauges):
