@@ -28,6 +28,7 @@ for_each_engine!(
     oversize_headers_are_refused_and_others_served,
     max_inflight_bounds_a_connections_streams,
     http1_calls_are_forwarded,
+    a_reload_drops_the_connections_to_providers_taken_out,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -668,5 +669,29 @@ async fn http1_calls_are_forwarded(engine: &str) {
     assert_eq!(
         p.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}"),
         4.0
+    );
+}
+
+/// A reload that moves the route to another provider: calls go there, and the pooled
+/// connection to the provider taken out is closed (not kept for a provider no cluster has).
+async fn a_reload_drops_the_connections_to_providers_taken_out(engine: &str) {
+    let (a, p, c) = through_proxy(engine, "", "").await;
+    let b = provider("b", "", "").await;
+    let got: String = c.call(&hello("x")).await.unwrap();
+    assert_eq!(got, "Hello, x from a");
+    // The pipeline's HTTP/2 connection, beside the Dubbo workers' own.
+    assert!(a.connection_count() >= 1);
+    let conf = config(
+        1,
+        &format!("[[routes]]\ncluster = \"b\"\n{}", cluster_of("b", &b)),
+    );
+    std::fs::write(&p.config_path, conf).unwrap();
+    p.signal(libc::SIGHUP);
+    assert!(eventually(|| p.metric("dubbo_proxy_config_reloads_total") >= 1.0).await);
+    let got: String = c.call(&hello("y")).await.unwrap();
+    assert_eq!(got, "Hello, y from b");
+    assert!(
+        eventually(|| a.connection_count() == 0).await,
+        "the connection to a is still open"
     );
 }

@@ -157,7 +157,12 @@ pub async fn serve(
     let timeout = caller_deadline.map_or(route.timeout, |t| t.min(route.timeout));
     let deadline = tokio::time::Instant::now() + timeout;
 
-    let chosen = match triple.upstreams.pick(&snap, route.cluster, Instant::now()) {
+    let chosen = match triple.upstreams.pick(
+        &snap,
+        triple.shared.generation(),
+        route.cluster,
+        Instant::now(),
+    ) {
         Ok(c) => c,
         Err(e) => {
             let fail = Fail::ProviderFailed(e.to_string());

@@ -179,7 +179,10 @@ pub async fn call(triple: Arc<Triple>, call: BridgeCall) -> (BridgeTicket, Bridg
     let Some(ci) = snap.routes.clusters.iter().position(|c| *c == cluster) else {
         return (ticket, BridgeAnswer::Local(Reason::NoUpstream));
     };
-    let chosen = match triple.upstreams.pick(&snap, ci, Instant::now()) {
+    let chosen = match triple
+        .upstreams
+        .pick(&snap, triple.shared.generation(), ci, Instant::now())
+    {
         Ok(c) => c,
         Err(_) => return (ticket, BridgeAnswer::Local(Reason::NoUpstream)),
     };

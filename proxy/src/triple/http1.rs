@@ -153,7 +153,12 @@ async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> R
                 .into(),
         );
     }
-    let chosen = match triple.upstreams.pick(&snap, route.cluster, Instant::now()) {
+    let chosen = match triple.upstreams.pick(
+        &snap,
+        triple.shared.generation(),
+        route.cluster,
+        Instant::now(),
+    ) {
         Ok(c) => c,
         Err(e) => {
             record(triple, &snap, route, DubboStatus::ServiceError, true, start);

@@ -63,6 +63,8 @@ pub struct Upstreams {
     conns: Mutex<HashMap<SocketAddr, SendRequest<Bytes>>>,
     dubbo: Mutex<HashMap<SocketAddr, dubbo_rpc::client::Client>>,
     http1: Mutex<HashMap<SocketAddr, Vec<Http1Sender>>>,
+    /// The snapshot generation the pools were last pruned for.
+    pruned: std::sync::atomic::AtomicU64,
     balancers: Mutex<HashMap<String, ClusterLb>>,
 }
 
@@ -112,8 +114,16 @@ impl Drop for Chosen {
 }
 
 impl Upstreams {
-    /// Chooses an endpoint of cluster `ci` of `snap`.
-    pub fn pick(&self, snap: &Snapshot, ci: usize, now: Instant) -> Result<Chosen, UpstreamError> {
+    /// Chooses an endpoint of cluster `ci` of `snap` (`generation`: the snapshot's, from
+    /// [`Shared::generation`](crate::core::Shared::generation)).
+    pub fn pick(
+        &self,
+        snap: &Snapshot,
+        generation: u64,
+        ci: usize,
+        now: Instant,
+    ) -> Result<Chosen, UpstreamError> {
+        self.prune(snap, generation);
         let name = &snap.routes.clusters[ci];
         let spec = &snap.config.clusters[name];
         let shared = &snap.endpoints[name];
@@ -265,6 +275,31 @@ impl Upstreams {
         if pool.len() < HTTP1_IDLE {
             pool.push(sender);
         }
+    }
+
+    /// After a reload (a new `generation`), drops the pooled connections to addresses no
+    /// cluster has any more: a provider taken out is not kept connected. A dropped handle
+    /// lets the calls on its connection finish; the connection closes after them.
+    fn prune(&self, snap: &Snapshot, generation: u64) {
+        if self.pruned.swap(generation, Relaxed) == generation {
+            return;
+        }
+        let known: std::collections::HashSet<SocketAddr> = snap
+            .config
+            .clusters
+            .values()
+            .flat_map(|c| &c.endpoints)
+            .filter_map(|e| e.address.parse().ok())
+            .collect();
+        self.lock().retain(|a, _| known.contains(a));
+        self.dubbo
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|a, _| known.contains(a));
+        self.http1
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|a, _| known.contains(a));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, SendRequest<Bytes>>> {
