@@ -17,11 +17,16 @@
 mod bigdecimal;
 mod date;
 pub mod java_array;
+pub mod time;
 mod typed;
 
 pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
 pub use date::Date;
 pub use java_array::{ArrayElement, JavaArray};
+pub use time::{
+    Duration, Instant, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetDateTime, OffsetTime,
+    ParseError, Period, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
+};
 pub use typed::{java, JavaType, Typed};
 
 /// Names of the private newtypes through which the types of this module talk to the Hessian
