@@ -8,8 +8,9 @@ use std::path::Path;
 
 use hessian2::encode::LiteVersion;
 use hessian2::types::{
-    Duration, Instant, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetDateTime, OffsetTime,
-    Period, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
+    sql, BigDecimal, Currency, Date, Duration, Instant, JavaClass, LocalDate, LocalDateTime,
+    LocalTime, Locale, MonthDay, OffsetDateTime, OffsetTime, Period, Uuid, Year, YearMonth, ZoneId,
+    ZoneOffset, ZonedDateTime,
 };
 use hessian2::{Deserializer, Serializer};
 use serde::{Deserialize, Serialize};
@@ -217,4 +218,67 @@ fn serde_json_sees_iso_8601_text() {
     };
     assert_eq!(serde_json::to_string(&duration).unwrap(), r#""PT-1.5S""#);
     assert!(serde_json::from_str::<LocalDate>(r#""2024-02-30x""#).is_err());
+}
+
+#[test]
+fn jdk_string_objects() {
+    java_writes("uuid", Uuid(0x123e4567_e89b_12d3_a456_426614174000));
+    java_writes("locale_zh_cn", Locale("zh_CN".into()));
+    java_writes("locale_en", Locale("en".into()));
+    // A fresh LocaleHandle per occurrence: two objects, no back-reference.
+    java_writes(
+        "locale_twice",
+        vec![Locale("en_US".into()), Locale("en_US".into())],
+    );
+    java_writes("currency_eur", Currency("EUR".into()));
+    java_writes("class_string", JavaClass("java.lang.String".into()));
+}
+
+#[test]
+fn sql_dates() {
+    java_writes("sql_date", sql::Date::from(Date(1_577_836_800_000)));
+    java_writes("sql_time", sql::Time::from(Date(45_296_789)));
+    java_writes(
+        "sql_timestamp",
+        sql::Timestamp::from(Date(1_700_000_000_123)),
+    );
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Color")]
+#[allow(clippy::upper_case_acronyms)]
+enum Color {
+    RED,
+    GREEN,
+    BLUE,
+}
+
+/// The Java model's `Event`, fields in hessian-lite's wire order (reverse declaration order).
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Event")]
+struct Event {
+    color: Color,
+    amount: BigDecimal,
+    stamp: Instant,
+    day: LocalDate,
+    at: LocalDateTime,
+    id: Uuid,
+}
+
+#[test]
+fn a_dto_with_java_types() {
+    java_writes(
+        "pojo_event",
+        Event {
+            color: Color::GREEN,
+            amount: "1234.50".parse().unwrap(),
+            stamp: Instant {
+                seconds: 1_700_000_000,
+                nanos: 5,
+            },
+            day: DAY,
+            at: DATE_TIME,
+            id: Uuid(0x123e4567_e89b_12d3_a456_426614174000),
+        },
+    );
 }
