@@ -6,6 +6,8 @@
 //! ```
 //! Ints print bare, longs with `L`, doubles always with a `.` or exponent, binaries as
 //! `b"hex"` (long ones cut after 64 bytes), references as `@ref(n)`. `{:#}` indents.
+//! `java.time` values, `Locale`, `UUID`, `Currency` and `Class` print as their Java type and
+//! Java's `toString()`: `java.time.LocalDate 2024-02-29`, `java.util.Locale zh_CN`.
 
 use std::fmt::{self, Display, Formatter, Write};
 
@@ -103,6 +105,9 @@ fn write_value(v: &Value, f: &mut Formatter<'_>, depth: usize) -> fmt::Result {
             })
         }
         Value::Object(o) => {
+            if let Some(text) = o.java_text() {
+                return write!(f, "{} {text}", o.java_type());
+            }
             write!(f, "{} ", o.class)?;
             write_items(
                 f,
