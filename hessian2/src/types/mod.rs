@@ -27,18 +27,33 @@
 //! | `LinkedList`, `HashSet`, `TreeMap`, any named list or map type | [`Typed<T, N>`] with a marker from [`java`] or [`java_type!`](crate::java_type) | typed list or map |
 //! | `byte[]` read without copying | `bytes::Bytes` with `#[serde(with = "hessian2::types::bytes")]` | binary |
 //!
+//! Optional features map the carriers to the crates Rust services use, with `serde(with)`
+//! modules for DTO fields of those types (all off by default):
+//!
+//! | feature | Rust type | Java type | module |
+//! |---|---|---|---|
+//! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>`, `DateTime<FixedOffset>`, `TimeDelta` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `Duration` | `types::chrono` (feature `chrono`) |
+//! | `chrono` | `DateTime<Utc>` | `java.util.Date` | `From` / `TryFrom` on [`Date`] |
+//! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
+//!
 //! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
 
 mod bigdecimal;
+#[cfg(feature = "chrono")]
+pub mod chrono;
+mod convert;
 mod date;
 pub mod java_array;
 mod jdk;
 pub mod sql;
 pub mod time;
 mod typed;
+#[cfg(feature = "uuid")]
+pub mod uuid;
 
 pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
+pub use convert::ConvertError;
 pub use date::Date;
 pub use java_array::{ArrayElement, JavaArray};
 pub use jdk::{Currency, JavaClass, Locale, Uuid};
