@@ -1,14 +1,16 @@
-//! The `chrono` and `uuid` features (enabled for tests by hessian2's dev-dependency on itself):
-//! a DTO whose fields are chrono and uuid types, annotated with `types::chrono::*` and
-//! `types::uuid`, reads Java's `Event` vector and writes Java's bytes again, in both lite
-//! generations; the same DTO is ISO-8601 text in serde_json.
+//! The `chrono`, `uuid` and `rust_decimal` features (enabled for tests by hessian2's
+//! dev-dependency on itself): a DTO whose fields are chrono, uuid and rust_decimal types,
+//! annotated with `types::chrono::*`, `types::uuid` and `types::rust_decimal`, reads Java's
+//! `Event` vector and writes Java's bytes again, in both lite generations; the same DTO is
+//! ISO-8601 and decimal text in serde_json.
 
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
 use hessian2::encode::LiteVersion;
-use hessian2::types::{self, BigDecimal, ConvertError, LocalDate, LocalTime};
+use hessian2::types::{self, ConvertError, LocalDate, LocalTime};
 use hessian2::{Deserializer, Serializer};
+use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
@@ -18,12 +20,14 @@ enum Color {
     GREEN,
 }
 
-/// The Java model's `Event` (fields in hessian-lite's wire order) with chrono and uuid types.
+/// The Java model's `Event` (fields in hessian-lite's wire order) with chrono, uuid and
+/// rust_decimal types.
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 #[serde(rename = "io.github.hessianrs.interop.model.Event")]
 struct Event {
     color: Color,
-    amount: BigDecimal,
+    #[serde(with = "types::rust_decimal")]
+    amount: Decimal,
     #[serde(with = "types::chrono::instant")]
     stamp: DateTime<Utc>,
     #[serde(with = "types::chrono::local_date")]
@@ -38,7 +42,7 @@ fn event() -> Event {
     let day = NaiveDate::from_ymd_opt(2024, 2, 29).unwrap();
     Event {
         color: Color::GREEN,
-        amount: "1234.50".parse().unwrap(),
+        amount: Decimal::new(123_450, 2),
         stamp: DateTime::from_timestamp(1_700_000_000, 5).unwrap(),
         day,
         at: day.and_hms_nano_opt(13, 45, 30, 123_456_789).unwrap(),
@@ -47,7 +51,7 @@ fn event() -> Event {
 }
 
 #[test]
-fn chrono_and_uuid_fields_read_and_write_javas_bytes() {
+fn chrono_uuid_and_decimal_fields_read_and_write_javas_bytes() {
     for (generation, version) in [("lite3", LiteVersion::V3), ("lite4", LiteVersion::V4)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/vectors")
@@ -63,12 +67,13 @@ fn chrono_and_uuid_fields_read_and_write_javas_bytes() {
 }
 
 #[test]
-fn serde_json_sees_the_text_chrono_and_uuid_would_write() {
+fn serde_json_sees_the_text_chrono_uuid_and_rust_decimal_would_write() {
     let json = serde_json::to_value(event()).unwrap();
     assert_eq!(json["stamp"], "2023-11-14T22:13:20.000000005Z");
     assert_eq!(json["day"], "2024-02-29");
     assert_eq!(json["at"], "2024-02-29T13:45:30.123456789");
     assert_eq!(json["id"], "123e4567-e89b-12d3-a456-426614174000");
+    assert_eq!(json["amount"], "1234.50");
     // chrono's own serde writes the same text, and reads ours.
     assert_eq!(json["at"], serde_json::to_value(event().at).unwrap());
     assert_eq!(json["stamp"], serde_json::to_value(event().stamp).unwrap());

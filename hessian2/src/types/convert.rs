@@ -15,7 +15,7 @@ pub enum ConvertError {
     },
 }
 
-#[cfg(feature = "chrono")]
+#[cfg(any(feature = "chrono", feature = "rust_decimal"))]
 impl ConvertError {
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError::OutOfRange { from, to }

@@ -35,6 +35,7 @@
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>`, `DateTime<FixedOffset>`, `TimeDelta` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `Duration` | `types::chrono` (feature `chrono`) |
 //! | `chrono` | `DateTime<Utc>` | `java.util.Date` | `From` / `TryFrom` on [`Date`] |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
+//! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
 //!
 //! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
@@ -46,6 +47,8 @@ mod convert;
 mod date;
 pub mod java_array;
 mod jdk;
+#[cfg(feature = "rust_decimal")]
+pub mod rust_decimal;
 pub mod sql;
 pub mod time;
 mod typed;

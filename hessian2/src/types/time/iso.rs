@@ -217,11 +217,11 @@ impl<T> TextVisitor<T> {
     }
 }
 
-impl<T: FromStr<Err = ParseError>> Visitor<'_> for TextVisitor<T> {
+impl<T: FromStr<Err: fmt::Display>> Visitor<'_> for TextVisitor<T> {
     type Value = T;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an ISO-8601 string")
+        f.write_str("a string in the Java type's text form")
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
