@@ -8,9 +8,9 @@ use std::path::Path;
 
 use hessian2::encode::LiteVersion;
 use hessian2::types::{
-    sql, BigDecimal, Currency, Date, Duration, Instant, JavaClass, LocalDate, LocalDateTime,
-    LocalTime, Locale, MonthDay, OffsetDateTime, OffsetTime, Period, Uuid, Year, YearMonth, ZoneId,
-    ZoneOffset, ZonedDateTime,
+    sql, BigDecimal, BigInteger, Currency, Date, Duration, Instant, JavaClass, LocalDate,
+    LocalDateTime, LocalTime, Locale, MonthDay, OffsetDateTime, OffsetTime, Period, Uuid, Year,
+    YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
 };
 use hessian2::{Deserializer, Serializer};
 use serde::{Deserialize, Serialize};
@@ -280,5 +280,17 @@ fn a_dto_with_java_types() {
             at: DATE_TIME,
             id: Uuid(0x123e4567_e89b_12d3_a456_426614174000),
         },
+    );
+}
+
+/// hessian-lite writes the JDK's fields of a `BigInteger` (JDK 17: `mag`, four cached fields,
+/// `signum`); a fresh one has the cached fields 0, as Java's vectors do.
+#[test]
+fn big_integers_of_any_size() {
+    java_writes("biginteger_0", BigInteger::from(0));
+    java_writes("biginteger_-1", BigInteger::from(-1));
+    java_writes(
+        "biginteger_12345678901234567890",
+        BigInteger::from_be_bytes(&12_345_678_901_234_567_890i128.to_be_bytes()),
     );
 }

@@ -6,8 +6,8 @@ use std::fmt::Debug;
 
 use hessian2::encode::LiteVersion;
 use hessian2::types::{
-    Duration, Instant, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetDateTime, OffsetTime,
-    Period, Uuid, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
+    BigInteger, Duration, Instant, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetDateTime,
+    OffsetTime, Period, Uuid, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
 };
 use hessian2::{Deserializer, Serializer};
 use proptest::prelude::*;
@@ -118,6 +118,18 @@ proptest! {
         text_round_trip(&OffsetDateTime { date_time, offset })?;
         text_round_trip(&ZonedDateTime { date_time, offset, zone })?;
         text_round_trip(&Uuid(uuid))?;
+    }
+
+    /// A `BigInteger` of any size comes back through Java's fields, and equal numbers given
+    /// with redundant sign bytes are equal.
+    #[test]
+    fn big_integers_survive_hessian(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
+        let n = BigInteger::from_be_bytes(&bytes);
+        hessian_round_trip(&n)?;
+        let fill = if bytes.first().is_some_and(|b| b & 0x80 != 0) { 0xff } else { 0 };
+        let mut longer = vec![fill; 3];
+        longer.extend_from_slice(&bytes);
+        prop_assert_eq!(BigInteger::from_be_bytes(&longer), n);
     }
 
     /// Parsing any text fails cleanly or gives a value whose text parses to it again.

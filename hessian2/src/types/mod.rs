@@ -18,7 +18,7 @@
 //! | `java.time.OffsetTime`, `OffsetDateTime`, `ZonedDateTime` | [`OffsetTime`], [`OffsetDateTime`], [`ZonedDateTime`] | `java8.*Handle` objects |
 //! | `java.sql.Date`, `Time`, `Timestamp` (as values) | [`sql::Date`], [`sql::Time`], [`sql::Timestamp`] | object, field `value` (a date) |
 //! | `java.math.BigDecimal` | [`BigDecimal`] (its decimal string) | object, field `value` |
-//! | `java.math.BigInteger` | `i128` / `u128` (see [`ser`](crate::ser)) | object with the JDK's fields |
+//! | `java.math.BigInteger` | [`BigInteger`] (any size), or `i128` / `u128` (see [`ser`](crate::ser)) | object with the JDK's fields |
 //! | `java.util.UUID` | [`Uuid`] | object, field `value` |
 //! | `java.util.Locale` | [`Locale`] | `LocaleHandle` object, field `value` |
 //! | `java.util.Currency` | [`Currency`] | object, field `currencyCode` |
@@ -41,6 +41,7 @@
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
 
 mod bigdecimal;
+mod biginteger;
 #[cfg(feature = "chrono")]
 pub mod chrono;
 mod convert;
@@ -56,6 +57,7 @@ mod typed;
 pub mod uuid;
 
 pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
+pub use biginteger::BigInteger;
 pub use convert::ConvertError;
 pub use date::Date;
 pub use java_array::{ArrayElement, JavaArray};
