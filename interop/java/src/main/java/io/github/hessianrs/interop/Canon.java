@@ -160,6 +160,10 @@ final class Canon {
             case "ZoneOffsetSerializer":
                 fresh(sb, handle(Class.forName(JAVA8 + sn.replace("Serializer", "Handle")), o));
                 return;
+            case "EnumSetSerializer":
+                // a fresh (package-private) EnumSetHandler(elementType, toArray())
+                fresh(sb, enumSetHandler((java.util.EnumSet<?>) o));
+                return;
             case "ClassSerializer":
                 // an object of class java.lang.Class with the single field 'name'
                 if (addRef(sb, o)) {
@@ -202,6 +206,16 @@ final class Canon {
     /** The handle hessian-lite writes for a java.time value: new XHandle(value). */
     private static Object handle(Class<?> handleType, Object value) throws Exception {
         return handleType.getConstructor(Object.class).newInstance(value);
+    }
+
+    /** What EnumSetSerializer writes for an EnumSet: new EnumSetHandler(elementType, toArray()). */
+    private static Object enumSetHandler(java.util.EnumSet<?> set) throws Exception {
+        Field elementType = java.util.EnumSet.class.getDeclaredField("elementType");
+        elementType.setAccessible(true);
+        java.lang.reflect.Constructor<?> c = Class.forName("com.alibaba.com.caucho.hessian.io.EnumSetHandler")
+            .getDeclaredConstructor(Class.class, Object[].class);
+        c.setAccessible(true);
+        return c.newInstance(elementType.get(set), set.toArray());
     }
 
     private void fresh(StringBuilder sb, Object repl) throws Exception {

@@ -108,6 +108,10 @@ final class Cases {
             return "hessian-lite cannot instantiate the JDK-private list class named by the type and reads it as "
                 + (lite4 ? "an ArrayList (re-written untyped)" : "an ArrayList (re-written typed java.util.ArrayList)");
         }
+        if (name.equals("enummap")) {
+            return "hessian-lite cannot instantiate java.util.EnumMap (it has no no-argument constructor) and reads "
+                + "it as a HashMap: the EnumMap type is lost" + (lite4 ? ", and so is the key order" : "");
+        }
         if (name.equals("map_empty_map")) {
             return "hessian-lite cannot instantiate java.util.Collections$EmptyMap and reads it as a HashMap";
         }
@@ -534,6 +538,14 @@ final class Cases {
         one("sql_time", new java.sql.Time(45296789L));
         one("class_string", String.class);
         one("currency_eur", java.util.Currency.getInstance("EUR"));
+        oneNote("enumset_colors", "an EnumSet is a fresh EnumSetHandler: objects ([object of the constants), "
+            + "type (the enum's Class)", java.util.EnumSet.of(Color.RED, Color.BLUE));
+        one("enumset_empty", java.util.EnumSet.noneOf(Color.class));
+        java.util.EnumMap<Color, Integer> enumMap = new java.util.EnumMap<>(Color.class);
+        enumMap.put(Color.GREEN, 2);
+        enumMap.put(Color.RED, 1);
+        oneNote("enummap", "an EnumMap is a map typed java.util.EnumMap, keys in enum order", enumMap);
+        one("object_array_mixed", new Object[] {1, "a", 2L, LocalDate.of(2024, 1, 2), null});
 
         // ---- java.time: each written as a com.alibaba.com.caucho.hessian.io.java8.*Handle object
         LocalDate day = LocalDate.of(2024, 2, 29);
