@@ -8,7 +8,7 @@ use std::path::Path;
 
 use hessian2::encode::LiteVersion;
 use hessian2::types::{
-    sql, BigDecimal, BigInteger, Currency, Date, Duration, Instant, JavaClass, LocalDate,
+    sql, BigDecimal, BigInteger, Currency, Date, Duration, EnumSet, Instant, JavaClass, LocalDate,
     LocalDateTime, LocalTime, Locale, MonthDay, OffsetDateTime, OffsetTime, Period, Uuid, Year,
     YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
 };
@@ -292,5 +292,26 @@ fn big_integers_of_any_size() {
     java_writes(
         "biginteger_12345678901234567890",
         BigInteger::from_be_bytes(&12_345_678_901_234_567_890i128.to_be_bytes()),
+    );
+}
+
+/// An `EnumSet` is a fresh `EnumSetHandler`: the constants as an `[object` list, then the
+/// enum's `Class` (also for an empty set).
+#[test]
+fn enum_sets() {
+    const COLOR: &str = "io.github.hessianrs.interop.model.Color";
+    java_writes(
+        "enumset_colors",
+        EnumSet {
+            class: COLOR.into(),
+            constants: vec![Color::RED, Color::BLUE],
+        },
+    );
+    java_writes(
+        "enumset_empty",
+        EnumSet::<Color> {
+            class: COLOR.into(),
+            constants: vec![],
+        },
     );
 }

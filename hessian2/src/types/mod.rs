@@ -23,6 +23,11 @@
 //! | `java.util.Locale` | [`Locale`] | `LocaleHandle` object, field `value` |
 //! | `java.util.Currency` | [`Currency`] | object, field `currencyCode` |
 //! | `java.lang.Class` | [`JavaClass`] | object, field `name` |
+//! | a Java enum | a Rust enum of unit variants named as the constants, serde name = the enum class | object, field `name` |
+//! | `java.util.EnumSet` | [`EnumSet<E>`] | `EnumSetHandler` object, fields `objects`, `type` |
+//! | `java.util.EnumMap` | a map typed `java.util.EnumMap` ([`Typed`] with [`java_type!`](crate::java_type)); hessian-lite reads it back as a `HashMap` | typed map |
+//! | `Object[]` of mixed values | `Vec<Value>` or any serde type, typed `[object` ([`java::ObjectArray`]) | typed list |
+//! | `java.util.Optional` | none: hessian-lite refuses to write it (not `Serializable`) | |
 //! | `int[]`, `long[]`, `double[]`, `String[]`, ... | `Vec<T>` with `#[serde(with = "hessian2::types::java_array")]`, or [`JavaArray<T>`] | typed list |
 //! | `LinkedList`, `HashSet`, `TreeMap`, any named list or map type | [`Typed<T, N>`] with a marker from [`java`] or [`java_type!`](crate::java_type) | typed list or map |
 //! | `byte[]` read without copying | `bytes::Bytes` with `#[serde(with = "hessian2::types::bytes")]` | binary |
@@ -46,6 +51,7 @@ mod biginteger;
 pub mod chrono;
 mod convert;
 mod date;
+mod enum_set;
 pub mod java_array;
 mod jdk;
 #[cfg(feature = "rust_decimal")]
@@ -60,6 +66,7 @@ pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
 pub use biginteger::BigInteger;
 pub use convert::ConvertError;
 pub use date::Date;
+pub use enum_set::EnumSet;
 pub use java_array::{ArrayElement, JavaArray};
 pub use jdk::{Currency, JavaClass, Locale, Uuid};
 pub use time::{
