@@ -217,7 +217,8 @@ async fn oversize_and_garbage_disturb_no_one_else(engine: &str) {
         big.call(8, &call("after")).await,
         (Status::Ok, "a:after".into())
     );
-    garbage.send_raw(b"GET / HTTP/1.1\r\n\r\n").await;
+    // Neither Dubbo nor HTTP (an HTTP/1.1 request line would go to the Triple pipeline).
+    garbage.send_raw(b"\x00\x01 not a frame\r\n\r\n").await;
     assert!(
         garbage.next_frame().await.is_none(),
         "garbage gets no frame"

@@ -210,7 +210,8 @@ endpoints = [{{ address = "{}", weight = 1 }}, {{ address = "{}", weight = 1 }}]
         .send_raw(b"\xda\xbb\xff\xff garbage that is no Dubbo frame at all\r\n\r\n")
         .await;
     let mut junk = Client::connect(proxy.addr()).await;
-    junk.send_raw(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    // Neither Dubbo nor HTTP (an HTTP/1.1 request line would go to the Triple pipeline).
+    junk.send_raw(b"\x00\x01 junk\r\nHost: x\r\n\r\n").await;
     assert!(junk.next_frame().await.is_none(), "garbage gets no frame");
     assert!(*junk.closed.lock().unwrap(), "garbage connection closed");
     // Now SIGKILL the 2.7 provider in the middle of the load.
