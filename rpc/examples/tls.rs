@@ -1,12 +1,13 @@
 //! Mutual TLS on one port for both protocols: a server that requires client certificates
 //! signed by a CA, a Dubbo client and a Triple client presenting one, and the handler seeing
-//! each caller's identity (its SPIFFE ID). The certificates are made on the spot (the test
-//! PKI of `dubbo-test-support`, with rcgen); with yours, give their PEM files' paths.
+//! each caller's identity (its SPIFFE ID). The certificates are made on the spot with rcgen
+//! into a temporary directory; with yours, give their PEM files' paths.
 //!
 //! ```sh
 //! cargo run -p dubbo-rpc --features tls,triple --example tls
 //! ```
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dubbo_codec::Request;
@@ -17,7 +18,9 @@ use dubbo_rpc::triple_client::{self, TripleCall};
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let pki = dubbo_test_support::pki::Pki::new();
+    let dir = std::env::temp_dir().join(format!("dubbo-tls-example-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let pki = Pki::new(&dir)?;
 
     let greeter = Service::new("com.example.Greeter").method("whoAmI", |call| async move {
         let who = call
@@ -66,5 +69,57 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
 
     server.shutdown(Duration::from_secs(1)).await;
+    std::fs::remove_dir_all(&dir)?;
     Ok(())
+}
+
+/// A PEM certificate file and its key file.
+struct Identity {
+    cert: PathBuf,
+    key: PathBuf,
+}
+
+/// A CA, a server certificate for 127.0.0.1 and a client certificate with a SPIFFE ID.
+struct Pki {
+    ca: PathBuf,
+    server: Identity,
+    client: Identity,
+}
+
+impl Pki {
+    fn new(dir: &Path) -> Result<Pki, Box<dyn std::error::Error>> {
+        use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair, SanType};
+        let ca_key = KeyPair::generate()?;
+        let mut ca = CertificateParams::new(Vec::<String>::new())?;
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        let ca = ca.self_signed(&ca_key)?;
+        let write = |name: &str, pem: String| -> std::io::Result<PathBuf> {
+            let path = dir.join(name);
+            std::fs::write(&path, pem)?;
+            Ok(path)
+        };
+        let leaf = |name: &str,
+                    params: CertificateParams|
+         -> Result<Identity, Box<dyn std::error::Error>> {
+            let key = KeyPair::generate()?;
+            let cert = params.signed_by(&key, &ca, &ca_key)?;
+            Ok(Identity {
+                cert: write(&format!("{name}.pem"), cert.pem())?,
+                key: write(&format!("{name}.key"), key.serialize_pem())?,
+            })
+        };
+        let server = leaf(
+            "server",
+            CertificateParams::new(vec!["127.0.0.1".to_owned()])?,
+        )?;
+        let mut client = CertificateParams::new(Vec::<String>::new())?;
+        let spiffe = "spiffe://example.org/ns/demo/sa/client".try_into()?;
+        client.subject_alt_names.push(SanType::URI(spiffe));
+        let client = leaf("client", client)?;
+        Ok(Pki {
+            ca: write("ca.pem", ca.pem())?,
+            server,
+            client,
+        })
+    }
 }

@@ -220,7 +220,8 @@ async fn bad_client_certificates_are_refused_and_counted() {
         ("expired", Some(&pki.expired_client)),
         ("missing", None),
     ];
-    for (n, (what, identity)) in cases.into_iter().enumerate() {
+    for (what, identity) in cases {
+        let before = server.stats().tls_handshake_failed;
         let started = Instant::now();
         // TLS 1.3: the client's side of the handshake ends before the server verifies its
         // certificate, so the refusal comes as the connection closing under the first call.
@@ -235,12 +236,9 @@ async fn bad_client_certificates_are_refused_and_counted() {
             started.elapsed() < Duration::from_secs(2),
             "{what}: closed quickly"
         );
-        let stats = stats_until(&server, |s| s.tls_handshake_failed > n as u64).await;
-        assert_eq!(
-            stats.tls_handshake_failed,
-            n as u64 + 1,
-            "{what}: {stats:?}"
-        );
+        // At least one (the client may reconnect once for the call, and be refused again).
+        let stats = stats_until(&server, |s| s.tls_handshake_failed > before).await;
+        assert!(stats.tls_handshake_failed > before, "{what}: {stats:?}");
         let who = dubbo_who(&server, client_tls(&pki, Some(&pki.client))).await;
         assert_eq!(
             who.unwrap(),

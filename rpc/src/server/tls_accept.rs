@@ -13,7 +13,7 @@ use super::connection::{bounded_sniff, classify, serve_sniffed, Open, Sniffed, T
 use super::limits::{Closed, TlsRefused};
 use super::prefixed::Prefixed;
 use super::State;
-use crate::tls::peer::identity_of;
+use crate::tls::peer_identity;
 use crate::tls::ServerTls;
 
 /// Serves a connection to a TLS server: refused unless it opens with a TLS handshake that
@@ -54,7 +54,7 @@ pub(super) async fn serve_tls(
         .tls_handshakes
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (_, session) = stream.get_ref();
-    let identity = identity_of(session.peer_certificates());
+    let identity = peer_identity(session.peer_certificates());
     #[cfg(feature = "triple")]
     if session.alpn_protocol() == Some(b"h2") {
         super::triple::serve_h2(stream, peer, identity, state).await;

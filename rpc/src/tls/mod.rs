@@ -32,7 +32,7 @@
 
 mod client;
 mod error;
-pub(crate) mod peer;
+mod peer;
 mod pem;
 mod server;
 
@@ -40,6 +40,7 @@ use std::sync::Arc;
 
 pub use self::client::{ClientTls, ClientTlsBuilder};
 pub use self::error::TlsError;
+pub use self::peer::peer_identity;
 pub use self::server::{ClientAuth, ServerTls, ServerTlsBuilder, DEFAULT_HANDSHAKE_TIMEOUT};
 
 /// TLS 1.3 and 1.2, nothing older.

@@ -5,10 +5,11 @@ use x509_parser::extensions::GeneralName;
 
 use crate::identity::{IdentityKind, PeerIdentity};
 
-/// The identity of the leaf certificate of a chain rustls verified: its first URI SAN (a
-/// SPIFFE ID), else its subject CN; `None` for a certificate with neither (or that does not
-/// parse, which rustls would have refused already).
-pub(crate) fn identity_of(chain: Option<&[CertificateDer<'_>]>) -> Option<PeerIdentity> {
+/// The identity of the leaf certificate of a chain rustls verified (a connection's
+/// `peer_certificates()`): its first URI SAN (a SPIFFE ID), else its subject CN; `None` for
+/// no chain, or a certificate with neither (or that does not parse, which rustls would have
+/// refused already).
+pub fn peer_identity(chain: Option<&[CertificateDer<'_>]>) -> Option<PeerIdentity> {
     let leaf = chain?.first()?;
     let (_, cert) = x509_parser::parse_x509_certificate(leaf.as_ref()).ok()?;
     if let Ok(Some(san)) = cert.subject_alternative_name() {
