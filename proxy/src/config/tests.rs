@@ -231,3 +231,29 @@ fn admin_must_be_loopback() {
     let e = Config::from_toml(&text).unwrap_err().to_string();
     assert!(e.contains("admin.address: must be a loopback"), "{e}");
 }
+
+#[test]
+fn listener_tls_needs_readable_files_and_the_tokio_engine() {
+    let base =
+        "[[routes]]\ncluster = \"d\"\n[clusters.d]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n";
+    let listener = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[listeners.tls]\n\
+                    cert = \"/nonexistent/server.pem\"\nkey = \"/nonexistent/server.key\"\n";
+    let e = Config::from_toml(&format!("{listener}{base}")).unwrap_err();
+    assert_eq!(e.problems.len(), 1, "{e}");
+    assert_eq!(e.problems[0].0, "listeners[0].tls");
+    assert!(e.problems[0].1.contains("/nonexistent/server.pem"), "{e}");
+    let e = Config::from_toml(&format!("engine = \"epoll\"\n{listener}{base}")).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, p)| k == "listeners[0].tls" && p.contains("engine = \"tokio\"")),
+        "{e}"
+    );
+    let e = Config::from_toml(&format!("{listener}handshake_timeout_ms = 0\n{base}")).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, _)| k == "listeners[0].tls.handshake_timeout_ms"),
+        "{e}"
+    );
+}

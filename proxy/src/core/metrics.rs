@@ -212,6 +212,8 @@ pub struct Registry {
     pub http1_refused: AtomicU64,
     /// Triple (HTTP/2) caller connections and the calls and answers on them.
     pub triple: crate::core::metrics_triple::TripleMetrics,
+    /// Listener TLS: handshakes, and the callers refused at the TLS door.
+    pub tls: crate::core::metrics_tls::TlsMetrics,
     /// Worker threads stopped by a panic (their connections closed with them).
     pub worker_panics: AtomicU64,
     /// Config reloads that succeeded / failed.
@@ -276,6 +278,7 @@ impl Registry {
             protocol_errors: AtomicU64::new(0),
             http1_refused: AtomicU64::new(0),
             triple: Default::default(),
+            tls: Default::default(),
             worker_panics: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
@@ -551,6 +554,7 @@ impl Registry {
             let _ = writeln!(out, "{name} {v}");
         }
         self.triple.render_answered(&mut out);
+        self.tls.render(&mut out);
         g(
             &mut out,
             "dubbo_proxy_memory_trim_seconds_total",

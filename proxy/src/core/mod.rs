@@ -12,6 +12,7 @@ pub mod health;
 pub mod inflight;
 pub mod key;
 pub mod metrics;
+pub mod metrics_tls;
 pub mod metrics_triple;
 pub mod outbox;
 pub mod peek;

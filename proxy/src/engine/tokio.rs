@@ -33,7 +33,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -46,9 +46,12 @@ use tokio::time::Instant as TokioInstant;
 
 use std::time::Instant;
 
+use crate::core::metrics_tls::{TlsMetrics, TlsRefusal};
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
 use crate::triple::Pipeline;
+
+use super::tls::{Door, Got, Session};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -73,6 +76,8 @@ struct ConnIo {
     /// The core said Triple ([`Effect::HandOff`]): the reader gives the socket, from this
     /// listener, to the Triple pipeline.
     handoff: Cell<Option<usize>>,
+    /// A caller's TLS session (its listener has `[listeners.tls]`).
+    tls: Option<Session>,
 }
 
 struct Local {
@@ -87,6 +92,8 @@ struct Local {
     effects_pending: Cell<bool>,
     /// Where HTTP/2 callers go.
     triple: Pipeline,
+    /// Each listener's door (plain or TLS), by listener index.
+    doors: Vec<Door>,
 }
 
 /// A connection accepted by worker 0 for another worker: its listener, and the socket.
@@ -158,6 +165,13 @@ async fn run_worker(
         flusher: Notify::new(),
         effects_pending: Cell::new(false),
         triple: Pipeline::on_caller_runtime(shared.clone()),
+        doors: shared
+            .snapshot()
+            .config
+            .listeners
+            .iter()
+            .map(Door::of)
+            .collect(),
     });
     drive(&local);
     tokio::task::spawn_local(flusher(local.clone()));
@@ -248,17 +262,56 @@ async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>)
 /// A caller's connection, accepted: counted against its listener's `max_connections` and
 /// registered (or, over the limit, closed at once: dropped).
 fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream) {
+    let door = local
+        .doors
+        .get(listener_index)
+        .cloned()
+        .unwrap_or(Door::Plain);
+    let (tls, handshake_timeout) = match door {
+        Door::Plain => (None, None),
+        Door::Broken => return,
+        Door::Tls(config, timeout) => match Session::new(config) {
+            Ok(session) => (Some(session), Some(timeout)),
+            Err(e) => {
+                tracing::error!("listener TLS: {e}");
+                return;
+            }
+        },
+    };
     let key = local
         .worker
         .borrow_mut()
         .try_open_downstream(listener_index, Instant::now());
     let Some(key) = key else { return };
     let _ = stream.set_nodelay(true);
-    register(local, Conn::Down(key), stream);
+    let io = register(local, Conn::Down(key), stream, tls);
+    if let Some(timeout) = handshake_timeout {
+        let io = Rc::downgrade(&io);
+        tokio::task::spawn_local(handshake_deadline(
+            local.clone(),
+            Conn::Down(key),
+            io,
+            timeout,
+        ));
+    }
     drive(local);
 }
 
-fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
+/// Closes a TLS caller whose handshake has not finished `timeout` after it was accepted
+/// (holding it weakly: a caller closed before then has its socket closed at once).
+async fn handshake_deadline(local: Rc<Local>, conn: Conn, io: Weak<ConnIo>, timeout: Duration) {
+    tokio::time::sleep(timeout).await;
+    let Some(io) = io.upgrade() else { return };
+    let pending = io.tls.as_ref().is_some_and(|t| !t.handshaken());
+    if pending && !io.finished.get() {
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let refusal = TlsRefusal::Timeout(ms);
+        tls_metrics(&local).refused(io.stream.peer_addr().ok(), &refusal);
+        finish(&local, conn, &io);
+    }
+}
+
+fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream, tls: Option<Session>) -> Rc<ConnIo> {
     let io = Rc::new(ConnIo {
         stream,
         wake_writer: Notify::new(),
@@ -269,11 +322,13 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
         resume: Notify::new(),
         reader: RefCell::new(None),
         handoff: Cell::new(None),
+        tls,
     });
     local.io.borrow_mut().insert(conn, io.clone());
     let r = tokio::task::spawn_local(reader(local.clone(), conn, io.clone()));
     *io.reader.borrow_mut() = Some(r.abort_handle());
-    tokio::task::spawn_local(writer(local.clone(), conn, io));
+    tokio::task::spawn_local(writer(local.clone(), conn, io.clone()));
+    io
 }
 
 /// Reports a connection gone (once) and stops its tasks.
@@ -322,18 +377,44 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         // One read takes at most READ_CHUNK, also into the room reserved for a large frame:
         // the core weighs every read against `limits.max_buffered_bytes` before the next.
         let room = (buf.capacity() - buf.len()).min(READ_CHUNK);
-        match io.stream.try_read_buf(&mut (&mut buf).limit(READ_CHUNK)) {
-            Ok(0) => break,
-            Ok(n) => {
+        let before = buf.len();
+        let got = match &io.tls {
+            None => io
+                .stream
+                .try_read_buf(&mut (&mut buf).limit(READ_CHUNK))
+                .map(|n| match n {
+                    0 => Got::Eof,
+                    n => Got::Plain { drained: n < room },
+                }),
+            Some(tls) => read_tls(&local, &io, tls, &mut buf),
+        };
+        match got {
+            Ok(Got::Eof) => break,
+            Ok(Got::Refused(why)) => {
+                tls_metrics(&local).refused(io.stream.peer_addr().ok(), &why);
+                break;
+            }
+            Ok(Got::Plain { drained: emptied }) => {
                 // Linux only: epoll(7) promises a new edge for every arrival on a stream
                 // socket; elsewhere read until `WouldBlock` as mio asks.
-                if cfg!(target_os = "linux") && n < room {
+                if cfg!(target_os = "linux") && emptied {
                     drained(&io.stream);
+                }
+                if buf.len() == before {
+                    // TLS records without plaintext (the handshake): nothing for the core.
+                    continue;
                 }
                 peak.saw(buf.len());
                 let now = feed(&local, conn, &mut buf);
                 if let Some(listener) = io.handoff.get() {
-                    hand_off(&local, &io, listener, &mut buf);
+                    if io.tls.is_some() {
+                        // The pipeline takes plain sockets: HTTP/2 inside TLS is refused.
+                        let peer = io.stream.peer_addr().ok();
+                        tls_metrics(&local).refused(peer, &TlsRefusal::Http2);
+                        local.worker.borrow().shared().metrics.caller_gone(listener);
+                    } else {
+                        hand_off(&local, &io, listener, &mut buf);
+                    }
                     break;
                 }
                 if now >= period_end {
@@ -362,6 +443,31 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         .memory
         .freed(buf.capacity());
     finish(&local, conn, &io);
+}
+
+/// Reads a TLS caller's socket into `buf` (plaintext), writes what the handshake answers,
+/// and counts a finished handshake.
+fn read_tls(local: &Local, io: &ConnIo, tls: &Session, buf: &mut BytesMut) -> io::Result<Got> {
+    let mut handshake_done = false;
+    let got = tls.read(&io.stream, buf, &mut handshake_done);
+    if !tls.flush(&io.stream)? {
+        // The socket did not take the handshake's records: the writer waits for it.
+        io.wake_writer.notify_one();
+    }
+    if handshake_done {
+        tls_metrics(local)
+            .handshakes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(identity) = tls.peer_identity() {
+            tracing::debug!(peer = ?io.stream.peer_addr().ok(), %identity, "TLS caller identified");
+        }
+    }
+    got
+}
+
+/// The TLS counters (a borrow of the worker just as long as the call).
+fn tls_metrics(local: &Local) -> std::cell::Ref<'_, TlsMetrics> {
+    std::cell::Ref::map(local.worker.borrow(), |w| &w.shared().metrics.tls)
 }
 
 /// Gives a caller connection the core found to be Triple's to the Triple pipeline, with
@@ -446,10 +552,16 @@ fn write_some(local: &Local, conn: Conn, io: &ConnIo) -> Wrote {
     let Some(out) = w.outbox(conn) else {
         return Wrote::Failed;
     };
-    if out.is_empty() {
-        return Wrote::Empty;
-    }
-    match io.stream.try_write(out) {
+    let wrote = match &io.tls {
+        None if out.is_empty() => return Wrote::Empty,
+        None => io.stream.try_write(out),
+        // Records the session holds are written first, also with an empty outbox.
+        Some(tls) => match tls.write(&io.stream, out) {
+            Ok(0) if out.is_empty() => return Wrote::Empty,
+            wrote => wrote,
+        },
+    };
+    match wrote {
         Ok(n) => {
             out.advance(n);
             if w.written(conn) {
@@ -499,7 +611,7 @@ async fn connect(local: Rc<Local>, up: Key, addr: SocketAddr, timeout: Duration)
     match res {
         Ok(Ok(stream)) => {
             let _ = stream.set_nodelay(true);
-            register(&local, Conn::Up(up), stream);
+            register(&local, Conn::Up(up), stream, None);
             local
                 .worker
                 .borrow_mut()

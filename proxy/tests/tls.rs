@@ -1,0 +1,156 @@
+//! Listener TLS on the tokio engine, on 127.0.0.1, with certificates made at run time: Dubbo
+//! calls through a TLS listener that requires client certificates, and each bad input closed
+//! quickly, counted in `/metrics` and logged while a good caller is served: a plain caller,
+//! client certificates from another CA, self-signed, expired or missing, and a handshake
+//! that never finishes. The epoll engine refuses a TLS listener (a config error).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use dubbo_rpc::client::{CallError, Client as RpcClient, ClientConfig};
+use dubbo_rpc::tls::ClientTls;
+use dubbo_test_support::pki::{Identity, Pki};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A provider "a" and a tokio-engine proxy whose listener requires client certificates of
+/// the test CA (`extra`: more `[listeners.tls]` keys).
+async fn tls_proxy(pki: &Pki, extra: &str) -> (Upstream, Proxy) {
+    let a = Upstream::start("a").await;
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n{extra}\n\
+             [[routes]]\ncluster = \"a\"\n[clusters.a]\nendpoints = [{{ address = \"{}\" }}]\n",
+            pki.server.cert, pki.server.key, pki.ca, a.addr
+        ),
+    );
+    (a, Proxy::start("tokio", &conf))
+}
+
+fn client_tls(pki: &Pki, identity: Option<&Identity>) -> ClientTls {
+    let b = ClientTls::builder(&pki.ca);
+    match identity {
+        Some(id) => b.identity(&id.cert, &id.key),
+        None => b,
+    }
+    .build()
+    .unwrap()
+}
+
+async fn call_over(proxy: &Proxy, tls: ClientTls) -> Result<String, CallError> {
+    let client =
+        RpcClient::connect_tls(proxy.addr().to_string(), ClientConfig::default(), tls).await?;
+    client.call(&call("sayHello")).await
+}
+
+async fn metric_reaches(proxy: &Proxy, series: &str, value: f64) -> f64 {
+    eventually(|| proxy.metric(series) >= value).await;
+    proxy.metric(series)
+}
+
+#[tokio::test]
+async fn dubbo_calls_cross_a_mutual_tls_listener() {
+    let pki = Pki::new();
+    let (a, proxy) = tls_proxy(&pki, "").await;
+    let answer = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
+    assert_eq!(answer.unwrap(), "a:sayHello");
+    // Many calls on one connection, concurrently.
+    let client = RpcClient::connect_tls(
+        proxy.addr().to_string(),
+        ClientConfig::default(),
+        client_tls(&pki, Some(&pki.client)),
+    )
+    .await
+    .unwrap();
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let client = client.clone();
+        calls.spawn(async move { client.call::<String>(&call("sayHello")).await });
+    }
+    while let Some(answer) = calls.join_next().await {
+        assert_eq!(answer.unwrap().unwrap(), "a:sayHello");
+    }
+    assert_eq!(a.calls(), 51);
+    assert_eq!(
+        metric_reaches(&proxy, "dubbo_proxy_tls_handshakes_total", 2.0).await,
+        2.0
+    );
+}
+
+#[tokio::test]
+async fn bad_callers_are_closed_counted_and_others_served() {
+    let pki = Pki::new();
+    let (_a, proxy) = tls_proxy(&pki, "").await;
+    let failed = "dubbo_proxy_tls_handshake_failed_total";
+    let cases = [
+        ("from another CA", Some(&pki.foreign_client)),
+        ("self-signed", Some(&pki.self_signed_client)),
+        ("expired", Some(&pki.expired_client)),
+        ("missing", None),
+    ];
+    for (n, (what, identity)) in cases.into_iter().enumerate() {
+        let started = Instant::now();
+        let err = call_over(&proxy, client_tls(&pki, identity))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, CallError::Tls { .. } | CallError::Closed(_)),
+            "{what}: {err:?}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{what}: closed quickly"
+        );
+        let count = metric_reaches(&proxy, failed, (n + 1) as f64).await;
+        assert_eq!(count, (n + 1) as f64, "{what}");
+        let good = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
+        assert_eq!(
+            good.unwrap(),
+            "a:sayHello",
+            "served after a {what} certificate"
+        );
+    }
+    // A plain Dubbo caller: closed without an answer.
+    let mut plain = Client::connect(proxy.addr()).await;
+    plain.send_call(1, &call("sayHello")).await;
+    assert!(eventually(|| *plain.closed.lock().unwrap()).await, "closed");
+    assert!(
+        plain.next_frame().await.is_none(),
+        "no answer in plain text"
+    );
+    let plaintext = "dubbo_proxy_tls_plaintext_refused_total";
+    assert_eq!(metric_reaches(&proxy, plaintext, 1.0).await, 1.0);
+}
+
+#[tokio::test]
+async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
+    let pki = Pki::new();
+    let (_a, proxy) = tls_proxy(&pki, "handshake_timeout_ms = 400").await;
+    // A record header announcing a 512-byte ClientHello, and 5 bytes of it.
+    let mut stalled = TcpStream::connect(proxy.addr()).await.unwrap();
+    stalled
+        .write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03])
+        .await
+        .unwrap();
+    let mut silent = TcpStream::connect(proxy.addr()).await.unwrap();
+    let started = Instant::now();
+    let good = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
+    assert_eq!(
+        good.unwrap(),
+        "a:sayHello",
+        "served while two handshakes hang"
+    );
+    let mut buf = [0u8; 64];
+    for conn in [&mut stalled, &mut silent] {
+        let read = tokio::time::timeout(Duration::from_secs(3), conn.read(&mut buf)).await;
+        assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "closed: {read:?}");
+    }
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(350), "{waited:?}");
+    assert!(waited < Duration::from_secs(2), "{waited:?}");
+    let timeouts = "dubbo_proxy_tls_handshake_timeout_total";
+    assert_eq!(metric_reaches(&proxy, timeouts, 2.0).await, 2.0);
+}
