@@ -11,23 +11,26 @@ use std::time::{Duration, Instant};
 use common::*;
 use dubbo_rpc::client::{CallError, Client as RpcClient, ClientConfig};
 use dubbo_rpc::tls::ClientTls;
-use dubbo_test_support::pki::{Identity, Pki};
+use dubbo_test_support::pki::{Identity, Pki, CLIENT_SPIFFE_ID};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// A provider "a" and a tokio-engine proxy whose listener requires client certificates of
-/// the test CA (`extra`: more `[listeners.tls]` keys).
+/// the test CA (`extra`: more `[listeners.tls]` keys), with its access log on, written to
+/// [`Proxy::log`].
 async fn tls_proxy(pki: &Pki, extra: &str) -> (Upstream, Proxy) {
     let a = Upstream::start("a").await;
     let conf = config(
         1,
         &format!(
             "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n{extra}\n\
+             [log]\naccess_log = true\n\
              [[routes]]\ncluster = \"a\"\n[clusters.a]\nendpoints = [{{ address = \"{}\" }}]\n",
             pki.server.cert, pki.server.key, pki.ca, a.addr
         ),
     );
-    (a, Proxy::start("tokio", &conf))
+    let log = "warn,dubbo_proxy::access=info,dubbo_proxy::core::metrics_tls=debug";
+    (a, Proxy::start_logging("tokio", &conf, Some(log)))
 }
 
 fn client_tls(pki: &Pki, identity: Option<&Identity>) -> ClientTls {
@@ -74,6 +77,10 @@ async fn dubbo_calls_cross_a_mutual_tls_listener() {
         assert_eq!(answer.unwrap().unwrap(), "a:sayHello");
     }
     assert_eq!(a.calls(), 51);
+    // Each call's access log line names the caller's SPIFFE ID.
+    let spiffe = format!("\"{CLIENT_SPIFFE_ID}\"");
+    eventually(|| proxy.log().matches(&spiffe).count() >= 51).await;
+    assert_eq!(proxy.log().matches(&spiffe).count(), 51, "{}", proxy.log());
     assert_eq!(
         metric_reaches(&proxy, "dubbo_proxy_tls_handshakes_total", 2.0).await,
         2.0
@@ -123,6 +130,9 @@ async fn bad_callers_are_closed_counted_and_others_served() {
     );
     let plaintext = "dubbo_proxy_tls_plaintext_refused_total";
     assert_eq!(metric_reaches(&proxy, plaintext, 1.0).await, 1.0);
+    let log = proxy.log();
+    assert!(log.contains("not TLS on a TLS listener"), "{log}");
+    assert!(log.matches("TLS handshake failed").count() >= 4, "{log}");
 }
 
 #[tokio::test]
@@ -153,4 +163,10 @@ async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
     assert!(waited < Duration::from_secs(2), "{waited:?}");
     let timeouts = "dubbo_proxy_tls_handshake_timeout_total";
     assert_eq!(metric_reaches(&proxy, timeouts, 2.0).await, 2.0);
+    let log = proxy.log();
+    assert_eq!(
+        log.matches("TLS handshake not finished in time").count(),
+        2,
+        "{log}"
+    );
 }

@@ -386,7 +386,7 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
                     0 => Got::Eof,
                     n => Got::Plain { drained: n < room },
                 }),
-            Some(tls) => read_tls(&local, &io, tls, &mut buf),
+            Some(tls) => read_tls(&local, conn, &io, tls, &mut buf),
         };
         match got {
             Ok(Got::Eof) => break,
@@ -447,7 +447,13 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
 
 /// Reads a TLS caller's socket into `buf` (plaintext), writes what the handshake answers,
 /// and counts a finished handshake.
-fn read_tls(local: &Local, io: &ConnIo, tls: &Session, buf: &mut BytesMut) -> io::Result<Got> {
+fn read_tls(
+    local: &Local,
+    conn: Conn,
+    io: &ConnIo,
+    tls: &Session,
+    buf: &mut BytesMut,
+) -> io::Result<Got> {
     let mut handshake_done = false;
     let got = tls.read(&io.stream, buf, &mut handshake_done);
     if !tls.flush(&io.stream)? {
@@ -458,8 +464,13 @@ fn read_tls(local: &Local, io: &ConnIo, tls: &Session, buf: &mut BytesMut) -> io
         tls_metrics(local)
             .handshakes
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let Some(identity) = tls.peer_identity() {
+        if let (Some(identity), Conn::Down(down)) = (tls.peer_identity(), conn) {
             tracing::debug!(peer = ?io.stream.peer_addr().ok(), %identity, "TLS caller identified");
+            let identity = std::sync::Arc::from(identity.as_str());
+            local
+                .worker
+                .borrow_mut()
+                .set_downstream_identity(down, identity);
         }
     }
     got
