@@ -170,3 +170,75 @@ async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
         "{log}"
     );
 }
+
+/// The caller's identity reaches the provider as the attachment the listener names, over
+/// what the caller sent under that name itself: its SPIFFE ID, its CN, or null (no
+/// certificate, where client certificates are optional). A call in a serialization the
+/// proxy cannot add it to is answered BAD_REQUEST, never forwarded.
+#[tokio::test]
+async fn the_identity_is_forwarded_as_the_named_attachment() {
+    use dubbo_codec::{BodyFormat, Request, Status};
+    use dubbo_rpc::server::{Reply, Server, Service};
+    use dubbo_test_support::pki::CN_CLIENT;
+
+    const KEY: &str = "x-caller-identity";
+    let who = Service::new(SVC).method("whoAmI", |call| async move {
+        Reply::typed(call.attachments.get_str(KEY).unwrap_or("anonymous"))
+    });
+    let provider = Server::builder()
+        .service(who)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let pki = Pki::new();
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
+             require_client_cert = false\nidentity_attachment = \"{KEY}\"\n\
+             [[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n",
+            pki.server.cert,
+            pki.server.key,
+            pki.ca,
+            provider.local_addr()
+        ),
+    );
+    let proxy = Proxy::start("tokio", &conf);
+    let spoofing = |format: BodyFormat| {
+        Request::builder(SVC, "whoAmI")
+            .attach(KEY, "spiffe://evil/admin")
+            .format(format)
+            .build()
+            .unwrap()
+    };
+    let hessian2 = BodyFormat::default();
+    for (identity, expected) in [
+        (Some(&pki.client), CLIENT_SPIFFE_ID),
+        (Some(&pki.cn_client), CN_CLIENT),
+        (None, "anonymous"),
+    ] {
+        let client = RpcClient::connect_tls(
+            proxy.addr().to_string(),
+            ClientConfig::default(),
+            client_tls(&pki, identity),
+        )
+        .await
+        .unwrap();
+        let seen: String = client.call(&spoofing(hessian2)).await.unwrap();
+        assert_eq!(seen, expected);
+    }
+    let client = RpcClient::connect_tls(
+        proxy.addr().to_string(),
+        ClientConfig::default(),
+        client_tls(&pki, Some(&pki.client)),
+    )
+    .await
+    .unwrap();
+    match client
+        .call::<String>(&spoofing(BodyFormat::Fastjson2))
+        .await
+    {
+        Err(CallError::Status { status, .. }) => assert_eq!(status, Status::BadRequest),
+        other => panic!("{other:?}"),
+    }
+}

@@ -32,6 +32,12 @@ pub struct ListenerTls {
     /// handshake, at most this long (> 0).
     #[serde(default = "default_handshake_timeout")]
     pub handshake_timeout_ms: u64,
+    /// `listeners[i].tls.identity_attachment`: forward each caller's identity (its client
+    /// certificate's URI SAN, else CN; `null` without one) to providers as this attachment,
+    /// overriding what the caller sent under the name. Hessian2 calls only: on such a
+    /// listener a call in another serialization is answered BAD_REQUEST.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity_attachment: Option<String>,
 }
 
 fn default_require() -> bool {
@@ -62,6 +68,9 @@ impl ListenerTls {
     }
 
     pub(super) fn validate(&self, key: &dyn Fn(&str) -> String, p: &mut Problems) {
+        if self.identity_attachment.as_deref() == Some("") {
+            p.bad(key("tls.identity_attachment"), "must not be empty");
+        }
         if self.handshake_timeout_ms == 0 {
             p.bad(key("tls.handshake_timeout_ms"), "must be > 0");
         }

@@ -9,6 +9,7 @@
 
 pub mod flow;
 pub mod health;
+pub mod identity;
 pub mod inflight;
 pub mod key;
 pub mod metrics;
