@@ -242,3 +242,120 @@ async fn the_identity_is_forwarded_as_the_named_attachment() {
         other => panic!("{other:?}"),
     }
 }
+
+/// `[clusters.NAME.tls]`: a plain caller's calls reach a provider that requires mutual TLS,
+/// the proxy presenting its client certificate (the provider sees its SPIFFE ID); a cluster
+/// whose CA did not sign the provider's certificate opens no connection to it, counted.
+#[tokio::test]
+async fn clusters_speak_mutual_tls_to_their_providers() {
+    use dubbo_rpc::server::{Reply, Server, Service};
+    use dubbo_rpc::tls::{ClientAuth, ServerTls};
+
+    let pki = Pki::new();
+    let who = Service::new(SVC).method("whoAmI", |call| async move {
+        Reply::typed(
+            call.peer_identity
+                .as_ref()
+                .map_or("anonymous", |i| i.as_str()),
+        )
+    });
+    let tls = ServerTls::builder(&pki.server.cert, &pki.server.key)
+        .client_ca(&pki.ca, ClientAuth::Required)
+        .build()
+        .unwrap();
+    let provider = Server::builder()
+        .service(who)
+        .tls(tls)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let proxy_to = |ca: &std::path::Path| {
+        config(
+            1,
+            &format!(
+                "[[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n\
+                 [clusters.p.tls]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
+                provider.local_addr(),
+                ca,
+                pki.client.cert,
+                pki.client.key
+            ),
+        )
+    };
+    let proxy = Proxy::start("tokio", &proxy_to(&pki.ca));
+    let mut caller = Client::connect(proxy.addr()).await;
+    let (status, who) = caller.call(1, &call_on(SVC, "whoAmI")).await;
+    assert_eq!(status, dubbo_codec::Status::Ok, "{who}");
+    assert!(who.contains(CLIENT_SPIFFE_ID), "{who}");
+    assert!(provider.stats().tls_handshakes >= 1);
+
+    let untrusting = Proxy::start("tokio", &proxy_to(&pki.other_ca));
+    let mut caller = Client::connect(untrusting.addr()).await;
+    let (status, _) = caller.call(1, &call_on(SVC, "whoAmI")).await;
+    assert_ne!(status, dubbo_codec::Status::Ok);
+    let failed = "dubbo_proxy_tls_upstream_handshake_failed_total";
+    assert!(metric_reaches(&untrusting, failed, 1.0).await >= 1.0);
+}
+
+/// A Triple caller over TLS (ALPN `h2`) reaches the Triple pipeline through the TLS session
+/// the engine did the handshake with: calls go to a plain Triple provider and back.
+#[tokio::test]
+async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
+    use dubbo_rpc::server::{Reply, Server, Service};
+    use dubbo_rpc::triple_client::{
+        Client as TripleClient, ClientConfig as TripleConfig, TripleCall,
+    };
+
+    let greeter = Service::new("test.Greeter").method("hello", |call| async move {
+        let (name,): (String,) = call.args()?;
+        Reply::typed(&format!("hello {name}"))
+    });
+    let provider = Server::builder()
+        .service(greeter)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let pki = Pki::new();
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
+             [[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n",
+            pki.server.cert,
+            pki.server.key,
+            pki.ca,
+            provider.local_addr()
+        ),
+    );
+    let proxy = Proxy::start("tokio", &conf);
+    let client = TripleClient::connect_tls(
+        &proxy.addr().to_string(),
+        TripleConfig::default(),
+        client_tls(&pki, Some(&pki.client)),
+    )
+    .await
+    .unwrap();
+    for i in 0..20 {
+        let call = TripleCall::new("test.Greeter", "hello")
+            .arg("java.lang.String", &format!("n{i}"))
+            .unwrap();
+        let answer: String = client.call(&call).await.unwrap();
+        assert_eq!(answer, format!("hello n{i}"));
+    }
+    assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
+    // Without a client certificate: refused at the handshake, counted.
+    let anonymous = TripleClient::connect_tls(
+        &proxy.addr().to_string(),
+        TripleConfig::default(),
+        client_tls(&pki, None),
+    )
+    .await;
+    if let Ok(anonymous) = anonymous {
+        let call = TripleCall::new("test.Greeter", "hello")
+            .arg("java.lang.String", "x")
+            .unwrap();
+        assert!(anonymous.call::<String>(&call).await.is_err());
+    }
+    let failed = "dubbo_proxy_tls_handshake_failed_total";
+    assert!(metric_reaches(&proxy, failed, 1.0).await >= 1.0);
+}

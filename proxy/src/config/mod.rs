@@ -38,7 +38,7 @@ pub use listeners::Listener;
 pub use membership::Membership;
 pub use routes::{Metadata, Pattern, Route};
 pub use runtime::{is_plain_log_filter, Admin, EngineKind, EpollOptions, Log, Shutdown};
-pub use tls::ListenerTls;
+pub use tls::{ClusterTls, ListenerTls};
 pub use workers::Workers;
 
 /// The configuration the binary runs with when given no `--config`.
@@ -235,6 +235,10 @@ impl Config {
         routes::validate(&self.routes, &self.clusters, &listener_names, &mut p);
         for (name, cluster) in &self.clusters {
             cluster.validate(name, &mut p);
+            if cluster.tls.is_some() && self.engine == EngineKind::Epoll {
+                let problem = "needs engine = \"tokio\" (the epoll engine has no TLS yet)";
+                p.bad(format!("clusters.{name}.tls"), problem);
+            }
         }
         let largest_payload = self
             .clusters

@@ -1,8 +1,9 @@
-//! `[listeners.tls]`: TLS (and mutual TLS) on a listener, with rustls.
+//! `[listeners.tls]` and `[clusters.NAME.tls]`: TLS (and mutual TLS) towards callers and
+//! towards providers, with rustls.
 
 use std::sync::Arc;
 
-use dubbo_rpc::tls::{ClientAuth, ServerTls, TlsError};
+use dubbo_rpc::tls::{ClientAuth, ClientTls, ServerTls, TlsError};
 use serde::{Deserialize, Serialize};
 
 use super::Problems;
@@ -49,9 +50,8 @@ fn default_handshake_timeout() -> u64 {
 }
 
 impl ListenerTls {
-    /// Reads the files into a rustls configuration. No ALPN is offered: the proxy's Triple
-    /// pipeline takes plain connections only for now, and a caller that speaks HTTP/2
-    /// inside TLS is closed (with a log line).
+    /// Reads the files into a rustls configuration (ALPN `h2` and `http/1.1` offered, as Java
+    /// Dubbo's servers do: a Triple caller's HTTP/2 goes to the Triple pipeline).
     pub fn build(&self) -> Result<Arc<rustls::ServerConfig>, TlsError> {
         let mut b = ServerTls::builder(&self.cert, &self.key);
         if let Some(ca) = &self.client_ca {
@@ -62,9 +62,7 @@ impl ListenerTls {
             };
             b = b.client_ca(ca, auth);
         }
-        let mut config = rustls::ServerConfig::clone(b.build()?.config());
-        config.alpn_protocols.clear();
-        Ok(Arc::new(config))
+        Ok(b.build()?.config().clone())
     }
 
     pub(super) fn validate(&self, key: &dyn Fn(&str) -> String, p: &mut Problems) {
@@ -73,6 +71,50 @@ impl ListenerTls {
         }
         if self.handshake_timeout_ms == 0 {
             p.bad(key("tls.handshake_timeout_ms"), "must be > 0");
+        }
+        if let Err(e) = self.build() {
+            p.bad(key("tls"), e.to_string());
+        }
+    }
+}
+
+/// `[clusters.NAME.tls]`: the proxy speaks TLS (1.2 / 1.3) to the cluster's providers,
+/// verifying their certificates, and presents a client certificate when given one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClusterTls {
+    /// `clusters.NAME.tls.ca`: PEM CA certificates the providers' certificates must chain to
+    /// (Java Dubbo's `clientTrustCertCollectionPath`).
+    pub ca: String,
+    /// `clusters.NAME.tls.cert`: the proxy's PEM client certificate chain, for providers that
+    /// require one (`clientKeyCertChainPath`); with `key`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cert: Option<String>,
+    /// `clusters.NAME.tls.key`: its PEM private key (`clientPrivateKeyPath`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// `clusters.NAME.tls.server_name`: the name the providers' certificates must be valid
+    /// for, and the SNI sent (default: each endpoint's IP address).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_name: Option<String>,
+}
+
+impl ClusterTls {
+    /// Reads the files into a client configuration.
+    pub fn build(&self) -> Result<ClientTls, TlsError> {
+        let mut b = ClientTls::builder(&self.ca);
+        if let (Some(cert), Some(key)) = (&self.cert, &self.key) {
+            b = b.identity(cert, key);
+        }
+        if let Some(name) = &self.server_name {
+            b = b.server_name(name);
+        }
+        b.build()
+    }
+
+    pub(super) fn validate(&self, key: &dyn Fn(&str) -> String, p: &mut Problems) {
+        if self.cert.is_some() != self.key.is_some() {
+            p.bad(key("tls"), "cert and key go together");
         }
         if let Err(e) = self.build() {
             p.bad(key("tls"), e.to_string());

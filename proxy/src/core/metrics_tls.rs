@@ -16,8 +16,6 @@ pub enum TlsRefusal {
     Handshake(String),
     /// Its handshake did not finish within `handshake_timeout_ms`.
     Timeout(u64),
-    /// It spoke HTTP/2 inside TLS: the Triple pipeline takes plain connections only.
-    Http2,
 }
 
 /// See the [module docs](self).
@@ -28,7 +26,7 @@ pub struct TlsMetrics {
     failed: AtomicU64,
     timeout: AtomicU64,
     plaintext: AtomicU64,
-    http2: AtomicU64,
+    upstream_failed: AtomicU64,
 }
 
 impl TlsMetrics {
@@ -48,11 +46,16 @@ impl TlsMetrics {
                 self.timeout.fetch_add(1, Relaxed);
                 tracing::debug!(%peer, limit = "handshake_timeout_ms", value_ms, "caller closed: TLS handshake not finished in time");
             }
-            TlsRefusal::Http2 => {
-                self.http2.fetch_add(1, Relaxed);
-                tracing::warn!(%peer, "caller closed: Triple (HTTP/2) over TLS is not served by the proxy yet");
-            }
         }
+    }
+
+    /// Counts and logs a provider connection at `peer` closed for `why` (its handshake
+    /// failed or did not finish: a certificate not from the cluster's CA or not valid for the
+    /// server name, a provider that required a client certificate, one that is not TLS).
+    pub fn upstream_refused(&self, peer: Option<SocketAddr>, why: &TlsRefusal) {
+        self.upstream_failed.fetch_add(1, Relaxed);
+        let peer = peer.map_or_else(|| "?".to_owned(), |p| p.to_string());
+        tracing::warn!(%peer, error = ?why, "provider connection closed: TLS handshake failed");
     }
 
     /// Appends the Prometheus text of the counters.
@@ -62,7 +65,7 @@ impl TlsMetrics {
             ("dubbo_proxy_tls_handshake_failed_total", "Callers closed because their TLS handshake failed (client certificate missing, from another CA, self-signed or expired, ...).", &self.failed),
             ("dubbo_proxy_tls_handshake_timeout_total", "Callers closed because their TLS handshake did not finish within handshake_timeout_ms.", &self.timeout),
             ("dubbo_proxy_tls_plaintext_refused_total", "Callers closed because they did not open with a TLS handshake on a TLS listener.", &self.plaintext),
-            ("dubbo_proxy_tls_http2_refused_total", "Callers closed because they spoke HTTP/2 (Triple) inside TLS.", &self.http2),
+            ("dubbo_proxy_tls_upstream_handshake_failed_total", "Provider connections closed because their TLS handshake failed or did not finish.", &self.upstream_failed),
         ] {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}", v.load(Relaxed));
         }

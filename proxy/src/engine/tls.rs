@@ -5,17 +5,20 @@
 
 use std::cell::{Cell, RefCell};
 use std::io::{self, Read, Write};
+
+use crate::triple::tls_io::Socket;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use rustls::ServerConnection;
+use rustls::pki_types::ServerName;
+use rustls::{ClientConnection, Connection, ServerConnection};
 use tokio::net::TcpStream;
 
 use crate::config::Listener;
 use crate::core::metrics_tls::TlsRefusal;
 
-/// The first byte of a TLS handshake record.
+/// The first byte of a TLS handshake record (a caller's first byte on a TLS listener).
 const HANDSHAKE_RECORD: u8 = 0x16;
 /// Raw bytes read at a time: one largest TLS record and its header.
 const RAW_CHUNK: usize = 16 * 1024 + 512;
@@ -51,6 +54,44 @@ impl Door {
     }
 }
 
+/// How the proxy connects to a cluster's providers: TLS, or TLS whose files could not be read
+/// when the worker started (no connection is opened: plain text would be worse).
+#[derive(Clone)]
+pub(super) enum Upstream {
+    Tls(dubbo_rpc::tls::ClientTls),
+    Broken,
+}
+
+impl Upstream {
+    /// The clusters with `[clusters.NAME.tls]`, by name.
+    pub(super) fn of_clusters(
+        clusters: &std::collections::BTreeMap<String, crate::config::Cluster>,
+    ) -> std::collections::HashMap<String, Upstream> {
+        let tls = clusters
+            .iter()
+            .filter_map(|(n, c)| Some((n, c.tls.as_ref()?)));
+        tls.map(|(name, tls)| {
+            let door = tls.build().map(Upstream::Tls).unwrap_or_else(|e| {
+                tracing::error!(cluster = %name, "cluster TLS: {e}; no connection is opened");
+                Upstream::Broken
+            });
+            (name.clone(), door)
+        })
+        .collect()
+    }
+
+    /// A session with the provider at `addr`.
+    pub(super) fn session(&self, addr: std::net::SocketAddr) -> Result<Session, String> {
+        let Upstream::Tls(tls) = self else {
+            return Err("its TLS files could not be read".into());
+        };
+        let name = tls
+            .server_name_for(&addr.to_string())
+            .map_err(|e| e.to_string())?;
+        Session::client(tls.config().clone(), name).map_err(|e| e.to_string())
+    }
+}
+
 /// What one read of the socket gave.
 pub(super) enum Got {
     /// Plaintext appended to the buffer (maybe none: a handshake message); whether the read
@@ -62,24 +103,40 @@ pub(super) enum Got {
     Refused(TlsRefusal),
 }
 
-/// One caller's session.
+/// One connection's session: a caller's (server side) or a provider's (client side).
 pub(super) struct Session {
-    conn: RefCell<ServerConnection>,
-    /// No byte read yet: the first tells a TLS caller from a plain one.
+    /// `None` once a caller's session went to the Triple pipeline with its socket.
+    conn: RefCell<Option<Connection>>,
+    /// A caller's, no byte read yet: the first tells a TLS caller from a plain one.
     fresh: Cell<bool>,
     /// The handshake finished (and was counted).
     done: Cell<bool>,
 }
 
 impl Session {
-    pub(super) fn new(config: Arc<rustls::ServerConfig>) -> Result<Session, rustls::Error> {
-        let mut conn = ServerConnection::new(config)?;
+    /// A caller's session.
+    pub(super) fn server(config: Arc<rustls::ServerConfig>) -> Result<Session, rustls::Error> {
+        Ok(Session::of(ServerConnection::new(config)?.into(), true))
+    }
+
+    /// A session with a provider verified for `name`; its ClientHello waits to be written.
+    pub(super) fn client(
+        config: Arc<rustls::ClientConfig>,
+        name: ServerName<'static>,
+    ) -> Result<Session, rustls::Error> {
+        Ok(Session::of(
+            ClientConnection::new(config, name)?.into(),
+            false,
+        ))
+    }
+
+    fn of(mut conn: Connection, fresh: bool) -> Session {
         conn.set_buffer_limit(Some(SEND_BUFFER));
-        Ok(Session {
-            conn: RefCell::new(conn),
-            fresh: Cell::new(true),
+        Session {
+            conn: RefCell::new(Some(conn)),
+            fresh: Cell::new(fresh),
             done: Cell::new(false),
-        })
+        }
     }
 
     /// Whether the handshake finished.
@@ -104,6 +161,7 @@ impl Session {
             return Ok(Got::Refused(TlsRefusal::Plaintext));
         }
         let mut conn = self.conn.borrow_mut();
+        let conn = conn.as_mut().ok_or(io::ErrorKind::NotConnected)?;
         let mut records = &raw[..n];
         while !records.is_empty() {
             conn.read_tls(&mut records)?;
@@ -133,6 +191,9 @@ impl Session {
     /// Writes the records the session holds; false when the socket would block first.
     pub(super) fn flush(&self, stream: &TcpStream) -> io::Result<bool> {
         let mut conn = self.conn.borrow_mut();
+        let Some(conn) = conn.as_mut() else {
+            return Ok(true);
+        };
         while conn.wants_write() {
             match conn.write_tls(&mut Socket(stream)) {
                 Ok(_) => {}
@@ -153,26 +214,26 @@ impl Session {
         if out.is_empty() {
             return Ok(0);
         }
-        let n = self.conn.borrow_mut().writer().write(out)?;
+        let n = {
+            let mut conn = self.conn.borrow_mut();
+            let conn = conn.as_mut().ok_or(io::ErrorKind::NotConnected)?;
+            conn.writer().write(out)?
+        };
         self.flush(stream)?;
         Ok(n)
     }
 
     /// The identity in the caller's verified client certificate.
     pub(super) fn peer_identity(&self) -> Option<dubbo_rpc::identity::PeerIdentity> {
-        dubbo_rpc::tls::peer_identity(self.conn.borrow().peer_certificates())
-    }
-}
-
-/// The socket as `std::io::Write`, without waiting.
-struct Socket<'a>(&'a TcpStream);
-
-impl Write for Socket<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.try_write(buf)
+        let conn = self.conn.borrow();
+        dubbo_rpc::tls::peer_identity(conn.as_ref()?.peer_certificates())
     }
 
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
+    /// A caller's session, taken out for the Triple pipeline (which goes on with it).
+    pub(super) fn take_server(&self) -> Option<rustls::ServerConnection> {
+        match self.conn.borrow_mut().take()? {
+            Connection::Server(server) => Some(server),
+            Connection::Client(_) => None,
+        }
     }
 }

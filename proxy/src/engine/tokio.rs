@@ -51,7 +51,7 @@ use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
 use crate::triple::Pipeline;
 
-use super::tls::{Door, Got, Session};
+use super::tls::{Door, Got, Session, Upstream};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -94,6 +94,8 @@ struct Local {
     triple: Pipeline,
     /// Each listener's door (plain or TLS), by listener index.
     doors: Vec<Door>,
+    /// The clusters whose providers are spoken to over TLS, by name.
+    upstreams: HashMap<String, Upstream>,
 }
 
 /// A connection accepted by worker 0 for another worker: its listener, and the socket.
@@ -172,6 +174,7 @@ async fn run_worker(
             .iter()
             .map(Door::of)
             .collect(),
+        upstreams: Upstream::of_clusters(&shared.snapshot().config.clusters),
     });
     drive(&local);
     tokio::task::spawn_local(flusher(local.clone()));
@@ -270,7 +273,7 @@ fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream) {
     let (tls, handshake_timeout) = match door {
         Door::Plain => (None, None),
         Door::Broken => return,
-        Door::Tls(config, timeout) => match Session::new(config) {
+        Door::Tls(config, timeout) => match Session::server(config) {
             Ok(session) => (Some(session), Some(timeout)),
             Err(e) => {
                 tracing::error!("listener TLS: {e}");
@@ -305,8 +308,7 @@ async fn handshake_deadline(local: Rc<Local>, conn: Conn, io: Weak<ConnIo>, time
     let pending = io.tls.as_ref().is_some_and(|t| !t.handshaken());
     if pending && !io.finished.get() {
         let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        let refusal = TlsRefusal::Timeout(ms);
-        tls_metrics(&local).refused(io.stream.peer_addr().ok(), &refusal);
+        refused(&local, conn, &io, &TlsRefusal::Timeout(ms));
         finish(&local, conn, &io);
     }
 }
@@ -391,7 +393,7 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         match got {
             Ok(Got::Eof) => break,
             Ok(Got::Refused(why)) => {
-                tls_metrics(&local).refused(io.stream.peer_addr().ok(), &why);
+                refused(&local, conn, &io, &why);
                 break;
             }
             Ok(Got::Plain { drained: emptied }) => {
@@ -407,14 +409,7 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
                 peak.saw(buf.len());
                 let now = feed(&local, conn, &mut buf);
                 if let Some(listener) = io.handoff.get() {
-                    if io.tls.is_some() {
-                        // The pipeline takes plain sockets: HTTP/2 inside TLS is refused.
-                        let peer = io.stream.peer_addr().ok();
-                        tls_metrics(&local).refused(peer, &TlsRefusal::Http2);
-                        local.worker.borrow().shared().metrics.caller_gone(listener);
-                    } else {
-                        hand_off(&local, &io, listener, &mut buf);
-                    }
+                    hand_off(&local, &io, listener, &mut buf);
                     break;
                 }
                 if now >= period_end {
@@ -476,6 +471,15 @@ fn read_tls(
     got
 }
 
+/// Counts and logs a connection closed at the TLS door: a caller's, or a provider's.
+fn refused(local: &Local, conn: Conn, io: &ConnIo, why: &TlsRefusal) {
+    let peer = io.stream.peer_addr().ok();
+    match conn {
+        Conn::Down(_) => tls_metrics(local).refused(peer, why),
+        Conn::Up(_) => tls_metrics(local).upstream_refused(peer, why),
+    }
+}
+
 /// The TLS counters (a borrow of the worker just as long as the call).
 fn tls_metrics(local: &Local) -> std::cell::Ref<'_, TlsMetrics> {
     std::cell::Ref::map(local.worker.borrow(), |w| &w.shared().metrics.tls)
@@ -486,12 +490,23 @@ fn tls_metrics(local: &Local) -> std::cell::Ref<'_, TlsMetrics> {
 /// with the connection's tasks.
 fn hand_off(local: &Local, io: &ConnIo, listener: usize, buf: &mut BytesMut) {
     use std::os::fd::AsFd;
+    let read = buf.split().freeze();
     match io.stream.as_fd().try_clone_to_owned() {
-        Ok(fd) => local.triple.accept(
-            std::net::TcpStream::from(fd),
-            buf.split().freeze(),
-            listener,
-        ),
+        // A TLS caller's session goes along: the pipeline decrypts from where it stopped.
+        Ok(fd) => match io.tls.as_ref().map(Session::take_server) {
+            None => local
+                .triple
+                .accept(std::net::TcpStream::from(fd), read, listener),
+            Some(Some(tls)) => {
+                local
+                    .triple
+                    .accept_tls(std::net::TcpStream::from(fd), tls, read, listener)
+            }
+            Some(None) => {
+                tracing::warn!("triple hand-off: no TLS session");
+                local.worker.borrow().shared().metrics.caller_gone(listener);
+            }
+        },
         Err(e) => {
             tracing::warn!("triple hand-off: {e}");
             // Never reached the pipeline, which would have uncounted it.
@@ -617,12 +632,37 @@ async fn writer(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     finish(&local, conn, &io);
 }
 
-async fn connect(local: Rc<Local>, up: Key, addr: SocketAddr, timeout: Duration) {
+async fn connect(
+    local: Rc<Local>,
+    up: Key,
+    addr: SocketAddr,
+    timeout: Duration,
+    tls: Option<Upstream>,
+) {
     let res = tokio::time::timeout(timeout, TcpStream::connect(addr)).await;
     match res {
         Ok(Ok(stream)) => {
             let _ = stream.set_nodelay(true);
-            register(&local, Conn::Up(up), stream, None);
+            let session = match tls.map(|t| t.session(addr)).transpose() {
+                Ok(session) => session,
+                Err(e) => {
+                    tracing::warn!("connect {addr}: TLS: {e}");
+                    local
+                        .worker
+                        .borrow_mut()
+                        .closed(Conn::Up(up), Instant::now());
+                    drive(&local);
+                    return;
+                }
+            };
+            let tls = session.is_some();
+            let io = register(&local, Conn::Up(up), stream, session);
+            if tls {
+                // The connect timeout bounds the handshake too.
+                let io = Rc::downgrade(&io);
+                let deadline = handshake_deadline(local.clone(), Conn::Up(up), io, timeout);
+                tokio::task::spawn_local(deadline);
+            }
             local
                 .worker
                 .borrow_mut()
@@ -673,7 +713,12 @@ fn drive(local: &Rc<Local>) {
                 }
             }
             Effect::Connect { up, addr, timeout } => {
-                tokio::task::spawn_local(connect(local.clone(), up, addr, timeout));
+                let tls = local
+                    .worker
+                    .borrow()
+                    .upstream_cluster(up)
+                    .and_then(|name| local.upstreams.get(name).cloned());
+                tokio::task::spawn_local(connect(local.clone(), up, addr, timeout, tls));
             }
             Effect::PauseRead(conn) => {
                 if let Some(io) = local.io.borrow().get(&conn) {

@@ -31,6 +31,7 @@ pub mod call;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
+pub mod tls_io;
 pub mod upstream;
 
 use relay::{CONNECTION_WINDOW, STREAM_WINDOW};
@@ -109,6 +110,22 @@ impl Pipeline {
     /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes
     /// already read from it (its HTTP/2 preface first).
     pub fn accept(&self, stream: std::net::TcpStream, read: Bytes, listener: usize) {
+        self.serve(Handed::Plain(stream), read, listener);
+    }
+
+    /// [`Pipeline::accept`] for a caller of a TLS listener: `tls` is the session whose
+    /// handshake the engine did, `read` the plaintext it took already.
+    pub fn accept_tls(
+        &self,
+        stream: std::net::TcpStream,
+        tls: rustls::ServerConnection,
+        read: Bytes,
+        listener: usize,
+    ) {
+        self.serve(Handed::Tls(stream, Box::new(tls)), read, listener);
+    }
+
+    fn serve(&self, stream: Handed, read: Bytes, listener: usize) {
         self.triple
             .shared
             .metrics
@@ -181,24 +198,40 @@ async fn within<F: std::future::Future>(limit: Option<Duration>, f: F) -> Option
     }
 }
 
+/// A caller's socket as an engine hands it over.
+enum Handed {
+    Plain(std::net::TcpStream),
+    /// With the TLS session the engine did the handshake with.
+    Tls(std::net::TcpStream, Box<rustls::ServerConnection>),
+}
+
 /// Serves one caller connection: an HTTP/2 server whose every stream is a [`call`].
-async fn serve_connection(
-    open: OpenConnection,
-    stream: std::net::TcpStream,
-    read: Bytes,
-    listener: usize,
-) {
-    let triple = open.0.clone();
-    let mut draining = triple.draining.subscribe();
-    let stream = match stream
+async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, listener: usize) {
+    let (std, tls) = match stream {
+        Handed::Plain(s) => (s, None),
+        Handed::Tls(s, tls) => (s, Some(tls)),
+    };
+    let stream = match std
         .set_nonblocking(true)
-        .and_then(|()| tokio::net::TcpStream::from_std(stream))
+        .and_then(|()| tokio::net::TcpStream::from_std(std))
     {
         Ok(s) => s,
         Err(e) => return tracing::warn!("triple: hand-off: {e}"),
     };
+    match tls {
+        None => serve_h2(open, prefixed::Prefixed::new(read, stream), listener).await,
+        Some(tls) => serve_h2(open, tls_io::TlsIo::new(read, stream, *tls), listener).await,
+    }
+}
+
+/// The HTTP/2 server of one caller connection over `io`.
+async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let triple = open.0.clone();
+    let mut draining = triple.draining.subscribe();
     let limits = ConnLimits::of(&triple, listener);
-    let io = prefixed::Prefixed::new(read, stream);
     let handshake = h2::server::Builder::new()
         .max_concurrent_streams(MAX_STREAMS)
         .max_header_list_size(MAX_HEADER_LIST)

@@ -60,18 +60,24 @@ impl ClientTls {
         }
     }
 
-    /// The handshake over `tcp`, connected to `addr` (`host:port`): the server's certificate
-    /// is verified for the configured server name, else for `addr`'s host.
+    /// The name a server at `addr` (`host:port`) is verified for and sent as SNI: the
+    /// configured server name, else `addr`'s host.
+    pub fn server_name_for(&self, addr: &str) -> Result<ServerName<'static>, TlsError> {
+        match &self.server_name {
+            Some(name) => Ok(name.clone()),
+            None => parse_name(host_of(addr)),
+        }
+    }
+
+    /// The handshake over `tcp`, connected to `addr` (`host:port`).
     pub(crate) async fn handshake(
         &self,
         addr: &str,
         tcp: TcpStream,
     ) -> std::io::Result<TlsStream<TcpStream>> {
-        let name = match &self.server_name {
-            Some(name) => name.clone(),
-            None => parse_name(host_of(addr))
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?,
-        };
+        let name = self
+            .server_name_for(addr)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         TlsConnector::from(self.config.clone())
             .connect(name, tcp)
             .await

@@ -4,6 +4,12 @@
 use super::*;
 
 impl Worker {
+    /// The name of the cluster provider connection `up` belongs to.
+    pub fn upstream_cluster(&self, up: Key) -> Option<&str> {
+        let u = self.ups.get(up.idx()).filter(|u| u.gen == up.gen())?;
+        Some(self.clusters.get(u.cluster as usize)?.name.as_str())
+    }
+
     /// The caller on `down` proved `identity` (its TLS client certificate's URI SAN or CN).
     pub fn set_downstream_identity(&mut self, down: Key, identity: std::sync::Arc<str>) {
         if let Some(d) = self
