@@ -306,10 +306,18 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
         Client as TripleClient, ClientConfig as TripleConfig, TripleCall,
     };
 
-    let greeter = Service::new("test.Greeter").method("hello", |call| async move {
-        let (name,): (String,) = call.args()?;
-        Reply::typed(&format!("hello {name}"))
-    });
+    let greeter = Service::new("test.Greeter")
+        .method("hello", |call| async move {
+            let (name,): (String,) = call.args()?;
+            Reply::typed(&format!("hello {name}"))
+        })
+        .method("whoAmI", |call| async move {
+            Reply::typed(
+                call.attachments
+                    .get_str("x-caller-identity")
+                    .unwrap_or("anonymous"),
+            )
+        });
     let provider = Server::builder()
         .service(greeter)
         .bind("127.0.0.1:0")
@@ -320,6 +328,7 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
         1,
         &format!(
             "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
+             identity_attachment = \"x-caller-identity\"\n\
              [[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n",
             pki.server.cert,
             pki.server.key,
@@ -343,6 +352,11 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
         assert_eq!(answer, format!("hello n{i}"));
     }
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
+    // The identity reaches the provider as the named attachment, over the caller's own.
+    let spoofing =
+        TripleCall::new("test.Greeter", "whoAmI").attachment("x-caller-identity", "evil");
+    let seen: String = client.call(&spoofing).await.unwrap();
+    assert_eq!(seen, CLIENT_SPIFFE_ID);
     // Without a client certificate: refused at the handshake, counted.
     let anonymous = TripleClient::connect_tls(
         &proxy.addr().to_string(),

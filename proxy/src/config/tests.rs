@@ -256,6 +256,16 @@ fn listener_tls_needs_readable_files_and_the_tokio_engine() {
             .any(|(k, _)| k == "listeners[0].tls.handshake_timeout_ms"),
         "{e}"
     );
+    let e = Config::from_toml(&format!(
+        "{listener}identity_attachment = \"not a name\"\n{base}"
+    ))
+    .unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, _)| k == "listeners[0].tls.identity_attachment"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -35,8 +35,9 @@ pub struct ListenerTls {
     pub handshake_timeout_ms: u64,
     /// `listeners[i].tls.identity_attachment`: forward each caller's identity (its client
     /// certificate's URI SAN, else CN; `null` without one) to providers as this attachment,
-    /// overriding what the caller sent under the name. Hessian2 calls only: on such a
-    /// listener a call in another serialization is answered BAD_REQUEST.
+    /// overriding what the caller sent under the name (Triple calls: as that header).
+    /// Dubbo-protocol calls in Hessian2 only: on such a listener a call in another
+    /// serialization is answered BAD_REQUEST.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity_attachment: Option<String>,
 }
@@ -66,8 +67,14 @@ impl ListenerTls {
     }
 
     pub(super) fn validate(&self, key: &dyn Fn(&str) -> String, p: &mut Problems) {
-        if self.identity_attachment.as_deref() == Some("") {
-            p.bad(key("tls.identity_attachment"), "must not be empty");
+        if let Some(name) = &self.identity_attachment {
+            // Triple carries attachments as headers.
+            if http::HeaderName::try_from(name.to_ascii_lowercase()).is_err() {
+                p.bad(
+                    key("tls.identity_attachment"),
+                    "must be a valid header name",
+                );
+            }
         }
         if self.handshake_timeout_ms == 0 {
             p.bad(key("tls.handshake_timeout_ms"), "must be > 0");

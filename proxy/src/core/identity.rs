@@ -1,5 +1,7 @@
 //! A TLS caller's identity forwarded to providers as a request attachment, under the name
-//! the operator gives (`listeners.tls.identity_attachment`).
+//! the operator gives (`listeners.tls.identity_attachment`): in a Dubbo request body
+//! ([`with_identity`]) or, for Triple, as the header its attachments travel in
+//! ([`set_header`]).
 //!
 //! The entry is added last in the request's attachments map, where Java's `HashMap` (and
 //! dubbo-codec) keep the last entry of a key sent twice: a value the caller put under the
@@ -44,6 +46,19 @@ pub fn with_identity(body: &[u8], key: &str, identity: Option<&str>) -> Option<B
     }
     e.get_mut().put_u8(b'Z');
     Some(e.into_inner().freeze())
+}
+
+/// Triple's form: the caller's headers named `key` (lower-cased, as Triple sends attachment
+/// names) removed, and `identity` put in their place when there is one that a header can
+/// carry (visible ASCII; a CN in other characters goes as none).
+pub fn set_header(headers: &mut http::HeaderMap, key: &str, identity: Option<&str>) {
+    let Ok(name) = http::HeaderName::try_from(key.to_ascii_lowercase()) else {
+        return;
+    };
+    headers.remove(&name);
+    if let Some(value) = identity.and_then(|v| http::HeaderValue::from_str(v).ok()) {
+        headers.insert(name, value);
+    }
 }
 
 #[cfg(test)]

@@ -219,13 +219,27 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
         Err(e) => return tracing::warn!("triple: hand-off: {e}"),
     };
     match tls {
-        None => serve_h2(open, prefixed::Prefixed::new(read, stream), listener).await,
-        Some(tls) => serve_h2(open, tls_io::TlsIo::new(read, stream, *tls), listener).await,
+        None => {
+            let io = prefixed::Prefixed::new(read, stream);
+            serve_h2(open, io, listener, None).await
+        }
+        Some(tls) => {
+            let identity = dubbo_rpc::tls::peer_identity(tls.peer_certificates())
+                .map(|i| Arc::<str>::from(i.as_str()));
+            serve_h2(
+                open,
+                tls_io::TlsIo::new(read, stream, *tls),
+                listener,
+                identity,
+            )
+            .await
+        }
     }
 }
 
-/// The HTTP/2 server of one caller connection over `io`.
-async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize)
+/// The HTTP/2 server of one caller connection over `io`; `identity`: the caller's TLS
+/// client certificate's.
+async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize, identity: Option<Arc<str>>)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -274,8 +288,9 @@ where
             Some(Ok((request, respond))) => {
                 let running = calls.clone();
                 let triple = triple.clone();
+                let identity = identity.clone();
                 tokio::spawn(async move {
-                    call::serve(triple, request, respond, listener).await;
+                    call::serve(triple, request, respond, listener, identity).await;
                     drop(running);
                 });
             }
