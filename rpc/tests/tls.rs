@@ -3,7 +3,7 @@
 //! input closed quickly, counted in `Server::stats` and logged, while a good caller is
 //! served: a plain caller on a TLS port, a TLS caller on a plain port, client certificates
 //! from another CA, self-signed, expired or missing, a server certificate the client does
-//! not trust, and a handshake that never finishes.
+//! not trust, a handshake that never finishes, and a flood of handshakes from one address.
 
 use std::fmt::Write as _;
 use std::sync::{Mutex, OnceLock};
@@ -369,4 +369,58 @@ async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
     assert!(waited < Duration::from_secs(2), "{waited:?}");
     let stats = stats_until(&server, |s| s.tls_handshake_timeout >= 2).await;
     assert_eq!(stats.tls_handshake_timeout, 2, "{stats:?}");
+}
+
+/// A flood of handshakes from one address: past `max_handshakes_per_ip` under way, its
+/// connections are closed at once and counted, while a caller from another address is
+/// served.
+#[tokio::test]
+async fn a_handshake_flood_from_one_address_is_cut_and_others_served() {
+    let pki = Pki::new();
+    capture_events();
+    let tls = ServerTls::builder(&pki.server.cert, &pki.server.key)
+        .client_ca(&pki.ca, ClientAuth::Required)
+        .max_handshakes_per_ip(4)
+        .build()
+        .unwrap();
+    let server = Server::builder()
+        .service(who_service())
+        .tls(tls)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let addr = server.local_addr();
+    let from_flooder = || async {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        let mut s = socket.connect(addr).await.unwrap();
+        // A record header announcing a 512-byte ClientHello, and 5 bytes of it.
+        s.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03])
+            .await
+            .unwrap();
+        s
+    };
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(from_flooder().await);
+    }
+    // Held: their handshakes are under way (the timeout is 10 s).
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = Instant::now();
+    let mut past = from_flooder().await;
+    let peer = past.local_addr().unwrap();
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(2), past.read(&mut buf)).await;
+    assert!(
+        matches!(read, Ok(Ok(0)) | Ok(Err(_))),
+        "closed at once: {read:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(1));
+    let stats = stats_until(&server, |s| s.tls_handshake_flood_refused >= 1).await;
+    assert_eq!(stats.tls_handshake_flood_refused, 1, "{stats:?}");
+    assert!(logged(peer, "max_handshakes_per_ip"));
+    // Another address is served meanwhile.
+    let who = dubbo_who(&server, client_tls(&pki, Some(&pki.client))).await;
+    assert_eq!(who.unwrap(), CLIENT_SPIFFE_ID);
+    drop(held);
 }

@@ -101,6 +101,9 @@ pub(super) enum TlsRefused {
     /// Its handshake did not finish within the handshake timeout (ms).
     #[cfg_attr(not(feature = "tls"), allow(dead_code))]
     HandshakeTimeout(u64),
+    /// Its address had this many handshakes under way already.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Flood(usize),
 }
 
 /// What the limits did, counted since the server started ([`Server::stats`](super::Server::stats)).
@@ -135,6 +138,9 @@ pub struct ServerStats {
     pub tls_plaintext_refused: u64,
     /// Connections to a server without TLS closed because they opened with a TLS handshake.
     pub tls_on_plain_refused: u64,
+    /// Connections closed at once because their IP address had `max_handshakes_per_ip`
+    /// handshakes under way.
+    pub tls_handshake_flood_refused: u64,
 }
 
 /// The live counters behind [`ServerStats`].
@@ -152,6 +158,7 @@ pub(super) struct Counters {
     tls_timeout: AtomicU64,
     tls_plaintext: AtomicU64,
     tls_on_plain: AtomicU64,
+    tls_flood: AtomicU64,
 }
 
 impl Counters {
@@ -212,6 +219,10 @@ impl Counters {
                 // not flood the log.
                 tracing::debug!(%peer, limit = "handshake_timeout", value_ms, "connection closed: TLS handshake not finished in time");
             }
+            TlsRefused::Flood(value) => {
+                self.tls_flood.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(%peer, limit = "max_handshakes_per_ip", value, "connection closed: its address has max_handshakes_per_ip handshakes under way");
+            }
         }
     }
 
@@ -230,6 +241,7 @@ impl Counters {
             tls_handshake_timeout: get(&self.tls_timeout),
             tls_plaintext_refused: get(&self.tls_plaintext),
             tls_on_plain_refused: get(&self.tls_on_plain),
+            tls_handshake_flood_refused: get(&self.tls_flood),
         }
     }
 }

@@ -249,6 +249,8 @@ impl ServerBuilder {
             port: local_addr.port(),
             #[cfg(feature = "tls")]
             tls: self.tls,
+            #[cfg(feature = "tls")]
+            handshaking: Mutex::default(),
         });
         let accept = tokio::spawn(connection::accept_loop(listener, state.clone()));
         Server {
@@ -319,6 +321,9 @@ struct State {
     port: u16,
     #[cfg(feature = "tls")]
     tls: Option<crate::tls::ServerTls>,
+    /// Handshakes under way, by the caller's IP address.
+    #[cfg(feature = "tls")]
+    handshaking: Mutex<HashMap<IpAddr, usize>>,
 }
 
 /// A running server. Dropping it stops accepting but leaves open connections to finish;

@@ -1,7 +1,7 @@
 //! The TLS door of a server (feature `tls`): the handshake, bounded in time, then the
 //! protocol inside, told apart as on a plain port (ALPN `h2` says HTTP/2 at once).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use tokio::io::AsyncReadExt;
@@ -12,7 +12,7 @@ use tokio_rustls::TlsAcceptor;
 use super::connection::{bounded_sniff, classify, serve_sniffed, Open, Sniffed, TLS_HANDSHAKE};
 use super::limits::{Closed, TlsRefused};
 use super::prefixed::Prefixed;
-use super::State;
+use super::{lock, State};
 use crate::tls::peer_identity;
 use crate::tls::ServerTls;
 
@@ -25,6 +25,11 @@ pub(super) async fn serve_tls(
     tls: ServerTls,
     open: Open,
 ) {
+    let Some(handshaking) = Handshaking::start(&state, peer.ip(), tls.max_handshakes_per_ip())
+    else {
+        let max = tls.max_handshakes_per_ip();
+        return state.counters.tls_refused(peer, TlsRefused::Flood(max));
+    };
     let timeout = tls.handshake_timeout();
     let handshake = async {
         let mut first = [0u8; 1];
@@ -49,6 +54,7 @@ pub(super) async fn serve_tls(
                 .tls_refused(peer, TlsRefused::HandshakeTimeout(ms));
         }
     };
+    drop(handshaking);
     state
         .counters
         .tls_handshakes
@@ -93,4 +99,35 @@ async fn read_first(
     })
     .await?;
     Ok((sniffed, seen))
+}
+
+/// One handshake under way from `ip`, counted in `State::handshaking` until dropped.
+struct Handshaking<'a> {
+    state: &'a State,
+    ip: IpAddr,
+}
+
+impl<'a> Handshaking<'a> {
+    /// `None` when `ip` has `max` under way already.
+    fn start(state: &'a State, ip: IpAddr, max: usize) -> Option<Handshaking<'a>> {
+        let mut all = lock(&state.handshaking);
+        let n = all.entry(ip).or_insert(0);
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(Handshaking { state, ip })
+    }
+}
+
+impl Drop for Handshaking<'_> {
+    fn drop(&mut self) {
+        let mut all = lock(&self.state.handshaking);
+        if let Some(n) = all.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                all.remove(&self.ip);
+            }
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //!   serves TLS only, on its one port: the Dubbo protocol, Triple over HTTP/2 (ALPN `h2`) and
 //!   Triple's HTTP/1.1 form, told apart after the handshake as on a plain port. A caller
 //!   whose first byte is not a TLS handshake record, or whose handshake fails or does not
-//!   finish within [`ServerTlsBuilder::handshake_timeout`], is closed, counted in
+//!   finish within [`ServerTlsBuilder::handshake_timeout`], or that comes while its address
+//!   has [`ServerTlsBuilder::max_handshakes_per_ip`] under way, is closed, counted in
 //!   [`ServerStats`](crate::server::ServerStats) and logged (`tracing`, with its address);
 //!   the other callers go on. A plain server closes a caller that opens with a TLS
 //!   handshake the same way.
@@ -41,7 +42,10 @@ use std::sync::Arc;
 pub use self::client::{ClientTls, ClientTlsBuilder};
 pub use self::error::TlsError;
 pub use self::peer::peer_identity;
-pub use self::server::{ClientAuth, ServerTls, ServerTlsBuilder, DEFAULT_HANDSHAKE_TIMEOUT};
+pub use self::server::{
+    ClientAuth, ServerTls, ServerTlsBuilder, DEFAULT_HANDSHAKE_TIMEOUT,
+    DEFAULT_MAX_HANDSHAKES_PER_IP,
+};
 
 /// TLS 1.3 and 1.2, nothing older.
 const VERSIONS: &[&rustls::SupportedProtocolVersion] =

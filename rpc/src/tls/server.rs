@@ -11,6 +11,8 @@ use super::{pem, provider, TlsError, VERSIONS};
 
 /// Default of [`ServerTlsBuilder::handshake_timeout`].
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default of [`ServerTlsBuilder::max_handshakes_per_ip`].
+pub const DEFAULT_MAX_HANDSHAKES_PER_IP: usize = 64;
 
 /// Whether a TLS server asks its callers for a certificate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -32,6 +34,7 @@ pub enum ClientAuth {
 pub struct ServerTls {
     config: Arc<ServerConfig>,
     handshake_timeout: Duration,
+    max_handshakes_per_ip: usize,
 }
 
 impl ServerTls {
@@ -45,6 +48,7 @@ impl ServerTls {
             client_ca: None,
             client_auth: ClientAuth::None,
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            max_handshakes_per_ip: DEFAULT_MAX_HANDSHAKES_PER_IP,
         }
     }
 
@@ -55,6 +59,7 @@ impl ServerTls {
         ServerTls {
             config,
             handshake_timeout,
+            max_handshakes_per_ip: DEFAULT_MAX_HANDSHAKES_PER_IP,
         }
     }
 
@@ -67,6 +72,11 @@ impl ServerTls {
     pub fn handshake_timeout(&self) -> Duration {
         self.handshake_timeout
     }
+
+    /// Handshakes under way at once from one IP address, at most.
+    pub fn max_handshakes_per_ip(&self) -> usize {
+        self.max_handshakes_per_ip
+    }
 }
 
 /// Builds a [`ServerTls`].
@@ -77,6 +87,7 @@ pub struct ServerTlsBuilder {
     client_ca: Option<PathBuf>,
     client_auth: ClientAuth,
     handshake_timeout: Duration,
+    max_handshakes_per_ip: usize,
 }
 
 impl ServerTlsBuilder {
@@ -92,6 +103,15 @@ impl ServerTlsBuilder {
     /// is taken as one millisecond): a caller that starts one and stops is cut then.
     pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
         self.handshake_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Handshakes under way at once from one IP address (default 64; zero is taken as one):
+    /// a connection past it is closed at once, before any cryptography, so that a flood of
+    /// handshakes from one address takes neither CPU nor more than that many connection
+    /// slots, and callers from other addresses go on.
+    pub fn max_handshakes_per_ip(mut self, max: usize) -> Self {
+        self.max_handshakes_per_ip = max.max(1);
         self
     }
 
@@ -115,6 +135,7 @@ impl ServerTlsBuilder {
         Ok(ServerTls {
             config: Arc::new(config),
             handshake_timeout: self.handshake_timeout,
+            max_handshakes_per_ip: self.max_handshakes_per_ip,
         })
     }
 }
