@@ -1,5 +1,6 @@
 //! The short, seeded chaos soak (issue 17) on both proxy engines: every fault kind applied
-//! while 64 callers send 3,000-4,500 calls; no call may go unanswered or be answered with
+//! while 64 callers send 3,000-4,500 calls (one caller in 8 in Triple, 2 in 8 in Dubbo to a
+//! Triple-only cluster, bridged by the proxy); no call may go unanswered or be answered with
 //! another call's token, and the proxy's fds come back; once more with the providers found in
 //! a real ZooKeeper that the schedule restarts; and once with providers that mix answers up,
 //! which must fail. Every run also sends 1,000 bad frames (bad magic, 2 GiB length claims,
@@ -102,6 +103,10 @@ fn check(engine: &str, extra: &[&str]) -> HashMap<String, u64> {
         assert_eq!(get(zero), 0, "{zero}: {r:?}");
     }
     assert!(get("sent") >= 2000, "{r:?}");
+    // A share of the calls in Triple (one caller in 8) and of Dubbo calls bridged to the
+    // Triple-only cluster (2 in 8), under the same checks.
+    assert!(get("triple_sent") >= get("sent") / 16, "{r:?}");
+    assert!(get("bridged_sent") >= get("sent") / 8, "{r:?}");
     // The bystanders above were served while 1,000 bad frames came in.
     assert!(get("hostile_frames") >= 1000, "{r:?}");
     assert!(get("kills") >= 1 && get("stops") >= 1, "{r:?}");

@@ -40,7 +40,11 @@
 //! (comma-separated, one per argument): `int`/`short`/`byte` (and boxes) → int, `long` → long,
 //! `float`/`double` → double, `boolean`, `char`/`java.lang.String` → string,
 //! `java.util.Date` → date (milliseconds), `java.math.BigDecimal` → decimal (string or
-//! number), `X[]` → a typed array, `java.util.List`/`Set`/`Collection` → list,
+//! number), `java.time.LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `Duration`,
+//! `Period`, `Year`, `YearMonth`, `MonthDay`, `ZoneOffset`, `ZoneId`, `OffsetTime`,
+//! `OffsetDateTime`, `ZonedDateTime` → their ISO-8601 text (`"2024-02-29T13:45:30"`, as Java's
+//! `toString()` writes and `parse` reads it), `java.util.UUID` / `Locale` / `Currency` → their
+//! `toString()` text, `X[]` → a typed array, `java.util.List`/`Set`/`Collection` → list,
 //! `java.util.Map` → map, and any other class → an object of that class from a JSON object
 //! (its `class` entry, if any, overrides the class). Values inside lists, maps and objects,
 //! and arguments of type `java.lang.Object`, are mapped by their JSON kind: integers → int
@@ -48,7 +52,8 @@
 //! `class` entry.
 //!
 //! The result is printed as JSON on stdout (objects with a `class` entry, dates as
-//! milliseconds, binaries as base64), indented (`--output pretty`, the default) or on one line
+//! milliseconds, binaries as base64, `java.time` values as ISO-8601 text, `BigDecimal`,
+//! `UUID`, `Locale`, `Currency` and `Class` as their Java `toString()`), indented (`--output pretty`, the default) or on one line
 //! (`--output json`); `--output raw` writes the answer's body bytes as the provider sent them,
 //! for `hessian2-dump --annotate -`. A Java exception is printed as
 //! `{"exception": class, "message": ...}` on stdout with exit status 1; any other failure

@@ -28,7 +28,9 @@ consumer of the service's interface calls it.
 options:
   --types T1,T2,...     the Java parameter types, one per argument (int, long, double,
                         boolean, java.lang.String, java.util.Date, java.math.BigDecimal,
-                        X[], java.util.List, java.util.Map, or a class name for an object)
+                        java.time.* and java.util.UUID/Locale/Currency (as their ISO-8601
+                        or toString() text), X[], java.util.List, java.util.Map, or a class
+                        name for an object)
   --args JSON_ARRAY     the arguments as a JSON array; @FILE reads it from a file, - from
                         standard input
   --version V, --group G

@@ -56,6 +56,30 @@ pub(crate) fn rebase(v: &mut Value, offset: u32) {
     }
 }
 
+/// Moves `v`'s references from a stream where `offset` containers precede it to one of its
+/// own (the inverse of [`rebase`]); false when one refers to a container before it.
+pub(crate) fn unbase(v: &mut Value, offset: u32) -> bool {
+    if offset == 0 {
+        return true;
+    }
+    match v {
+        Value::Ref(n) => match n.checked_sub(offset) {
+            Some(m) => {
+                *n = m;
+                true
+            }
+            None => false,
+        },
+        Value::List(l) => l.items.iter_mut().all(|i| unbase(i, offset)),
+        Value::Map(m) => m
+            .entries
+            .iter_mut()
+            .all(|(k, v)| unbase(k, offset) && unbase(v, offset)),
+        Value::Object(o) => o.values.iter_mut().all(|i| unbase(i, offset)),
+        _ => true,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,5 +101,16 @@ mod tests {
                 Value::Int(3),
             ])
         );
+    }
+
+    #[test]
+    fn unbase_undoes_rebase_and_refuses_what_points_before() {
+        let orig = Value::untyped_list(vec![Value::Ref(0), Value::Int(1)]);
+        let mut v = orig.clone();
+        rebase(&mut v, 4);
+        assert!(unbase(&mut v, 4));
+        assert_eq!(v, orig);
+        let mut before = Value::untyped_list(vec![Value::Ref(2)]);
+        assert!(!unbase(&mut before, 3));
     }
 }

@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use bytes::Bytes;
 
 use crate::attachments::{AttachmentValue, Attachments};
+use crate::body::{count_containers, unbase};
 use crate::descriptor::arg_count;
 use crate::error::BodyError;
 use crate::format::{
-    read_args, read_utf_or_empty, skip_args, with_format, BodyFormat, Format, Reader,
+    arg_field, read_args, read_utf_or_empty, skip_args, with_format, BodyFormat, Format, Reader,
 };
 
 /// The fixed fields of a request body and where its arguments start: what a server needs to
@@ -175,6 +176,58 @@ impl<'a> RequestHead<'a> {
                 |i, value| report(keys, i, value, &mut found),
             )
         })
+    }
+
+    /// The arguments of `body` (the body this head was read from), each serialized alone, as
+    /// Triple's request wrapper carries them. An argument is copied as it is where its bytes
+    /// stand alone (the first one, which starts where the stream's tables are still empty; a
+    /// later one that uses none of them: see [`BodyFormat::joins_as_is`]); otherwise the
+    /// arguments are read as values and written each on its own, with their references
+    /// moved to their own stream. An argument that refers to an earlier one cannot stand
+    /// alone: an error.
+    pub fn args_alone(&self, body: &'a [u8]) -> Result<Vec<Bytes>, BodyError> {
+        let spans = with_format!(self.format, f => {
+            let mut r = self.args_reader(f, body);
+            let mut spans = Vec::with_capacity(self.arg_count.min(64));
+            for i in 0..self.arg_count {
+                let field = arg_field(i);
+                if r.is_empty() {
+                    return Err(BodyError::Missing { field });
+                }
+                let start = r.offset();
+                r.skip(field)?;
+                spans.push(start..r.offset());
+            }
+            spans
+        });
+        let copied = spans
+            .iter()
+            .enumerate()
+            .all(|(i, at)| i == 0 || self.format.joins_as_is(&body[at.clone()]));
+        if copied {
+            return Ok(spans
+                .into_iter()
+                .map(|at| Bytes::copy_from_slice(&body[at]))
+                .collect());
+        }
+        let values = self
+            .format
+            .read_args_at(body, self.args_offset, self.arg_count)?;
+        let mut base = 0u32;
+        let mut out = Vec::with_capacity(values.len());
+        for (i, mut v) in values.into_iter().enumerate() {
+            let containers = count_containers(&v);
+            if !unbase(&mut v, base) {
+                return Err(BodyError::Unexpected {
+                    field: arg_field(i),
+                    expected: "a value that stands alone",
+                    found: "a reference to an earlier argument",
+                });
+            }
+            base = base.saturating_add(containers);
+            out.push(self.format.value_alone(&v));
+        }
+        Ok(out)
     }
 
     /// Reads the arguments of `body` (the body this head was read from) into a Rust tuple

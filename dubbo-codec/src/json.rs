@@ -2,8 +2,13 @@
 //! `curl` over Triple's HTTP/1.1 form) turned into [`Value`]s by their declared Java types or
 //! by their JSON kind alone, and results turned back into JSON.
 
+use std::fmt::Display;
+use std::str::FromStr;
+
 use base64::Engine as _;
+use hessian2::types;
 use hessian2::value::{java, Object, Stream, Value};
+use serde::Serialize;
 use serde_json::{Map as JsonMap, Number, Value as Json};
 
 /// A JSON value that is not of the Java type it was given for.
@@ -42,6 +47,23 @@ fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
             Json::Number(n) => java::big_decimal(&n.to_string()),
             _ => return Err(bad()),
         },
+        "java.time.LocalDate" => text::<types::LocalDate>(v)?,
+        "java.time.LocalTime" => text::<types::LocalTime>(v)?,
+        "java.time.LocalDateTime" => text::<types::LocalDateTime>(v)?,
+        "java.time.Instant" => text::<types::Instant>(v)?,
+        "java.time.Duration" => text::<types::Duration>(v)?,
+        "java.time.Period" => text::<types::Period>(v)?,
+        "java.time.Year" => text::<types::Year>(v)?,
+        "java.time.YearMonth" => text::<types::YearMonth>(v)?,
+        "java.time.MonthDay" => text::<types::MonthDay>(v)?,
+        "java.time.ZoneOffset" => text::<types::ZoneOffset>(v)?,
+        "java.time.ZoneId" => text::<types::ZoneId>(v)?,
+        "java.time.OffsetTime" => text::<types::OffsetTime>(v)?,
+        "java.time.OffsetDateTime" => text::<types::OffsetDateTime>(v)?,
+        "java.time.ZonedDateTime" => text::<types::ZonedDateTime>(v)?,
+        "java.util.UUID" => text::<types::Uuid>(v)?,
+        "java.util.Locale" => text::<types::Locale>(v)?,
+        "java.util.Currency" => text::<types::Currency>(v)?,
         "java.lang.Object" => untyped_value(v),
         "java.util.List"
         | "java.util.ArrayList"
@@ -87,6 +109,18 @@ fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
 }
 
 /// Hessian's name of an array type (`[int`, `[string`, `[com.example.User`).
+/// A JSON string in the text of a Java type (ISO-8601 for `java.time`, Java's `toString()`
+/// otherwise) to the object hessian-lite writes for it.
+fn text<T>(v: &Json) -> Result<Value, String>
+where
+    T: FromStr<Err: Display> + Serialize,
+{
+    let s = v.as_str().ok_or_else(|| format!("{v} is not a string"))?;
+    let carrier: T = s.parse().map_err(|e: T::Err| e.to_string())?;
+    let bytes = hessian2::to_vec(&carrier).map_err(|e| e.to_string())?;
+    hessian2::value::from_slice(&bytes).map_err(|e| e.to_string())
+}
+
 fn array_type(elem: &str) -> String {
     let short = match elem {
         "int" => "int",
@@ -144,7 +178,8 @@ pub fn untyped_value(v: &Json) -> Value {
 }
 
 /// A [`Value`] of `stream` to JSON: objects keep their class in a `class` key, dates are
-/// milliseconds, binaries base64, `BigDecimal`s strings. References are followed (at most
+/// milliseconds, binaries base64, `BigDecimal`s strings, `java.time` values ISO-8601 strings
+/// and `UUID`, `Locale`, `Currency`, `Class` their Java `toString()`. References are followed (at most
 /// 64 levels deep; deeper or circular ones print as `{"$ref": n}`).
 pub fn to_json(v: &Value, stream: &Stream) -> Json {
     json_at(v, stream, 0)
@@ -187,6 +222,9 @@ fn json_at(v: &Value, stream: &Stream, depth: usize) -> Json {
         Value::Object(o) => {
             if let Some(d) = o.as_big_decimal() {
                 return Json::String(d.to_owned());
+            }
+            if let Some(text) = o.java_text() {
+                return Json::String(text);
             }
             let mut out = JsonMap::new();
             out.insert("class".into(), Json::String(o.class.to_string()));

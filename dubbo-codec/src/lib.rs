@@ -148,4 +148,4 @@ pub use exception::JavaException;
 pub use metadata::MetadataCache;
 pub use peek::{peek, peek_keys, peek_with, peek_with_cache, AttachmentValue, Peek, PeekOptions};
 pub use request::{Request, RequestBuilder, RequestHead};
-pub use response::{Outcome, Response, RpcResult, TypedResult};
+pub use response::{Outcome, Response, ResultSpan, RpcResult, TypedResult};

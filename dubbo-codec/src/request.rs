@@ -452,6 +452,10 @@ pub struct RequestBuilder {
     /// argument came).
     typed: Option<ArgsBuf>,
     typed_count: usize,
+    /// Arguments given already serialized alone ([`RequestBuilder::encoded_arg`]), copied
+    /// one after the other into an argument section (while no other kind came).
+    alone: Vec<u8>,
+    alone_count: usize,
     args: Vec<Value>,
     /// Containers the arguments so far start: the reference base of the next argument.
     refs: u32,
@@ -473,6 +477,8 @@ impl RequestBuilder {
             format: BodyFormat::default(),
             typed: None,
             typed_count: 0,
+            alone: Vec::new(),
+            alone_count: 0,
             args: Vec::new(),
             refs: 0,
             attachments: Attachments::new(),
@@ -507,11 +513,9 @@ impl RequestBuilder {
     /// The serialization of the body (default Hessian2 as hessian-lite 3 writes it). Set it
     /// before the typed arguments: they are serialized in it as they come.
     pub fn format(mut self, format: BodyFormat) -> Self {
-        if self.typed.is_some() {
-            // Already serialized in the old format: they go through values.
-            if let Err(e) = self.typed_to_values() {
-                self.error = Some(e);
-            }
+        // Arguments already serialized in the old format go through values.
+        if let Err(e) = self.sections_to_values() {
+            self.error = Some(e);
         }
         self.format = format;
         self
@@ -541,6 +545,13 @@ impl RequestBuilder {
         }
         let field = arg_field(self.arg_count());
         let to_error = |source| BodyError::Serialize { field, source };
+        if self.alone_count > 0 {
+            let section = self.take_alone();
+            if let Err(e) = self.section_to_values(section) {
+                self.error = Some(e);
+                return self;
+            }
+        }
         if !self.args.is_empty() {
             // After a dynamic argument: the dynamic way (see the module documentation).
             let value = hessian2::to_vec(value)
@@ -567,11 +578,46 @@ impl RequestBuilder {
         if self.error.is_some() || !self.push_desc(java_type) {
             return self;
         }
-        if let Err(e) = self.typed_to_values() {
+        if let Err(e) = self.sections_to_values() {
             self.error = Some(e);
             return self;
         }
         self.push_arg(value.into());
+        self
+    }
+
+    /// An argument of Java type `java_type` already serialized on its own in the builder's
+    /// [format](Self::format): one whole value, as a Triple request wrapper carries each
+    /// argument. It is copied into the body as it is wherever the body's one stream allows:
+    /// the first argument, and a later one that uses none of the tables earlier values define
+    /// (a Hessian2 scalar, string or binary; any fastjson2 value, each being a document of its
+    /// own). Otherwise the arguments are read as values and moved into the stream, as
+    /// [`value_arg`](Self::value_arg) moves them. Bytes that are not exactly one value are an
+    /// error.
+    pub fn encoded_arg(mut self, java_type: &str, alone: &[u8]) -> Self {
+        if self.error.is_some() || !self.push_desc(java_type) {
+            return self;
+        }
+        let field = arg_field(self.arg_count());
+        if let Err(e) = self.format.check_alone(alone, field) {
+            self.error = Some(e);
+            return self;
+        }
+        let copied = self.typed.is_none()
+            && self.args.is_empty()
+            && (self.alone_count == 0 || self.format.joins_as_is(alone));
+        if copied {
+            self.alone.extend_from_slice(alone);
+            self.alone_count += 1;
+            return self;
+        }
+        let value = self
+            .sections_to_values()
+            .and_then(|()| self.format.read_alone(alone));
+        match value {
+            Ok(v) => self.push_arg(v),
+            Err(e) => self.error = Some(e),
+        }
         self
     }
 
@@ -590,7 +636,7 @@ impl RequestBuilder {
     }
 
     fn arg_count(&self) -> usize {
-        self.typed_count + self.args.len()
+        self.typed_count + self.alone_count + self.args.len()
     }
 
     /// The typed arguments so far, taken out of the serializer.
@@ -606,9 +652,30 @@ impl RequestBuilder {
         })
     }
 
-    /// Turns the typed arguments so far into values, before a dynamic argument.
-    fn typed_to_values(&mut self) -> Result<(), BodyError> {
-        if let Some(encoded) = self.take_typed() {
+    /// The arguments given serialized alone so far, as an argument section.
+    fn take_alone(&mut self) -> Option<EncodedArgs> {
+        if self.alone_count == 0 {
+            return None;
+        }
+        Some(EncodedArgs {
+            format: self.format,
+            bytes: std::mem::take(&mut self.alone),
+            count: std::mem::take(&mut self.alone_count),
+        })
+    }
+
+    /// Turns the arguments so far that are bytes (typed or serialized alone) into values,
+    /// before an argument that cannot join them.
+    fn sections_to_values(&mut self) -> Result<(), BodyError> {
+        let typed = self.take_typed();
+        self.section_to_values(typed)?;
+        let alone = self.take_alone();
+        self.section_to_values(alone)
+    }
+
+    /// Turns an argument section into values.
+    fn section_to_values(&mut self, section: Option<EncodedArgs>) -> Result<(), BodyError> {
+        if let Some(encoded) = section {
             for v in encoded.values()? {
                 self.refs = self.refs.saturating_add(count_containers(&v));
                 self.args.push(v);
@@ -646,7 +713,9 @@ impl RequestBuilder {
 
     /// The request, or the first error met (a bad Java type name, a serde error).
     pub fn build(mut self) -> Result<Request, BodyError> {
-        let encoded = self.take_typed();
+        // At most one of the two sections holds arguments (each kind turns the other's into
+        // values).
+        let encoded = self.take_typed().or_else(|| self.take_alone());
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -679,6 +748,7 @@ impl RequestBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hessian2::encode::LiteVersion;
     use hessian2::value::Object;
     use serde::{Deserialize, Serialize};
 
@@ -744,6 +814,120 @@ mod tests {
             ])
         );
         assert_eq!(Request::decode(&req.to_bytes()).unwrap(), req);
+    }
+
+    /// Arguments serialized each on its own (a Triple wrapper's) join a body's one stream:
+    /// copied while they use no table of the stream, through values once one would.
+    #[test]
+    fn encoded_args_join_one_stream() {
+        let u = User {
+            name: "a".into(),
+            id: 7,
+        };
+        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+            let user = format.encode_alone(&u).unwrap();
+            let name = format.encode_alone("x").unwrap();
+            let three = format.encode_alone(&3).unwrap();
+            // A user, then plain values: the three copied as they are, in order.
+            let req = Request::builder("com.example.Svc", "m")
+                .format(format)
+                .encoded_arg("com.example.User", &user)
+                .encoded_arg("java.lang.String", &name)
+                .encoded_arg("int", &three)
+                .build()
+                .unwrap();
+            assert_eq!(req.descriptor, "Lcom/example/User;Ljava/lang/String;I");
+            assert!(req.args.is_empty(), "{format:?}: copied, not read");
+            let body = req.to_bytes();
+            let section = [&user[..], &name[..], &three[..]].concat();
+            assert!(
+                body.windows(section.len()).any(|w| w == section),
+                "{format:?}: the arguments' bytes are in the body"
+            );
+            let head = RequestHead::decode_in(format, &body).unwrap();
+            let args: (User, String, i32) = format
+                .decode_args_at(&body, head.args_offset, head.arg_count)
+                .unwrap();
+            assert_eq!(args, (u.clone(), "x".to_owned(), 3));
+
+            // Two users: in Hessian2 the second one's class index counts from its own
+            // stream, so both go through values (fastjson2 documents still join as they are).
+            let req = Request::builder("com.example.Svc", "pair")
+                .format(format)
+                .encoded_arg("com.example.User", &user)
+                .encoded_arg("com.example.User", &user)
+                .build()
+                .unwrap();
+            assert_eq!(req.args.is_empty(), format == BodyFormat::Fastjson2);
+            let body = req.to_bytes();
+            let head = RequestHead::decode_in(format, &body).unwrap();
+            let args: (User, User) = format
+                .decode_args_at(&body, head.args_offset, head.arg_count)
+                .unwrap();
+            assert_eq!(args, (u.clone(), u.clone()));
+
+            // Not exactly one value: an error naming the argument.
+            let two = [&name[..], &name[..]].concat();
+            for bad in [&two[..], &[][..], &user[..user.len() - 1]] {
+                let err = Request::builder("S", "m")
+                    .format(format)
+                    .encoded_arg("java.lang.String", bad)
+                    .build()
+                    .unwrap_err();
+                assert!(err.to_string().contains("argument 0"), "{format:?}: {err}");
+            }
+        }
+    }
+
+    /// A body's arguments, each serialized alone: copied while they stand alone, written
+    /// from values (references moved) once one would not; what refers to an earlier argument
+    /// cannot.
+    #[test]
+    fn args_alone_undo_one_stream() {
+        let u = User {
+            name: "a".into(),
+            id: 7,
+        };
+        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+            let body = Request::builder("S", "m")
+                .format(format)
+                .arg("com.example.User", &u)
+                .arg("java.lang.String", "x")
+                .arg("com.example.User", &u)
+                .build()
+                .unwrap()
+                .to_bytes();
+            let head = RequestHead::decode_in(format, &body).unwrap();
+            let alone = head.args_alone(&body).unwrap();
+            assert_eq!(alone.len(), 3);
+            let (a, x, b): (User, String, User) = format.decode_each(&alone).unwrap();
+            assert_eq!((a, x.as_str(), b), (u.clone(), "x", u.clone()));
+            // And back into one body, the same call.
+            let mut again = Request::builder("S", "m").format(format);
+            for (t, a) in ["com.example.User", "java.lang.String", "com.example.User"]
+                .iter()
+                .zip(&alone)
+            {
+                again = again.encoded_arg(t, a);
+            }
+            let again = again.build().unwrap().to_bytes();
+            let h = RequestHead::decode_in(format, &again).unwrap();
+            let (a, x, b): (User, String, User) = format
+                .decode_args_at(&again, h.args_offset, h.arg_count)
+                .unwrap();
+            assert_eq!((a, x.as_str(), b), (u.clone(), "x", u.clone()));
+        }
+        // Hessian2: a second argument that is a reference to the first cannot stand alone.
+        let shared = Value::untyped_list(vec![Value::Int(1)]);
+        let body = Request::builder("S", "m")
+            .value_arg("java.util.List", shared)
+            .value_arg("java.util.List", Value::Ref(0))
+            .build()
+            .unwrap()
+            .to_bytes();
+        let head = RequestHead::decode(&body).unwrap();
+        let err = head.args_alone(&body).unwrap_err();
+        assert!(err.to_string().contains("argument 1"), "{err}");
     }
 
     #[test]

@@ -281,6 +281,46 @@ fn decode_result<'de, R: Reader<'de>>(r: &mut R) -> Result<RpcResult, BodyError>
     })
 }
 
+/// What an OK response's body holds, located rather than read: for moving a result into
+/// another framing (a Triple answer wraps the value serialized alone) without decoding it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultSpan {
+    /// The result flag, 0..=5 (see the [module documentation](self)).
+    pub flag: i32,
+    /// Where the value (or the exception) lies in the body; `None` for a null result. The
+    /// value directly follows the flag, which uses none of the stream's tables, so its bytes
+    /// are the value serialized alone.
+    pub value: Option<std::ops::Range<usize>>,
+}
+
+impl ResultSpan {
+    /// Locates the parts of an OK response's `body` in `format`, stepping over the value
+    /// without building it (the attachments after it are not read).
+    pub fn locate_in(format: BodyFormat, body: &[u8]) -> Result<ResultSpan, BodyError> {
+        with_format!(format, f => {
+            let mut r = f.reader(body, 0);
+            let flag = r.read_flag()?;
+            let value = if flag % 3 == RESPONSE_NULL_VALUE {
+                None
+            } else {
+                let field = value_field(flag);
+                if r.is_empty() {
+                    return Err(BodyError::Missing { field });
+                }
+                let start = r.offset();
+                r.skip(field)?;
+                Some(start..r.offset())
+            };
+            Ok(ResultSpan { flag, value })
+        })
+    }
+
+    /// True when the value is the exception the method threw (flags 0 and 3).
+    pub fn is_exception(&self) -> bool {
+        self.flag % 3 == RESPONSE_WITH_EXCEPTION
+    }
+}
+
 /// A response, whatever its status.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Response {
@@ -505,6 +545,29 @@ pub fn provider_attachments(request_dubbo_version: &str) -> Option<&'static Atta
     })
 }
 
+/// The body of an OK response in `format` around a value (or, when `exception`, the
+/// `Throwable`) already serialized alone (as a Triple response wrapper carries it): the flag,
+/// then the value's bytes copied as they are (the flag uses none of the stream's tables, so
+/// the value starts where a stream of its own would), no attachments. A `null` value is
+/// flag 2 alone.
+pub fn result_body_alone_in(format: BodyFormat, exception: bool, value: &[u8]) -> Bytes {
+    let null = !exception && value == format.null_alone();
+    let flag = match (exception, null) {
+        (true, _) => RESPONSE_WITH_EXCEPTION,
+        (false, true) => RESPONSE_NULL_VALUE,
+        (false, false) => RESPONSE_VALUE,
+    };
+    with_format!(format, f => {
+        let mut w = f.writer(BytesMut::with_capacity(8 + value.len()));
+        w.write_flag(flag);
+        let mut body = w.into_inner();
+        if !null {
+            body.put_slice(value);
+        }
+        body.freeze()
+    })
+}
+
 /// The body of an OK Hessian2 response whose value is already serialized alone (as
 /// [`hessian2::to_vec`] writes it, `N` for `null`), with `attachments`, which must hold only
 /// strings and numbers (as [`provider_attachments`] does): the value's bytes are copied, not
@@ -515,6 +578,74 @@ pub fn hessian2_result_body(value: &[u8], attachments: Option<&Attachments>) -> 
 
 #[cfg(test)]
 mod tests {
+    use super::ResultSpan;
+
+    /// A value serialized alone, put into a body and located again: the same bytes, and
+    /// the body reads as the result it carries.
+    #[test]
+    fn results_alone_make_bodies() {
+        use crate::format::BodyFormat;
+        use hessian2::encode::LiteVersion;
+        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+            let value = super::Value::from("hi");
+            let alone = format.value_alone(&value);
+            for exception in [false, true] {
+                let body = super::result_body_alone_in(format, exception, &alone);
+                let r = super::RpcResult::decode_in(format, &body).unwrap();
+                let want = if exception {
+                    super::Outcome::Exception(value.clone())
+                } else {
+                    super::Outcome::Value(value.clone())
+                };
+                assert_eq!(r.outcome, want, "{format:?}");
+                let span = ResultSpan::locate_in(format, &body).unwrap();
+                assert_eq!(&body[span.value.unwrap()], &alone[..]);
+            }
+            let body = super::result_body_alone_in(format, false, format.null_alone());
+            let r = super::RpcResult::decode_in(format, &body).unwrap();
+            assert_eq!(r.outcome, super::Outcome::Null, "{format:?}");
+        }
+    }
+
+    /// The value located in a body is the value serialized alone, for each flag.
+    #[test]
+    fn result_spans_hold_the_value_alone() {
+        use crate::format::BodyFormat;
+        use hessian2::encode::LiteVersion;
+        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+            for dubbo in ["2.0.2", "2.0.0"] {
+                let value = super::Value::from("hi");
+                for outcome in [
+                    super::Outcome::Value(value.clone()),
+                    super::Outcome::Exception(value.clone()),
+                    super::Outcome::Null,
+                ] {
+                    let r = super::RpcResult::for_request(outcome.clone(), dubbo);
+                    let body = r.encode_in(format, Vec::new());
+                    let span = ResultSpan::locate_in(format, &body).unwrap();
+                    assert_eq!(span.flag, r.flag());
+                    assert_eq!(
+                        span.is_exception(),
+                        matches!(outcome, super::Outcome::Exception(_))
+                    );
+                    match (span.value, outcome) {
+                        (None, super::Outcome::Null) => {}
+                        (Some(at), _) => {
+                            assert_eq!(&body[at.clone()], &format.value_alone(&value)[..]);
+                            // The flag alone: the value is missing.
+                            assert!(ResultSpan::locate_in(format, &body[..at.start]).is_err());
+                        }
+                        (None, o) => panic!("{format:?}: no value for {o:?}"),
+                    }
+                    // Every strict prefix is answered, never a panic.
+                    for n in 0..body.len() {
+                        let _ = ResultSpan::locate_in(format, &body[..n]);
+                    }
+                }
+            }
+        }
+    }
+
     use super::*;
 
     #[test]

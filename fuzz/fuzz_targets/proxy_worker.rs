@@ -216,6 +216,8 @@ impl Harness {
                         self.w.closed(Conn::Down(k), self.now);
                     }
                 }
+                // The harness's clusters speak the Dubbo protocol: no call is bridged.
+                Effect::Bridge => unreachable!("a call bridged to Triple"),
                 Effect::HandOff { .. }
                 | Effect::Flush(_)
                 | Effect::PauseRead(_)

@@ -37,8 +37,9 @@
 //! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java's `Hessian2Output`
 //!   picks, for hessian-lite 3.2 or 4.x ([`encode::LiteVersion`]).
 //! - [`ser`] / [`de`]: serde [`Serializer`] and [`Deserializer`] ([`to_vec`], [`to_writer`],
-//!   [`from_slice`], [`from_bytes`], [`from_buf`]); [`types`] has Java dates, `BigDecimal` and
-//!   typed lists.
+//!   [`from_slice`], [`from_bytes`], [`from_buf`]); [`types`] has the Java types serde has no word
+//!   for (`java.time`, `java.sql` dates, `BigDecimal`, `UUID`, `Locale`, typed lists), with a
+//!   table of Java type → Rust type.
 //! - [`value`]: [`Value`](value::Value) keeps everything Java sent, references included.
 //!
 //! Every [`Error`] carries the byte offset; [`Error::is_eof`] tells truncated input from corrupt

@@ -2,18 +2,24 @@
 //! stock Java Triple consumer's whole check list (interface style, the IDL EchoService in all
 //! four call shapes, interface-style streams, exceptions, deadlines) through the proxy to a
 //! Java Triple provider, and a Java 3.3 Triple consumer beside a Java 2.7 Dubbo consumer on
-//! one proxy port at once. Skipped with a note when the interop project is absent; the jars
+//! one proxy port at once, and a Java 3.3 Triple consumer bridged to a Java 2.7 provider
+//! (`protocol = "dubbo"`), which speaks no Triple at all, and a Java 2.7 Dubbo consumer bridged
+//! to a Java 3.3 provider that exports Triple alone (`protocol = "tri"`). Skipped with a note when the interop project is absent; the jars
 //! are built on demand.
 
 mod common;
 
 use common::*;
-use dubbo_test_support::java::{run_consumer, ConsumerRun, Provider};
+use dubbo_test_support::java::{run_consumer, ConsumerRun, Provider, DEMO_SERVICE, DEMO_VERSION};
 use dubbo_test_support::LogDir;
 
 for_each_engine!(
     java_triple_consumer_through_proxy_passes_every_check,
+    java_32_triple_consumer_through_proxy_passes_every_check,
     java_triple_and_dubbo_consumers_share_one_proxy_port,
+    java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge,
+    java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge,
+    curl_reaches_a_java_triple_provider_over_http1,
 );
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java-triple");
@@ -76,6 +82,27 @@ async fn java_triple_consumer_through_proxy_passes_every_check(engine: &str) {
     assert!(proxy.metric("dubbo_proxy_triple_calls_total") >= 30.0);
 }
 
+/// The same with Dubbo 3.2.19 at both ends (its `grpc-timeout` in milliseconds, where 3.3
+/// sends microseconds; its interface-style streams and IDL EchoService).
+async fn java_32_triple_consumer_through_proxy_passes_every_check(engine: &str) {
+    let Some(p) = Provider::builder("dubbo3")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo32-tri")
+        .start()
+    else {
+        return;
+    };
+    let direct = consumer("dubbo3", format!("tri://{}", p.addr()), &[]).await;
+    assert_triple_run(
+        &direct,
+        "3.2 Triple consumer -> 3.2 Triple provider (direct)",
+    );
+    let proxy = Proxy::start(engine, &proxy_conf(&p.addr()));
+    let run = consumer("dubbo3", format!("tri://{}", proxy.addr()), &[]).await;
+    assert_triple_run(&run, "3.2 Triple consumer -> proxy -> 3.2 Triple provider");
+    assert_eq!(run.oks(), direct.oks(), "as many checks as direct");
+}
+
 async fn java_triple_and_dubbo_consumers_share_one_proxy_port(engine: &str) {
     // One Java port serving both protocols, as a migrating provider does.
     let Some(p) = Provider::builder("dubbo33")
@@ -99,5 +126,107 @@ async fn java_triple_and_dubbo_consumers_share_one_proxy_port(engine: &str) {
         "{:#?}",
         dubbo.lines
     );
+    assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
+}
+
+async fn java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge(engine: &str) {
+    // Dubbo 2.7 has no Triple: only the bridge can carry a Triple caller to it.
+    let Some(p) = Provider::builder("dubbo27").log(LOGS, "dubbo27").start() else {
+        return;
+    };
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n",
+            p.addr()
+        ),
+    );
+    let proxy = Proxy::start(engine, &conf);
+    // The DemoService's checks (interface style: the EchoService is an IDL service, which a
+    // Dubbo 2.7 provider does not have), over Triple, with Dubbo's default serialization.
+    let run = consumer(
+        "dubbo33",
+        format!("tri://{}", proxy.addr()),
+        &["--only", "demo"],
+    )
+    .await;
+    run.assert_all_passed("3.3 Triple consumer -> proxy (bridge) -> 2.7 Dubbo provider");
+    assert!(
+        run.lines.iter().any(|l| l == "# protocol tri"),
+        "not over Triple: {:#?}",
+        run.lines
+    );
+    assert!(
+        run.lines.iter().any(|l| l == "ok throwError"),
+        "{:#?}",
+        run.lines
+    );
+    assert!(proxy.metric("dubbo_proxy_triple_calls_total") >= 20.0);
+}
+
+async fn java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge(engine: &str) {
+    // A 3.3 provider exporting tri:// alone: a Dubbo 2.7 consumer cannot call it directly.
+    let Some(p) = Provider::builder("dubbo33")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo33-tri-only")
+        .start()
+    else {
+        return;
+    };
+    let conf = config(
+        1,
+        &format!(
+            "[[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+             [clusters.demo]\nprotocol = \"tri\"\nendpoints = [{{ address = \"{}\" }}]\n",
+            p.addr()
+        ),
+    );
+    let proxy = Proxy::start(engine, &conf);
+    let run = consumer("dubbo27", proxy.addr().to_string(), &[]).await;
+    run.assert_all_passed("2.7 Dubbo consumer -> proxy (bridge) -> 3.3 Triple-only provider");
+    assert!(
+        run.lines.iter().any(|l| l == "# protocol dubbo"),
+        "not over the Dubbo protocol: {:#?}",
+        run.lines
+    );
+    assert!(
+        run.lines.iter().any(|l| l == "ok throwError"),
+        "{:#?}",
+        run.lines
+    );
+    // Nothing reached the provider over a Dubbo connection: the bridge made every call.
+    assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 0.0);
+    assert!(proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 20.0);
+}
+
+/// Triple's HTTP/1.1 form, as `curl -d '["curl"]' http://HOST:PORT/SERVICE/sayHello` sends
+/// it, through the proxy to a Java 3.3 Triple provider, and the answer as Java gives it.
+async fn curl_reaches_a_java_triple_provider_over_http1(engine: &str) {
+    let Some(p) = Provider::builder("dubbo33")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo33-tri-http1")
+        .start()
+    else {
+        return;
+    };
+    let proxy = Proxy::start(engine, &proxy_conf(&p.addr()));
+    let post = |addr: std::net::SocketAddr, method: &str, body: &str| {
+        http_raw(
+            addr,
+            &format!(
+                "POST /{DEMO_SERVICE}/{method} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n\
+                 tri-service-version: {DEMO_VERSION}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    let direct = post(p.addr().parse().unwrap(), "sayHello", "[\"curl\"]");
+    assert!(direct.starts_with("HTTP/1.1 200 "), "direct: {direct}");
+    let through = post(proxy.addr(), "sayHello", "[\"curl\"]");
+    assert!(through.starts_with("HTTP/1.1 200 "), "{through}");
+    let body = |r: &str| r.split_once("\r\n\r\n").map(|(_, b)| b.to_owned());
+    assert_eq!(body(&through), body(&direct));
+    assert!(through.contains("Hello, curl"), "{through}");
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
 }

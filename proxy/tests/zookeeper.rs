@@ -10,6 +10,7 @@
 
 mod common;
 mod demo;
+mod zoo;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,68 +20,10 @@ use std::time::{Duration, Instant};
 use common::*;
 use demo::{count_of, hello, DEMO};
 use dubbo_codec::Status;
-use dubbo_test_support::java::{dubbo_jar, run_consumer, Provider};
+use dubbo_test_support::java::{dubbo_jar, run_consumer};
 use dubbo_test_support::net::assert_loopback_only;
-use dubbo_test_support::zookeeper::ZooKeeper;
-use dubbo_test_support::LogDir;
+use zoo::*;
 use zookeeper_client as zk;
-
-/// The server's `maxSessionTimeout`: no session (a provider's, the proxy's) lasts longer.
-const SESSION_MS: u64 = 4_000;
-
-const LOGS: LogDir = LogDir("dubbo-proxy-zookeeper");
-
-/// A ZooKeeper server on 127.0.0.1 (see `dubbo_test_support::zookeeper`).
-fn zookeeper(name: &str) -> Option<ZooKeeper> {
-    ZooKeeper::start(name, Duration::from_millis(SESSION_MS), LOGS)
-}
-
-/// A Java Dubbo provider registered in ZooKeeper.
-fn provider(flavour: &str, name: &str, zookeeper: &str, extra: &[&str]) -> Option<Provider> {
-    Provider::builder(flavour)
-        .log(LOGS, name)
-        .jvm_arg("-XX:TieredStopAtLevel=1")
-        .registry(zookeeper)
-        .args(extra)
-        .start()
-}
-
-/// The endpoints of `cluster` in the proxy's configuration in force (`/config`).
-fn endpoints(proxy_admin: SocketAddr, cluster: &str) -> Vec<(String, u32)> {
-    let (st, body) = http(proxy_admin, "GET", "/config", "");
-    assert_eq!(st, 200);
-    let c: dubbo_proxy::config::Config = toml::from_str(&body).expect("/config is TOML");
-    c.clusters[cluster]
-        .endpoints
-        .iter()
-        .map(|e| (e.address.clone(), e.weight))
-        .collect()
-}
-
-/// Waits (up to `limit`) until `ok` holds for the endpoints of `cluster`; how long it took.
-async fn wait_endpoints(
-    admin: SocketAddr,
-    cluster: &str,
-    limit: Duration,
-    ok: impl Fn(&[(String, u32)]) -> bool,
-) -> Duration {
-    let t0 = Instant::now();
-    loop {
-        let eps = endpoints(admin, cluster);
-        if ok(&eps) {
-            return t0.elapsed();
-        }
-        assert!(
-            t0.elapsed() < limit,
-            "endpoints of {cluster} after {limit:?}: {eps:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-fn has(eps: &[(String, u32)], addr: &str) -> bool {
-    eps.iter().any(|(a, _)| a == addr)
-}
 
 fn weight_of(eps: &[(String, u32)], addr: &str) -> Option<u32> {
     eps.iter().find(|(a, _)| a == addr).map(|(_, w)| *w)
@@ -537,16 +480,6 @@ async fn hand_written_provider_nodes() {
     assert_eq!(cl.call(2_000, &call("sayHello")).await.0, Status::Ok);
     drop(zoo);
     eprintln!("hand_written_provider_nodes: {:?} in all", t_all.elapsed());
-}
-
-/// The children of `path`, read in a session of its own.
-async fn zk_children(zookeeper: &str, path: &str) -> Vec<String> {
-    let client = zk::Client::connector()
-        .with_session_timeout(Duration::from_millis(SESSION_MS))
-        .connect(zookeeper)
-        .await
-        .unwrap();
-    client.list_children(path).await.unwrap_or_default()
 }
 
 fn sorted(mut v: Vec<(String, u32)>) -> Vec<(String, u32)> {

@@ -128,9 +128,23 @@ impl Selector {
             .unwrap_or(1)
     }
 
+    /// Whether a provider speaks one of the selector's protocols: its URL's protocol, or one of
+    /// the extra protocols it serves on the same port (`ext.protocol`, comma-separated, as Java
+    /// Dubbo 3.3 registers a `dubbo://` provider that also serves `tri`).
+    pub fn speaks(&self, url: &ServiceUrl) -> bool {
+        if self.protocols.iter().any(|p| p == url.protocol()) {
+            return true;
+        }
+        url.param("ext.protocol").is_some_and(|ext| {
+            ext.split(',')
+                .map(str::trim)
+                .any(|e| self.protocols.iter().any(|p| p.eq_ignore_ascii_case(e)))
+        })
+    }
+
     /// Whether a provider is taken, and where it listens.
     pub fn accept(&self, url: &ServiceUrl) -> Result<SocketAddr, Skip> {
-        if !self.protocols.iter().any(|p| p == url.protocol()) {
+        if !self.speaks(url) {
             return Err(Skip::Protocol);
         }
         let addr = url.socket_addr().ok_or(Skip::Address)?;
@@ -246,6 +260,28 @@ mod tests {
     fn with_methods(mut s: Selector, methods: &[&str]) -> Selector {
         s.methods = methods.iter().map(|m| m.to_string()).collect();
         s
+    }
+
+    /// A Triple selector takes `tri://` providers and `dubbo://` ones that also serve `tri`
+    /// on their port (`ext.protocol`, Java 3.3's one URL for both), and no plain `dubbo://`.
+    #[test]
+    fn protocols_include_the_extra_ones_of_a_port() {
+        let tri = Selector {
+            protocols: vec!["tri".into()],
+            ..Selector::default()
+        };
+        let url = |u: &str| ServiceUrl::parse(u).unwrap();
+        assert!(tri.speaks(&url("tri://10.0.0.1:50051/demo.Greeter")));
+        assert!(tri.speaks(&url("dubbo://10.0.0.1:20880/demo.Greeter?ext.protocol=tri")));
+        assert!(tri.speaks(&url(
+            "dubbo://10.0.0.1:20880/demo.Greeter?ext.protocol=rest,TRI"
+        )));
+        assert!(!tri.speaks(&url("dubbo://10.0.0.1:20880/demo.Greeter")));
+        assert!(!Selector::default().speaks(&url("tri://10.0.0.1:50051/demo.Greeter")));
+        assert_eq!(
+            tri.accept(&url("dubbo://10.0.0.1:20880/demo.Greeter")),
+            Err(Skip::Protocol)
+        );
     }
 
     #[test]

@@ -68,6 +68,7 @@ pub mod message;
 pub mod metadata;
 pub mod status;
 pub mod timeout;
+pub mod unary;
 pub mod wrapper;
 
 /// The protobuf crate whose messages this crate's types are, re-exported so that callers use

@@ -118,6 +118,39 @@ impl Code {
         }
     }
 
+    /// The code for a Dubbo protocol response status (the fourth byte of a Dubbo response's
+    /// header: 20 OK, 30/31 client/server timeout, 35 channel inactive, 40 bad request, 60
+    /// service not found, 70 service error, 100 thread pool exhausted; anything else is an
+    /// internal error): how a call answered in Dubbo's terms is told to a Triple caller.
+    pub fn from_dubbo_status(status: u8) -> Code {
+        match status {
+            20 => Code::Ok,
+            30 | 31 => Code::DeadlineExceeded,
+            35 => Code::Unavailable,
+            40 => Code::InvalidArgument,
+            60 => Code::Unimplemented,
+            70 => Code::Unknown,
+            100 => Code::ResourceExhausted,
+            _ => Code::Internal,
+        }
+    }
+
+    /// The Dubbo protocol response status a Dubbo caller gets for a call that ended with this
+    /// code (see [`Code::from_dubbo_status`]): 20 OK, 31 server timeout, 40 bad request, 60
+    /// service not found, 70 service error (`UNKNOWN`), 100 thread pool exhausted, 80 server
+    /// error for the rest.
+    pub fn to_dubbo_status(self) -> u8 {
+        match self {
+            Code::Ok => 20,
+            Code::DeadlineExceeded => 31,
+            Code::InvalidArgument => 40,
+            Code::Unimplemented => 60,
+            Code::Unknown => 70,
+            Code::ResourceExhausted => 100,
+            _ => 80,
+        }
+    }
+
     /// The name gRPC gives the code (`"UNIMPLEMENTED"`).
     pub fn name(self) -> &'static str {
         match self {
@@ -260,6 +293,20 @@ pub fn decode_message(value: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dubbo_statuses_map_both_ways() {
+        for code in Code::ALL {
+            let status = code.to_dubbo_status();
+            // Every code Dubbo has a status of its own for comes back as itself.
+            if status != 80 {
+                assert_eq!(Code::from_dubbo_status(status), code, "{code}");
+            }
+        }
+        assert_eq!(Code::from_dubbo_status(30), Code::DeadlineExceeded);
+        assert_eq!(Code::from_dubbo_status(35), Code::Unavailable);
+        assert_eq!(Code::from_dubbo_status(90), Code::Internal);
+    }
     use proptest::prelude::*;
 
     #[test]

@@ -45,6 +45,9 @@ pub struct Shared {
 #[derive(Debug, Default, Clone)]
 pub struct Tally {
     pub sent: u64,
+    /// Of them: sent in Triple, and sent in Dubbo to be bridged to Triple.
+    pub triple: u64,
+    pub bridged: u64,
     pub ok: u64,
     /// Answers with a status other than OK, by status byte.
     pub statuses: BTreeMap<u8, u64>,
@@ -64,6 +67,8 @@ pub struct Tally {
 impl Tally {
     pub fn merge(&mut self, other: Tally) {
         self.sent += other.sent;
+        self.triple += other.triple;
+        self.bridged += other.bridged;
         self.ok += other.ok;
         for (status, n) in other.statuses {
             *self.statuses.entry(status).or_default() += n;
@@ -79,7 +84,7 @@ impl Tally {
         self.examples.truncate(RUN_EXAMPLES);
     }
 
-    fn example(&mut self, shared: &Shared, what: String) {
+    pub(super) fn example(&mut self, shared: &Shared, what: String) {
         if self.examples.len() < EXAMPLES {
             let t = shared.started.elapsed().as_secs_f64();
             self.examples.push(format!("t={t:.3}s {what}"));
@@ -93,6 +98,30 @@ struct InFlight {
     sent: Instant,
 }
 
+/// What a caller speaks, and where its calls go: of every 8 callers, one calls in Triple
+/// ([`super::triple_caller`]), two send Dubbo calls the route table sends to the Triple-only
+/// cluster (bridged by the proxy), five plain Dubbo calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dubbo,
+    Bridged,
+    Triple,
+}
+
+impl Kind {
+    pub fn of(caller: u32) -> Kind {
+        match caller % 8 {
+            7 => Kind::Triple,
+            1 | 4 => Kind::Bridged,
+            _ => Kind::Dubbo,
+        }
+    }
+}
+
+/// The attachment that routes a Dubbo call to the Triple-only cluster
+/// ([`super::config::proxy_config`]).
+pub const BRIDGE_ATTACHMENT: (&str, &str) = ("bridge", "1");
+
 /// One caller: sends paced calls until told to stop, and returns what it saw. When
 /// `disconnect` is notified it drops its connection right after its next call went out (what
 /// was in flight is abandoned) and reconnects.
@@ -104,6 +133,7 @@ pub async fn caller(id: u32, shared: Arc<Shared>, disconnect: Arc<Notify>) -> Ta
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut sweep = tokio::time::interval(Duration::from_millis(100));
     let mut drop_after_send = false;
+    let bridged = Kind::of(id) == Kind::Bridged;
     loop {
         let stream = match TcpStream::connect(shared.proxy).await {
             Ok(s) => s,
@@ -156,11 +186,12 @@ pub async fn caller(id: u32, shared: Arc<Shared>, disconnect: Arc<Notify>) -> Ta
                 _ = tick.tick(), if !stopping && pending.len() < shared.window => {
                     seq += 1;
                     let token = format!("c{id}-s{seq}");
-                    let req = call(&token, &mut rng);
+                    let req = call(&token, &mut rng, bridged);
                     out.clear();
                     codec.encode_frame(&req.to_frame(seq, true), &mut out).expect("a small call encodes");
                     pending.insert(seq, InFlight { token, sent: Instant::now() });
                     tally.sent += 1;
+                    tally.bridged += u64::from(bridged);
                     shared.sent.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = wr.write_all(&out).await {
                         forget(id, &shared, &mut tally, &mut pending, &format!("write: {e}"));
@@ -197,9 +228,10 @@ pub async fn caller(id: u32, shared: Arc<Shared>, disconnect: Arc<Notify>) -> Ta
 }
 
 /// One call: mostly `echo(token)`, one in eight `sleep(token, 20..300 ms)` so that calls are
-/// in flight across every fault.
-fn call(token: &str, rng: &mut Rng) -> Request {
-    let builder = if rng.below(8) == 0 {
+/// in flight across every fault; `bridged` ones carry the attachment that routes them to the
+/// Triple-only cluster.
+fn call(token: &str, rng: &mut Rng, bridged: bool) -> Request {
+    let mut builder = if rng.below(8) == 0 {
         let ms = 20 + rng.below(281) as i32;
         Request::builder(INTERFACE, "sleep")
             .arg("java.lang.String", token)
@@ -207,6 +239,9 @@ fn call(token: &str, rng: &mut Rng) -> Request {
     } else {
         Request::builder(INTERFACE, "echo").arg("java.lang.String", token)
     };
+    if bridged {
+        builder = builder.attach(BRIDGE_ATTACHMENT.0, BRIDGE_ATTACHMENT.1);
+    }
     builder.build().expect("a string argument builds")
 }
 

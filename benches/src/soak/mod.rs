@@ -11,6 +11,7 @@ mod procs;
 pub mod provider;
 pub mod report;
 mod rng;
+mod triple_caller;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
-use caller::{caller, Shared, Tally};
+use caller::{caller, Kind, Shared, Tally};
 use config::{proxy_config, registered, Backends, WORKERS};
 use dubbo_test_support::zookeeper::ZooKeeper;
 use dubbo_test_support::LogDir;
@@ -30,6 +31,7 @@ pub use procs::Memory;
 use procs::{memory_kib, open_fds, start_provider, start_proxy, Held, ScratchDir, Trims};
 use provider::ProviderOptions;
 pub use report::Report;
+use triple_caller::triple_caller;
 
 /// Providers behind the proxy.
 const PROVIDERS: usize = 3;
@@ -369,7 +371,10 @@ async fn load(
                 .get(id as usize)
                 .cloned()
                 .unwrap_or_else(|| Arc::new(Notify::new()));
-            tokio::spawn(caller(id, shared.clone(), notify))
+            match Kind::of(id) {
+                Kind::Triple => tokio::spawn(triple_caller(id, shared.clone(), notify)),
+                Kind::Dubbo | Kind::Bridged => tokio::spawn(caller(id, shared.clone(), notify)),
+            }
         })
         .collect();
     while !done() {

@@ -103,7 +103,11 @@ pub fn main(port: u16, options: ProviderOptions) -> std::io::Result<()> {
             let registry = dubbo_registry::connect(&r.registry)
                 .await
                 .map_err(std::io::Error::other)?;
-            let how = Registration::new("dubbo-soak").param("idc", &r.idc);
+            // Its port serves Triple too (the server's `triple` feature): the proxy's
+            // Triple-only cluster takes it by `ext.protocol`, as a Java 3.3 port's.
+            let how = Registration::new("dubbo-soak")
+                .param("idc", &r.idc)
+                .param("ext.protocol", "tri");
             server
                 .register(registry, &how)
                 .await

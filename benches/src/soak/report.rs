@@ -236,8 +236,8 @@ impl Report {
         let t = &self.tally;
         let f = &self.faults;
         let mut s = format!(
-            "SOAK engine={} discovery={} seed={} sent={} ok={} never_answered={} misrouted={} stray={} malformed={} abandoned={} connect_errors={} kills={} stops={} reloads={} disconnects={} zookeeper_restarts={} cycles={} fds_before={} fds_after={} fd_slack={}",
-            self.engine, self.discovery, self.seed, t.sent, t.ok, t.never_answered, t.misrouted, t.stray,
+            "SOAK engine={} discovery={} seed={} sent={} triple_sent={} bridged_sent={} ok={} never_answered={} misrouted={} stray={} malformed={} abandoned={} connect_errors={} kills={} stops={} reloads={} disconnects={} zookeeper_restarts={} cycles={} fds_before={} fds_after={} fd_slack={}",
+            self.engine, self.discovery, self.seed, t.sent, t.triple, t.bridged, t.ok, t.never_answered, t.misrouted, t.stray,
             t.malformed, t.abandoned, t.connect_errors, f.kills, f.stops, f.reloads,
             t.disconnects, f.zookeeper_restarts, f.cycles, self.fds_before, self.fds_after, self.fd_slack,
         );

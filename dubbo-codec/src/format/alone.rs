@@ -52,6 +52,34 @@ impl BodyFormat {
         }
     }
 
+    /// Checks that `bytes` hold exactly one value serialized alone (`field` names it in
+    /// errors), stepping over it without building it.
+    pub fn check_alone(self, bytes: &[u8], field: &'static str) -> Result<(), BodyError> {
+        with_format!(self, f => {
+            let mut r = f.reader(bytes, 0);
+            if r.is_empty() {
+                return Err(BodyError::Missing { field });
+            }
+            r.skip(field)?;
+            if r.is_empty() {
+                Ok(())
+            } else {
+                Err(BodyError::Unexpected {
+                    field,
+                    expected: "one value",
+                    found: "more bytes after it",
+                })
+            }
+        })
+    }
+
+    /// Whether a value serialized alone (checked by [`BodyFormat::check_alone`]) can follow
+    /// other values of a body as it is, using none of the tables they define: any fastjson2
+    /// value (each is a document of its own), a Hessian2 scalar, string or binary.
+    pub fn joins_as_is(self, alone: &[u8]) -> bool {
+        with_format!(self, f => f.joins_as_is(alone))
+    }
+
     /// Reads arguments each serialized alone into `T` (a tuple, or any type that deserializes
     /// from a sequence), through serde.
     pub fn decode_each<T: DeserializeOwned>(self, args: &[Bytes]) -> Result<T, BodyError> {

@@ -75,6 +75,23 @@ impl Format for Hessian2 {
         }
     }
 
+    fn joins_as_is(self, alone: &[u8]) -> bool {
+        // A scalar, string or binary names no class definition, type or earlier container; a
+        // list, map or object may (its indexes count from its own stream's start).
+        let header = Decoder::new(SliceInput::new(alone)).pull();
+        matches!(
+            header,
+            Ok(Header::Null
+                | Header::Bool(_)
+                | Header::Int(_)
+                | Header::Long(_)
+                | Header::Double(_)
+                | Header::Date(_)
+                | Header::String { .. }
+                | Header::Binary { .. })
+        )
+    }
+
     fn decode_args<T: DeserializeOwned>(
         self,
         body: &Bytes,

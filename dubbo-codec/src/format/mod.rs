@@ -129,6 +129,10 @@ pub(crate) trait Format: Copy {
     /// A collector of typed arguments for a new argument section.
     fn args(self) -> Self::Args;
 
+    /// Whether a value serialized alone (`alone`: one whole value) can follow other values of
+    /// a body as it is: it uses none of the tables the stream's earlier values define.
+    fn joins_as_is(self, alone: &[u8]) -> bool;
+
     /// Reads `count` arguments starting at byte `offset` of `body` into `T` (a tuple, or any
     /// type that deserializes from a sequence) through serde.
     fn decode_args<T: DeserializeOwned>(

@@ -5,8 +5,32 @@
 //! With serde, [`Date`], [`Instant`], [`LocalDate`], [`LocalTime`], [`LocalDateTime`],
 //! [`ZonedDateTime`], [`BigInteger`] and [`BigDecimal`] fields are written in their JSONB forms
 //! by [`crate::to_vec`] and read back by [`crate::from_slice`] (see [`crate::ser`]).
+//!
+//! Optional features (off by default) map them to the crates Rust services use, with
+//! `serde(with)` modules named as in `hessian2::types`:
+//!
+//! | feature | Rust type | Java type | module |
+//! |---|---|---|---|
+//! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::chrono` (feature `chrono`) |
+//! | `uuid` | `uuid::Uuid` | `java.util.UUID` (a 16-byte binary) | `types::uuid` (feature `uuid`) |
+//! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
+//!
+//! fastjson2 (2.0.52 and 2.0.56, Dubbo's writer features) writes `Duration`, `Period`,
+//! `ZoneId`, `ZoneOffset` and `Locale` as bare `toString()` strings (a Rust `String` field
+//! takes them), `OffsetDateTime` and `OffsetTime` as a zoned date-time whose zone is the
+//! offset (`OffsetTime` on 1970-01-01), `Year`, `YearMonth` and `MonthDay` as typed objects
+//! of their fields; see `interop/fastjson2-java/README.md`.
 
+#[cfg(feature = "chrono")]
+pub mod chrono;
+mod convert;
+#[cfg(feature = "rust_decimal")]
+pub mod rust_decimal;
 mod serde_impls;
+#[cfg(feature = "uuid")]
+pub mod uuid;
+
+pub use convert::ConvertError;
 
 use std::fmt;
 

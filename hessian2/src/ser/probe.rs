@@ -133,6 +133,11 @@ impl ser::Serializer for &mut Probe {
         self.fields.clear();
         Ok(self)
     }
+
+    /// As the real serializer: a type that picks its form by this must pick the same one.
+    fn is_human_readable(&self) -> bool {
+        false
+    }
 }
 
 impl ser::SerializeStruct for &mut Probe {

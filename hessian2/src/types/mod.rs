@@ -1,27 +1,78 @@
-//! Rust types for Java types that serde has no word for: dates, `BigDecimal`, typed lists and
-//! maps (Java arrays such as `int[]`, `LinkedList`, `TreeMap`), and zero-copy binaries.
+//! Rust types for Java types that serde has no word for: dates and times, `BigDecimal`, `UUID`,
+//! `Locale`, typed lists and maps (Java arrays such as `int[]`, `LinkedList`, `TreeMap`), and
+//! zero-copy binaries.
 //!
 //! They work with every serde format; with this crate's [`Serializer`](crate::Serializer) and
-//! [`Deserializer`](crate::Deserializer) they take Java's wire forms. The Hessian serializer
-//! recognises them by private newtype names starting with `$hessian2::` (other formats see an
-//! ordinary newtype and serialize the inner value).
+//! [`Deserializer`](crate::Deserializer) they take Java's wire forms, byte for byte what
+//! hessian-lite 3.2.13 and 4.0.4 write (checked against Java's vectors). The dates, times and
+//! string-valued JDK types are faithful carriers: the parts Java sends, no calendar arithmetic;
+//! in human-readable formats (serde_json) they are the text of Java's `toString()`.
 //!
-//! | Java | Rust |
-//! |---|---|
-//! | `java.util.Date` | [`Date`] (milliseconds since the epoch) |
-//! | `java.math.BigDecimal` | [`BigDecimal`] (its decimal string) |
-//! | `int[]`, `long[]`, `double[]`, `String[]`, ... | `Vec<T>` with `#[serde(with = "hessian2::types::java_array")]`, or [`JavaArray<T>`] |
-//! | `LinkedList`, `HashSet`, `TreeMap`, any named list or map type | [`Typed<T, N>`] with a marker from [`java`] or [`java_type!`](crate::java_type) |
-//! | `byte[]` read without copying | `bytes::Bytes` with `#[serde(with = "hessian2::types::bytes")]` |
+//! | Java | Rust | on the wire (hessian-lite) |
+//! |---|---|---|
+//! | `java.util.Date` | [`Date`] (milliseconds since the epoch) | a date |
+//! | `java.time.LocalDate`, `LocalTime`, `LocalDateTime` | [`LocalDate`], [`LocalTime`], [`LocalDateTime`] | `java8.LocalDateHandle`, ... objects |
+//! | `java.time.Instant`, `Duration`, `Period` | [`Instant`], [`Duration`], [`Period`] | `java8.*Handle` objects |
+//! | `java.time.Year`, `YearMonth`, `MonthDay` | [`Year`], [`YearMonth`], [`MonthDay`] | `java8.*Handle` objects |
+//! | `java.time.ZoneOffset`, `ZoneId` | [`ZoneOffset`], [`ZoneId`] | `java8.*Handle` objects |
+//! | `java.time.OffsetTime`, `OffsetDateTime`, `ZonedDateTime` | [`OffsetTime`], [`OffsetDateTime`], [`ZonedDateTime`] | `java8.*Handle` objects |
+//! | `java.sql.Date`, `Time`, `Timestamp` (as values) | [`sql::Date`], [`sql::Time`], [`sql::Timestamp`] | object, field `value` (a date) |
+//! | `java.math.BigDecimal` | [`BigDecimal`] (its decimal string) | object, field `value` |
+//! | `java.math.BigInteger` | [`BigInteger`] (any size), or `i128` / `u128` (see [`ser`](crate::ser)) | object with the JDK's fields |
+//! | `java.util.UUID` | [`Uuid`] | object, field `value` |
+//! | `java.util.Locale` | [`Locale`] | `LocaleHandle` object, field `value` |
+//! | `java.util.Currency` | [`Currency`] | object, field `currencyCode` |
+//! | `java.lang.Class` | [`JavaClass`] | object, field `name` |
+//! | a Java enum | a Rust enum of unit variants named as the constants, serde name = the enum class | object, field `name` |
+//! | `java.util.EnumSet` | [`EnumSet<E>`] | `EnumSetHandler` object, fields `objects`, `type` |
+//! | `java.util.EnumMap` | a map typed `java.util.EnumMap` ([`Typed`] with [`java_type!`](crate::java_type)); hessian-lite reads it back as a `HashMap` | typed map |
+//! | `Object[]` of mixed values | `Vec<Value>` or any serde type, typed `[object` ([`java::ObjectArray`]) | typed list |
+//! | `java.util.Optional` | none: hessian-lite refuses to write it (not `Serializable`) | |
+//! | `int[]`, `long[]`, `double[]`, `String[]`, ... | `Vec<T>` with `#[serde(with = "hessian2::types::java_array")]`, or [`JavaArray<T>`] | typed list |
+//! | `LinkedList`, `HashSet`, `TreeMap`, any named list or map type | [`Typed<T, N>`] with a marker from [`java`] or [`java_type!`](crate::java_type) | typed list or map |
+//! | `byte[]` read without copying | `bytes::Bytes` with `#[serde(with = "hessian2::types::bytes")]` | binary |
+//!
+//! Optional features map the carriers to the crates Rust services use, with `serde(with)`
+//! modules for DTO fields of those types (all off by default):
+//!
+//! | feature | Rust type | Java type | module |
+//! |---|---|---|---|
+//! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>`, `DateTime<FixedOffset>`, `TimeDelta` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `Duration` | `types::chrono` (feature `chrono`) |
+//! | `chrono` | `DateTime<Utc>` | `java.util.Date` | `From` / `TryFrom` on [`Date`] |
+//! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
+//! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
+//!
+//! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
+//! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
 
 mod bigdecimal;
+mod biginteger;
+#[cfg(feature = "chrono")]
+pub mod chrono;
+mod convert;
 mod date;
+mod enum_set;
 pub mod java_array;
+mod jdk;
+#[cfg(feature = "rust_decimal")]
+pub mod rust_decimal;
+pub mod sql;
+pub mod time;
 mod typed;
+#[cfg(feature = "uuid")]
+pub mod uuid;
 
 pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
+pub use biginteger::BigInteger;
+pub use convert::ConvertError;
 pub use date::Date;
+pub use enum_set::EnumSet;
 pub use java_array::{ArrayElement, JavaArray};
+pub use jdk::{Currency, JavaClass, Locale, Uuid};
+pub use time::{
+    Duration, Instant, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetDateTime, OffsetTime,
+    ParseError, Period, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
+};
 pub use typed::{java, JavaType, Typed};
 
 /// Names of the private newtypes through which the types of this module talk to the Hessian

@@ -6,10 +6,13 @@
 //! ```
 //! Ints print bare, longs with `L`, doubles always with a `.` or exponent, binaries as
 //! `b"hex"` (long ones cut after 64 bytes), references as `@ref(n)`. `{:#}` indents.
+//! `java.time` values, `Locale`, `UUID`, `Currency` and `Class` print as their Java type and
+//! Java's `toString()`: `java.time.LocalDate 2024-02-29`, `java.util.Locale zh_CN`.
 
 use std::fmt::{self, Display, Formatter, Write};
 
 use super::Value;
+use crate::types::time::iso::civil_from_days;
 
 impl Display for Value {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
@@ -102,6 +105,9 @@ fn write_value(v: &Value, f: &mut Formatter<'_>, depth: usize) -> fmt::Result {
             })
         }
         Value::Object(o) => {
+            if let Some(text) = o.java_text() {
+                return write!(f, "{} {text}", o.java_type());
+            }
             write!(f, "{} ", o.class)?;
             write_items(
                 f,
@@ -131,19 +137,6 @@ fn write_date(f: &mut Formatter<'_>, ms: i64) -> fmt::Result {
         in_day / 1000 % 60,
         in_day % 1000
     )
-}
-
-/// Howard Hinnant's `civil_from_days`: (year, month, day) of a day count from 1970-01-01.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]

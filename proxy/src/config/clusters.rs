@@ -31,10 +31,34 @@ impl From<LbPolicy> for dubbo_registry::balance::Policy {
     }
 }
 
+/// `clusters.NAME.protocol`: what the cluster's providers speak, and so which calls the proxy
+/// carries across protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderProtocol {
+    /// Whatever each call came in: Dubbo frames go on as Dubbo frames, Triple streams as
+    /// Triple streams (providers that serve both on one port, as Dubbo 3 does with
+    /// `ext-protocol`, or that only ever get one kind of caller).
+    #[default]
+    AsCalled,
+    /// The Dubbo protocol only (Java 2.7, or Dubbo 3 exporting `dubbo://`): Dubbo frames go
+    /// on as they are, and Triple callers' interface-style unary calls are bridged into
+    /// Dubbo frames (and their answers back).
+    Dubbo,
+    /// Triple only (a Dubbo 3 provider exporting `tri://` alone): Triple streams go on as
+    /// they are, and Dubbo callers' calls are bridged into Triple calls (interface style,
+    /// unary) and their answers back. The endpoints get no health probes (they are Dubbo
+    /// heartbeats): an ejected endpoint comes back when its ejection time is up.
+    Tri,
+}
+
 /// `[clusters.NAME]`: a set of provider endpoints.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cluster {
+    /// `clusters.NAME.protocol`: `as_called` (the default), `dubbo` or `tri`.
+    #[serde(default)]
+    pub protocol: ProviderProtocol,
     /// `clusters.NAME.lb`: `round_robin`, `random` or `least_request`.
     #[serde(default)]
     pub lb: LbPolicy,
@@ -196,6 +220,16 @@ fn default_healthy_threshold() -> u32 {
 }
 
 impl Cluster {
+    /// How often an ejected endpoint is probed, in milliseconds (0: never, it comes back by
+    /// time): `health_check.probe_interval_ms`, except for a Triple-only cluster, whose
+    /// providers would not answer the probes' Dubbo heartbeats.
+    pub fn probe_interval_ms(&self) -> u64 {
+        match self.protocol {
+            ProviderProtocol::Tri => 0,
+            _ => self.health_check.probe_interval_ms,
+        }
+    }
+
     /// Checks the cluster `name`.
     pub(super) fn validate(&self, name: &str, p: &mut Problems) {
         let key = |k: &str| format!("clusters.{name}.{k}");

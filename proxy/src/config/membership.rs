@@ -33,6 +33,12 @@ pub struct Membership {
     /// `registry.session_timeout_ms` (30000).
     #[serde(default = "default_session_timeout")]
     pub session_timeout_ms: u64,
+    /// `registry.preferred_protocol`: `"tri"` or `"dubbo"`, written as the URLs'
+    /// `preferred.protocol`: the protocol Dubbo 3.3 consumers then call the proxy in (absent:
+    /// they keep the URL's `dubbo`). The URLs always say the port serves both
+    /// (`ext.protocol=tri`).
+    #[serde(default)]
+    pub preferred_protocol: Option<String>,
 }
 
 fn default_application() -> String {
@@ -84,6 +90,14 @@ impl Membership {
                 "registry.session_timeout_ms",
                 "must be between 1000 and 3600000",
             );
+        }
+        if let Some(pp) = &self.preferred_protocol {
+            if pp != "tri" && pp != "dubbo" {
+                p.bad(
+                    "registry.preferred_protocol",
+                    "must be \"tri\" or \"dubbo\"",
+                );
+            }
         }
     }
 }

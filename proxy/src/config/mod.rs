@@ -31,7 +31,7 @@ mod tests;
 pub mod tls;
 pub mod workers;
 
-pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier};
+pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier, ProviderProtocol};
 pub use discovery::{parse_connect_string, Discovery};
 pub use limits::Limits;
 pub use listeners::Listener;

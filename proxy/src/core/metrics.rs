@@ -208,8 +208,6 @@ pub struct Registry {
     pub heartbeats_answered: AtomicU64,
     /// Downstream connections closed for garbage (bad magic).
     pub protocol_errors: AtomicU64,
-    /// Caller connections that opened with an HTTP/1.1 request line (answered 505, closed).
-    pub http1_refused: AtomicU64,
     /// Triple (HTTP/2) caller connections and the calls and answers on them.
     pub triple: crate::core::metrics_triple::TripleMetrics,
     /// Listener TLS: handshakes, and the callers refused at the TLS door.
@@ -276,7 +274,6 @@ impl Registry {
             downstream_accepted: AtomicU64::new(0),
             heartbeats_answered: AtomicU64::new(0),
             protocol_errors: AtomicU64::new(0),
-            http1_refused: AtomicU64::new(0),
             triple: Default::default(),
             tls: Default::default(),
             worker_panics: AtomicU64::new(0),
@@ -480,13 +477,8 @@ impl Registry {
                 self.protocol_errors.load(Relaxed),
             ),
             (
-                "dubbo_proxy_http1_refused_total",
-                "Caller connections that opened with HTTP/1.1 (answered 505 and closed).",
-                self.http1_refused.load(Relaxed),
-            ),
-            (
                 "dubbo_proxy_triple_connections_total",
-                "Caller connections that opened with an HTTP/2 preface (Triple).",
+                "Caller connections that opened with an HTTP/2 preface or an HTTP/1.1 request line (Triple).",
                 self.triple.connections.load(Relaxed),
             ),
             (

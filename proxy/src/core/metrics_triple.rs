@@ -13,7 +13,7 @@ const CODES: usize = 17;
 /// See the [module docs](self).
 #[derive(Debug, Default)]
 pub struct TripleMetrics {
-    /// Caller connections handed to the Triple pipeline.
+    /// Caller connections handed to the Triple pipeline (HTTP/2 and HTTP/1.1).
     pub connections: AtomicU64,
     /// Streams (calls) opened by callers.
     pub calls: AtomicU64,

@@ -25,4 +25,4 @@ pub mod worker;
 
 pub use key::{Conn, Key};
 pub use shared::{Shared, Snapshot};
-pub use worker::{Effect, Reason, Worker};
+pub use worker::{BridgeAnswer, BridgeCall, BridgeTicket, Effect, Reason, Worker};

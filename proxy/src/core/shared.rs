@@ -85,9 +85,8 @@ impl SharedEndpoint {
         // Counted from the shared state: two workers ejecting two endpoints at the same
         // instant can pass the budget by one.
         let may = (ejected + 1) * 100 <= spec.outlier.max_ejection_percent as usize * n;
-        let hc = &spec.health_check;
-        let probe_every =
-            (hc.probe_interval_ms > 0).then(|| Duration::from_millis(hc.probe_interval_ms));
+        let probe_ms = spec.probe_interval_ms();
+        let probe_every = (probe_ms > 0).then(|| Duration::from_millis(probe_ms));
         if !self.health.failure(now, &spec.outlier, may, probe_every) {
             return false;
         }

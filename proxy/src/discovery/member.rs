@@ -91,13 +91,19 @@ pub fn offers(
     out
 }
 
-/// The provider URL of an offer.
-fn url_of(o: &Offer, application: &str) -> ServiceUrl {
-    ServiceUrl::provider(&o.interface, o.addr, application)
+/// The provider URL of an offer: a `dubbo://` URL that also says the port serves Triple
+/// (`ext.protocol=tri`, as Java 3.3 registers a port that serves both), and which protocol
+/// Dubbo 3.3 consumers should take (`preferred.protocol`), if the operator says.
+fn url_of(o: &Offer, m: &Membership) -> ServiceUrl {
+    let mut url = ServiceUrl::provider(&o.interface, o.addr, &m.application)
         .version(&o.version)
         .group(&o.group)
         .methods(&o.methods)
-        .build()
+        .param("ext.protocol", "tri");
+    if let Some(p) = &m.preferred_protocol {
+        url = url.param("preferred.protocol", p.as_str());
+    }
+    url.build()
 }
 
 /// The registry session and what is registered in it.
@@ -150,7 +156,7 @@ impl Member {
             if self.registered.contains_key(&o) {
                 continue;
             }
-            let url = url_of(&o, &m.application);
+            let url = url_of(&o, m);
             // Kept even when this fails: the registry writes it once a session is there.
             match r.register(&url).await {
                 Ok(()) => tracing::info!(url = %url, "registered as a provider"),
@@ -217,13 +223,25 @@ mod tests {
                 "127.0.0.2:7001 x.Y 1.0.0 g [\"from-c\"]",
             ]
         );
-        let u = url_of(&o[1], "dubbo-proxy");
+        let m = config.registry.clone().unwrap();
+        let u = url_of(&o[1], &m);
         assert!(
             u.as_str()
                 .starts_with("dubbo://127.0.0.1:7002/x.Z?application=dubbo-proxy&"),
             "{u}"
         );
         assert_eq!(u.methods(), ["m"]);
+        // The port serves Triple too; which one 3.3 consumers take is the operator's call.
+        assert_eq!(u.param("ext.protocol").as_deref(), Some("tri"));
+        assert_eq!(u.param("preferred.protocol"), None);
+        let tri = Membership {
+            preferred_protocol: Some("tri".into()),
+            ..m
+        };
+        assert_eq!(
+            url_of(&o[1], &tri).param("preferred.protocol").as_deref(),
+            Some("tri")
+        );
         // Without `advertise`, a listener on 0.0.0.0 cannot be registered: a config error.
         let bad = Config::from_toml(&text.replace("advertise = \"127.0.0.2\"\n", ""));
         assert!(format!("{:?}", bad.unwrap_err()).contains("registry.advertise"));

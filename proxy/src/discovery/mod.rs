@@ -97,9 +97,13 @@ pub struct ClusterDiscovery {
 }
 
 impl ClusterDiscovery {
-    /// The discovery of a cluster with `discovery`, to which routes send `route_methods`.
+    /// The discovery of a cluster with `discovery` whose providers speak `protocol`, to which
+    /// routes send `route_methods`. A Triple-only cluster takes the providers that serve
+    /// `tri` (`tri://`, or `dubbo://` with `tri` in its `ext.protocol`); the others take
+    /// `dubbo://` providers (and `tri://` ones on the same address are the same endpoint).
     pub fn new<'a>(
         discovery: config::Discovery,
+        protocol: config::ProviderProtocol,
         route_methods: impl IntoIterator<Item = &'a str>,
     ) -> Self {
         let mut methods: Vec<String> = route_methods.into_iter().map(str::to_owned).collect();
@@ -113,7 +117,10 @@ impl ClusterDiscovery {
             idc_key: discovery.idc_key.clone(),
             idc_weights: discovery.idc_weights.clone(),
             warmup: discovery.warmup,
-            ..Selector::default()
+            protocols: vec![match protocol {
+                config::ProviderProtocol::Tri => "tri".to_owned(),
+                _ => "dubbo".to_owned(),
+            }],
         };
         ClusterDiscovery {
             discovery,
@@ -134,7 +141,7 @@ pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
                 .iter()
                 .filter(|r| r.cluster == *name)
                 .filter_map(|r| r.method.as_deref());
-            Some((name.clone(), ClusterDiscovery::new(d, routed)))
+            Some((name.clone(), ClusterDiscovery::new(d, c.protocol, routed)))
         })
         .collect()
 }

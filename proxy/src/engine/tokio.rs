@@ -730,6 +730,21 @@ fn drive(local: &Rc<Local>) {
                     io.handoff.set(Some(listener));
                 }
             }
+            Effect::Bridge => {
+                let call = local.worker.borrow_mut().take_bridge();
+                if let Some(call) = call {
+                    let answer = local.triple.bridge(call);
+                    let local = local.clone();
+                    tokio::task::spawn_local(async move {
+                        let (ticket, answer) = answer.await;
+                        local
+                            .worker
+                            .borrow_mut()
+                            .bridged(ticket, answer, Instant::now());
+                        drive(&local);
+                    });
+                }
+            }
             Effect::ResumeRead(conn) => {
                 if let Some(io) = local.io.borrow().get(&conn) {
                     io.paused.set(false);

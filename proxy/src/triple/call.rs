@@ -26,18 +26,20 @@ use dubbo_triple::timeout::parse_timeout;
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
 use h2::{RecvStream, SendStream};
-use http::{Request, Response};
+use http::{HeaderMap, Request, Response};
 
 use super::answer;
 use super::relay::{relay, RelayError};
 use super::state::Triple;
+use super::to_dubbo;
 use super::upstream::Chosen;
+use crate::config::ProviderProtocol;
 use crate::core::peek::Call;
 use crate::core::route::Route;
 use crate::core::Snapshot;
 
 /// How a forwarded call ended, short of both directions finishing.
-enum Fail {
+pub(super) enum Fail {
     /// The caller reset its stream (or went away).
     CallerGone,
     /// The provider reset its stream with this code.
@@ -46,11 +48,77 @@ enum Fail {
     ProviderFailed(String),
     /// The deadline passed.
     Deadline,
+    /// The proxy refused the call itself, before a provider saw it (a bridged call that
+    /// cannot cross).
+    Refused(Status),
 }
 
 /// The header `name`, if it is text.
-fn header<'h>(req: &'h Request<RecvStream>, name: &str) -> Option<&'h str> {
-    req.headers().get(name).and_then(|v| v.to_str().ok())
+fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// Why a call has no route.
+pub(super) enum Unrouted {
+    /// The path is not `/{interface}/{method}`.
+    NotAPath,
+    /// No route matches it (counted in the unrouted metrics here).
+    NoRoute,
+}
+
+impl Unrouted {
+    /// The status the caller gets.
+    pub(super) fn status(&self, path: &str, headers: &HeaderMap) -> Status {
+        match self {
+            Unrouted::NotAPath => {
+                Status::new(Code::Unimplemented, format!("not a Triple path: {path}"))
+            }
+            Unrouted::NoRoute => Status::new(
+                Code::Unimplemented,
+                format!(
+                    "no route for {} (version {:?}, group {:?})",
+                    path.trim_start_matches('/'),
+                    header(headers, TRI_SERVICE_VERSION).unwrap_or(""),
+                    header(headers, TRI_SERVICE_GROUP).unwrap_or("")
+                ),
+            ),
+        }
+    }
+}
+
+/// The route of a call to `path` with `headers` that came in on `listener`: by the path's
+/// interface and method, `tri-service-version`, `tri-service-group` and the attachment
+/// headers, through the same table as Dubbo calls. A call with no route is counted here.
+pub(super) fn find_route(
+    snap: &Snapshot,
+    listener: usize,
+    path: &str,
+    headers: &HeaderMap,
+) -> Result<usize, Unrouted> {
+    // `/{interface}/{method}`: the interface may hold dots, never a slash.
+    let (interface, method) = path
+        .strip_prefix('/')
+        .and_then(|p| p.split_once('/'))
+        .filter(|(i, m)| !i.is_empty() && !m.is_empty() && !m.contains('/'))
+        .ok_or(Unrouted::NotAPath)?;
+    let call = Call {
+        path: Cow::Borrowed(interface),
+        version: Cow::Borrowed(header(headers, TRI_SERVICE_VERSION).unwrap_or("")),
+        method: Cow::Borrowed(method),
+    };
+    let group = header(headers, TRI_SERVICE_GROUP).unwrap_or("");
+    snap.routes
+        .find_triple(listener, &call, group, |k| header(headers, k))
+        .map_err(|_| {
+            snap.routes.unrouted.request(0);
+            Unrouted::NoRoute
+        })
+}
+
+/// Counts the end of a call that found no route (answered by the proxy).
+pub(super) fn record_unrouted(snap: &Snapshot, start: Instant) {
+    let s = DubboStatus::ServiceNotFound.as_u8();
+    snap.routes.unrouted.response(0, s, start.elapsed(), true);
 }
 
 /// Serves one call; `listener`: the listener its connection came in on, `identity`: its
@@ -79,48 +147,33 @@ pub async fn serve(
         crate::core::identity::set_header(request.headers_mut(), key, identity.as_deref());
     }
 
-    // `/{interface}/{method}`: the interface may hold dots, never a slash.
     let path = request.uri().path();
-    let Some((interface, method)) = path
-        .strip_prefix('/')
-        .and_then(|p| p.split_once('/'))
-        .filter(|(i, m)| !i.is_empty() && !m.is_empty() && !m.contains('/'))
-    else {
-        let status = Status::new(Code::Unimplemented, format!("not a Triple path: {path}"));
-        return answer::trailers_only(&mut respond, &status, &metrics.triple);
-    };
-    let call = Call {
-        path: Cow::Borrowed(interface),
-        version: Cow::Borrowed(header(&request, TRI_SERVICE_VERSION).unwrap_or("")),
-        method: Cow::Borrowed(method),
-    };
-    let group = header(&request, TRI_SERVICE_GROUP).unwrap_or("");
-    let found = snap
-        .routes
-        .find_triple(listener, &call, group, |k| header(&request, k));
-    let Ok(ri) = found else {
-        snap.routes.unrouted.request(0);
-        let status = Status::new(
-            Code::Unimplemented,
-            format!(
-                "no route for {interface}/{method} (version {:?}, group {group:?})",
-                call.version
-            ),
-        );
-        answer::trailers_only(&mut respond, &status, &metrics.triple);
-        let s = DubboStatus::ServiceNotFound.as_u8();
-        return snap.routes.unrouted.response(0, s, start.elapsed(), true);
+    let ri = match find_route(&snap, listener, path, request.headers()) {
+        Ok(ri) => ri,
+        Err(unrouted) => {
+            let status = unrouted.status(path, request.headers());
+            answer::trailers_only(&mut respond, &status, &metrics.triple);
+            if let Unrouted::NoRoute = unrouted {
+                record_unrouted(&snap, start);
+            }
+            return;
+        }
     };
     let route = &snap.routes.routes[ri];
     route.stats.request(0);
 
     // The sooner of the route's timeout and the caller's own deadline.
     let caller_deadline =
-        header(&request, GRPC_TIMEOUT).and_then(|v| parse_timeout(v.as_bytes()).ok());
+        header(request.headers(), GRPC_TIMEOUT).and_then(|v| parse_timeout(v.as_bytes()).ok());
     let timeout = caller_deadline.map_or(route.timeout, |t| t.min(route.timeout));
     let deadline = tokio::time::Instant::now() + timeout;
 
-    let chosen = match triple.upstreams.pick(&snap, route.cluster, Instant::now()) {
+    let chosen = match triple.upstreams.pick(
+        &snap,
+        triple.shared.generation(),
+        route.cluster,
+        Instant::now(),
+    ) {
         Ok(c) => c,
         Err(e) => {
             let fail = Fail::ProviderFailed(e.to_string());
@@ -138,16 +191,36 @@ pub async fn serve(
     };
     // The caller's response stream, once its HEADERS went out.
     let mut down = None;
-    let forwarding = forward(&triple, &chosen, request, &mut respond, &mut down);
-    let outcome = match tokio::time::timeout_at(deadline, forwarding).await {
-        Ok(r) => r,
+    let bridged = snap
+        .config
+        .clusters
+        .get(&snap.routes.clusters[route.cluster])
+        .is_some_and(|c| c.protocol == ProviderProtocol::Dubbo);
+    let outcome = if bridged {
+        let max_request = snap
+            .config
+            .listeners
+            .get(listener)
+            .map_or(dubbo_codec::DEFAULT_MAX_PAYLOAD, |l| l.max_payload);
+        let bridging = to_dubbo::forward(
+            &triple,
+            &chosen,
+            request,
+            &mut respond,
+            max_request,
+            timeout,
+        );
+        tokio::time::timeout_at(deadline, bridging).await
+    } else {
+        let forwarding = forward(&triple, &chosen, request, &mut respond, &mut down);
         // Dropping the forwarding resets the provider's stream.
-        Err(_) => Err(Fail::Deadline),
+        tokio::time::timeout_at(deadline, forwarding).await
     };
+    let outcome = outcome.unwrap_or(Err(Fail::Deadline));
     match &outcome {
         Ok(_) | Err(Fail::ProviderReset(_)) => chosen.succeeded(),
         Err(Fail::ProviderFailed(_) | Fail::Deadline) => chosen.failed(&snap, Instant::now()),
-        Err(Fail::CallerGone) => {}
+        Err(Fail::CallerGone | Fail::Refused(_)) => {}
     }
     let (status, local) = match outcome {
         Ok(code) => (code, false),
@@ -167,7 +240,7 @@ pub async fn serve(
 /// Counts a call's end in its route's metrics (`status`: the Dubbo status its outcome counts
 /// as, `local`: answered by the proxy), and writes its access log line (`log.access_log`,
 /// unless downgraded), as the Dubbo 2 path does.
-fn record(
+pub(super) fn record(
     triple: &Triple,
     snap: &Snapshot,
     route: &Route,
@@ -212,6 +285,10 @@ fn finish(
             Code::DeadlineExceeded,
             format!("no answer within {} ms", timeout.as_millis()),
         ),
+        Fail::Refused(status) => {
+            answer::trailers_only(respond, &status, metrics);
+            return (DubboStatus::BadRequest, true);
+        }
     };
     match down {
         Some(mut s) => answer::trailers(&mut s, &status, metrics),

@@ -11,10 +11,15 @@
 //! * [`call`]: one stream, from routing to its end, and the answers the proxy makes;
 //! * [`relay`]: one direction of a stream's body, flow control end to end;
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
+//! * [`http1`]: Triple's HTTP/1.1 form (`curl` with JSON), forwarded over HTTP/1.1;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
-//! * [`state`]: what the pipeline's tasks share.
+//! * [`state`]: what the pipeline's tasks share;
+//! * [`to_dubbo`]: calls bridged to a cluster whose providers speak only the Dubbo protocol;
+//! * [`from_dubbo`]: Dubbo callers' calls bridged to a cluster whose providers speak only
+//!   Triple (the core hands them over: [`Effect::Bridge`]).
 //!
 //! [`Effect::HandOff`]: crate::core::Effect::HandOff
+//! [`Effect::Bridge`]: crate::core::Effect::Bridge
 
 use std::io;
 use std::sync::atomic::Ordering::Relaxed;
@@ -24,14 +29,17 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::runtime::{Handle, Runtime};
 
-use crate::core::Shared;
+use crate::core::{BridgeAnswer, BridgeCall, BridgeTicket, Shared};
 
 pub mod answer;
 pub mod call;
+pub mod from_dubbo;
+pub mod http1;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
 pub mod tls_io;
+pub mod to_dubbo;
 pub mod upstream;
 
 use relay::{CONNECTION_WINDOW, STREAM_WINDOW};
@@ -41,11 +49,6 @@ use state::Triple;
 /// `SETTINGS_MAX_HEADER_LIST_SIZE`; h2's default is 16 MiB): the size dubbo-rpc's Triple
 /// server takes, so the proxy holds no more per stream than the providers would.
 const MAX_HEADER_LIST: u32 = 16 * 1024;
-
-/// Streams one caller connection may have open at once (HTTP/2 SETTINGS
-/// MAX_CONCURRENT_STREAMS; Java Dubbo's Triple server allows `Integer.MAX_VALUE`, gRPC's
-/// servers 100 to unbounded).
-const MAX_STREAMS: u32 = 1024;
 
 /// Where the pipeline's tasks run.
 #[derive(Clone)]
@@ -105,6 +108,24 @@ impl Pipeline {
             std::thread::sleep(Duration::from_millis(10));
         }
         self.is_drained()
+    }
+
+    /// Makes a Dubbo call the core bridged to a Triple-only cluster
+    /// ([`Effect::Bridge`](crate::core::Effect::Bridge)); the engine gives the answer back
+    /// to its worker ([`Worker::bridged`](crate::core::Worker::bridged)).
+    pub fn bridge(
+        &self,
+        call: BridgeCall,
+    ) -> impl std::future::Future<Output = (BridgeTicket, BridgeAnswer)> + Send + 'static {
+        from_dubbo::call(self.triple.clone(), call)
+    }
+
+    /// Runs `task` where the pipeline's tasks run: its own runtime, or the caller's.
+    pub fn spawn(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        match &self.runs {
+            Runs::Caller => drop(tokio::spawn(task)),
+            Runs::Own(rt) => drop(rt.spawn(task)),
+        }
     }
 
     /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes
@@ -171,6 +192,10 @@ struct ConnLimits {
     /// With no stream open for the listener's `idle_timeout_ms`, the connection is closed
     /// with GOAWAY.
     idle: Option<Duration>,
+    /// The listener's `max_inflight`: the streams one caller connection may have open at
+    /// once (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS; a caller waits for a stream to end
+    /// before it opens more, as a Dubbo caller's reads pause at its `max_inflight` calls).
+    streams: u32,
 }
 
 impl ConnLimits {
@@ -181,10 +206,12 @@ impl ConnLimits {
             Some(l) => ConnLimits {
                 handshake: millis(l.frame_timeout_ms),
                 idle: millis(l.idle_timeout_ms),
+                streams: l.max_inflight,
             },
             None => ConnLimits {
                 handshake: None,
                 idle: None,
+                streams: crate::config::Listener::new("").max_inflight,
             },
         }
     }
@@ -218,11 +245,24 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
         Ok(s) => s,
         Err(e) => return tracing::warn!("triple: hand-off: {e}"),
     };
+    let h2 = read.starts_with(b"PRI");
     match tls {
+        None if !h2 => {
+            // An HTTP/1.1 request line (the core hands over nothing else).
+            let triple = open.0.clone();
+            let limits = ConnLimits::of(&triple, listener);
+            let draining = triple.draining.subscribe();
+            let io = prefixed::Prefixed::new(read, stream);
+            http1::serve_connection(triple, io, listener, limits.handshake, draining).await;
+            drop(open)
+        }
         None => {
             let io = prefixed::Prefixed::new(read, stream);
             serve_h2(open, io, listener, None).await
         }
+        // Not yet: hyper's HTTP/1.1 server takes plain sockets here, and a caller's identity
+        // is not put in its headers on that path.
+        Some(_) if !h2 => tracing::warn!("triple: HTTP/1.1 inside TLS is not served yet; closed"),
         Some(tls) => {
             let identity = dubbo_rpc::tls::peer_identity(tls.peer_certificates())
                 .map(|i| Arc::<str>::from(i.as_str()));
@@ -247,7 +287,7 @@ where
     let mut draining = triple.draining.subscribe();
     let limits = ConnLimits::of(&triple, listener);
     let handshake = h2::server::Builder::new()
-        .max_concurrent_streams(MAX_STREAMS)
+        .max_concurrent_streams(limits.streams)
         .max_header_list_size(MAX_HEADER_LIST)
         .initial_window_size(STREAM_WINDOW)
         .initial_connection_window_size(CONNECTION_WINDOW)

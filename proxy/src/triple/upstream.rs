@@ -5,6 +5,8 @@
 //! same endpoints of the same snapshot, skipping the endpoints outlier ejection took out (all
 //! of them ejected: as if none were, Envoy's panic mode). HTTP/2 multiplexes, so an endpoint
 //! needs one connection: every stream routed to it shares it, each with its own flow control.
+//! Calls bridged to a Dubbo-only cluster go on one multiplexed Dubbo connection per endpoint
+//! ([`Upstreams::dubbo_client`]), dubbo-rpc's client.
 
 use std::collections::HashMap;
 use std::io;
@@ -37,7 +39,16 @@ pub enum UpstreamError {
     /// The provider did not complete the HTTP/2 handshake.
     #[error("HTTP/2 with {0}: {1}")]
     Handshake(SocketAddr, h2::Error),
+    /// The provider did not complete the HTTP/1.1 handshake.
+    #[error("HTTP/1.1 with {0}: {1}")]
+    Http1(SocketAddr, hyper::Error),
 }
+
+/// An HTTP/1.1 connection to a provider, for Triple's HTTP/1.1 form.
+pub type Http1Sender = hyper::client::conn::http1::SendRequest<hyper::body::Incoming>;
+
+/// Idle HTTP/1.1 connections kept per provider.
+const HTTP1_IDLE: usize = 64;
 
 /// One cluster's balancer, for the endpoint list it was made for.
 struct ClusterLb {
@@ -50,6 +61,10 @@ struct ClusterLb {
 #[derive(Default)]
 pub struct Upstreams {
     conns: Mutex<HashMap<SocketAddr, SendRequest<Bytes>>>,
+    dubbo: Mutex<HashMap<SocketAddr, dubbo_rpc::client::Client>>,
+    http1: Mutex<HashMap<SocketAddr, Vec<Http1Sender>>>,
+    /// The snapshot generation the pools were last pruned for.
+    pruned: std::sync::atomic::AtomicU64,
     balancers: Mutex<HashMap<String, ClusterLb>>,
 }
 
@@ -59,6 +74,8 @@ pub struct Chosen {
     pub addr: SocketAddr,
     /// The cluster's `connect_timeout_ms`.
     pub connect_timeout: Duration,
+    /// The cluster's `max_payload`.
+    pub max_payload: u32,
     /// Its cluster's index in the snapshot's clusters.
     cluster: usize,
     /// What all workers know of it: its health, its calls in flight.
@@ -97,8 +114,16 @@ impl Drop for Chosen {
 }
 
 impl Upstreams {
-    /// Chooses an endpoint of cluster `ci` of `snap`.
-    pub fn pick(&self, snap: &Snapshot, ci: usize, now: Instant) -> Result<Chosen, UpstreamError> {
+    /// Chooses an endpoint of cluster `ci` of `snap` (`generation`: the snapshot's, from
+    /// [`Shared::generation`](crate::core::Shared::generation)).
+    pub fn pick(
+        &self,
+        snap: &Snapshot,
+        generation: u64,
+        ci: usize,
+        now: Instant,
+    ) -> Result<Chosen, UpstreamError> {
+        self.prune(snap, generation);
         let name = &snap.routes.clusters[ci];
         let spec = &snap.config.clusters[name];
         let shared = &snap.endpoints[name];
@@ -138,6 +163,7 @@ impl Upstreams {
         Ok(Chosen {
             addr,
             connect_timeout: Duration::from_millis(spec.connect_timeout_ms),
+            max_payload: spec.max_payload,
             cluster: ci,
             shared,
             counted,
@@ -183,6 +209,97 @@ impl Upstreams {
         send.ready()
             .await
             .map_err(|e| UpstreamError::Handshake(addr, e))
+    }
+
+    /// The Dubbo connection to `addr` (for bridged calls), made on its first call: dubbo-rpc's
+    /// client, which reconnects when a call finds it closed and sends Dubbo's heartbeats.
+    pub fn dubbo_client(
+        &self,
+        addr: SocketAddr,
+        connect_timeout: Duration,
+        max_payload: u32,
+    ) -> dubbo_rpc::client::Client {
+        let mut clients = self.dubbo.lock().unwrap_or_else(|p| p.into_inner());
+        clients
+            .entry(addr)
+            .or_insert_with(|| {
+                let config = dubbo_rpc::client::ClientConfig {
+                    connect_timeout,
+                    max_payload,
+                    ..Default::default()
+                };
+                dubbo_rpc::client::Client::lazy(addr.to_string(), config)
+            })
+            .clone()
+    }
+
+    /// An HTTP/1.1 connection to `addr` that can take a request now: a pooled idle one, or
+    /// a new one. HTTP/1.1 carries one exchange at a time, so a call takes a connection for
+    /// itself and gives it back ([`Upstreams::give_back_http1`]) once its answer is under way.
+    pub async fn http1(
+        &self,
+        addr: SocketAddr,
+        connect_timeout: Duration,
+    ) -> Result<Http1Sender, UpstreamError> {
+        {
+            let mut pools = self.http1.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(pool) = pools.get_mut(&addr) {
+                pool.retain(|s| !s.is_closed());
+                if let Some(i) = pool.iter().position(|s| s.is_ready()) {
+                    return Ok(pool.swap_remove(i));
+                }
+            }
+        }
+        let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(s)) => s,
+            Ok(Err(e)) => return Err(UpstreamError::Connect(addr, e)),
+            Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
+        };
+        let _ = stream.set_nodelay(true);
+        let (send, conn) =
+            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
+                .await
+                .map_err(|e| UpstreamError::Http1(addr, e))?;
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!("triple http/1.1 upstream {addr}: {e}");
+            }
+        });
+        Ok(send)
+    }
+
+    /// Puts an HTTP/1.1 connection back in the pool (a call takes it once it is idle again).
+    pub fn give_back_http1(&self, addr: SocketAddr, sender: Http1Sender) {
+        let mut pools = self.http1.lock().unwrap_or_else(|p| p.into_inner());
+        let pool = pools.entry(addr).or_default();
+        if pool.len() < HTTP1_IDLE {
+            pool.push(sender);
+        }
+    }
+
+    /// After a reload (a new `generation`), drops the pooled connections to addresses no
+    /// cluster has any more: a provider taken out is not kept connected. A dropped handle
+    /// lets the calls on its connection finish; the connection closes after them.
+    fn prune(&self, snap: &Snapshot, generation: u64) {
+        if self.pruned.swap(generation, Relaxed) == generation {
+            return;
+        }
+        let known: std::collections::HashSet<SocketAddr> = snap
+            .config
+            .clusters
+            .values()
+            .flat_map(|c| &c.endpoints)
+            .filter_map(|e| e.address.parse().ok())
+            .collect();
+        self.lock().retain(|a, _| known.contains(a));
+        self.dubbo
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|a, _| known.contains(a));
+        self.http1
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|a, _| known.contains(a));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, SendRequest<Bytes>>> {

@@ -569,3 +569,13 @@ pub fn config(workers: usize, rest: &str) -> String {
         "workers = {workers}\n[admin]\naddress = \"127.0.0.1:0\"\n[[listeners]]\nname = \"main\"\naddress = \"127.0.0.1:0\"\n{rest}"
     )
 }
+
+/// Runs the futures concurrently (each a task), to their ends.
+pub async fn futures_join_all(
+    fs: impl Iterator<Item = impl std::future::Future<Output = ()> + Send + 'static>,
+) {
+    let tasks: Vec<_> = fs.map(tokio::spawn).collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+}

@@ -25,8 +25,9 @@ use std::task::Poll;
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
-use dubbo_triple::message::{MessageDecoder, MessageEncoder};
+use dubbo_triple::message::MessageEncoder;
 use dubbo_triple::metadata::{AttachmentValue, MetadataError, RequestHead, TRI_EXCEPTION_CODE};
+use dubbo_triple::unary::UnaryRequest;
 use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, ResponseWrapper};
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
@@ -42,10 +43,7 @@ use tokio::time::Instant;
 use super::grpc::{GrpcCall, GrpcMethod};
 use super::panic::{catch_panic, run_handler, Panicked};
 use super::service::{service_key, Args, Call, HandlerError, Protocol, Reply};
-use super::triple_reply::{
-    compressed, deadline_passed, grpc_response, handler_panicked, message_status, trailers_only,
-    until,
-};
+use super::triple_reply::{deadline_passed, grpc_response, handler_panicked, trailers_only, until};
 use super::{Phase, State};
 use dubbo_codec::attachments::Attachments;
 use dubbo_codec::status::Status as DubboStatus;
@@ -395,36 +393,17 @@ async fn read_unary(
     deadline: Option<Instant>,
 ) -> Result<Bytes, Refusal> {
     let read = async {
-        let mut decoder = MessageDecoder::new(max_payload);
-        let mut buf = BytesMut::new();
-        let mut message = None;
+        let mut request = UnaryRequest::new(max_payload);
         while let Some(chunk) = body.data().await {
             let chunk = chunk.map_err(|_| Refusal::Gone)?;
-            // The window is given back as soon as the bytes are in `buf`, which the decoder
+            // The window is given back as soon as the bytes are taken, which the collector
             // bounds by `max_payload`.
             let _ = body.flow_control().release_capacity(chunk.len());
-            buf.extend_from_slice(&chunk);
-            while let Some(m) = decoder
-                .decode(&mut buf)
-                .map_err(|e| Refusal::Status(message_status(&e)))?
-            {
-                if message.is_some() {
-                    return Err(Status::new(
-                        Code::Internal,
-                        "more than one request message for a unary method",
-                    )
-                    .into());
-                }
-                if m.compressed {
-                    return Err(compressed().into());
-                }
-                message = Some(m.data);
-            }
+            request
+                .push(&chunk)
+                .map_err(|e| Refusal::Status(e.status()))?;
         }
-        decoder
-            .finish(&buf)
-            .map_err(|e| Status::new(Code::Internal, e.to_string()))?;
-        message.ok_or_else(|| Status::new(Code::Internal, "no request message").into())
+        request.finish().map_err(|e| Refusal::Status(e.status()))
     };
     match deadline {
         Some(at) => tokio::time::timeout_at(at, read).await.unwrap_or_else(|_| {
@@ -560,13 +539,5 @@ fn reply_bytes(format: BodyFormat, reply: Reply) -> Result<Bytes, Status> {
 
 /// The gRPC code of a Dubbo status a handler answered with.
 fn grpc_code(status: DubboStatus) -> Code {
-    match status {
-        DubboStatus::BadRequest => Code::InvalidArgument,
-        DubboStatus::ServiceNotFound => Code::Unimplemented,
-        DubboStatus::ClientTimeout | DubboStatus::ServerTimeout => Code::DeadlineExceeded,
-        DubboStatus::ServerThreadpoolExhaustedError => Code::ResourceExhausted,
-        DubboStatus::ChannelInactive => Code::Unavailable,
-        DubboStatus::ServiceError => Code::Unknown,
-        _ => Code::Internal,
-    }
+    Code::from_dubbo_status(status.as_u8())
 }

@@ -5,6 +5,7 @@
 use bytes::Bytes;
 use dubbo_triple::message::MessageError;
 use dubbo_triple::metadata::CONTENT_TYPE_PROTO;
+use dubbo_triple::unary::UnaryError;
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
 use http::{HeaderMap, HeaderValue, Response};
@@ -34,20 +35,12 @@ pub(super) fn deadline_passed() -> Status {
 /// The status of a request stream that is not a sequence of messages within the limit:
 /// `RESOURCE_EXHAUSTED` for a message over it (known from its prefix), else `INTERNAL`.
 pub(super) fn message_status(e: &MessageError) -> Status {
-    let code = if e.is_too_large() {
-        Code::ResourceExhausted
-    } else {
-        Code::Internal
-    };
-    Status::new(code, e.to_string())
+    UnaryError::Message(e.clone()).status()
 }
 
 /// The status of a compressed request message.
 pub(super) fn compressed() -> Status {
-    Status::new(
-        Code::Unimplemented,
-        "compressed messages are not supported (no grpc-encoding is accepted)",
-    )
+    UnaryError::Compressed.status()
 }
 
 /// A gRPC response's headers: `headers` and the content type.

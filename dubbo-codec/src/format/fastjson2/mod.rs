@@ -74,6 +74,11 @@ impl Format for Fastjson2 {
         }
     }
 
+    fn joins_as_is(self, _alone: &[u8]) -> bool {
+        // Each value is a JSONB document of its own, framed by its length.
+        true
+    }
+
     fn decode_args<T: DeserializeOwned>(
         self,
         body: &Bytes,

@@ -2,6 +2,7 @@
 //! the request id rewritten, and the answers the proxy makes itself.
 
 use super::*;
+use crate::config::ProviderProtocol;
 
 impl Worker {
     /// Bytes arrived from a caller. Whole frames are taken off the front of `buf`.
@@ -33,19 +34,15 @@ impl Worker {
                         self.account(down, Some(buf.len()));
                         return;
                     }
-                    Sniff::Http2 => {
-                        // Triple's: the engine takes the socket and `buf` as they are.
+                    Sniff::Http2 | Sniff::Http1 => {
+                        // Triple's (HTTP/2, or its HTTP/1.1 form): the engine takes the socket
+                        // and `buf` as they are.
                         d.closing = true;
                         d.handed_off = true;
                         self.effects.push_back(Effect::HandOff {
                             conn: Conn::Down(down),
                             listener: d.listener as usize,
                         });
-                        return;
-                    }
-                    Sniff::Http1 => {
-                        self.refuse_http1(down);
-                        buf.clear();
                         return;
                     }
                     Sniff::Unknown => {
@@ -104,22 +101,6 @@ impl Worker {
                 }
             }
         }
-    }
-
-    /// An HTTP/1.1 caller: Triple over HTTP/1.1 is not forwarded (yet), so it gets an HTTP
-    /// answer that says so rather than a silent close, and is counted.
-    fn refuse_http1(&mut self, down: Key) {
-        const ANSWER: &[u8] = b"HTTP/1.1 505 HTTP Version Not Supported\r\n\
-            content-type: text/plain\r\ncontent-length: 56\r\nconnection: close\r\n\r\n\
-            this port serves Dubbo and Triple over HTTP/2 (h2c) only";
-        self.shared.metrics.http1_refused.fetch_add(1, Relaxed);
-        if let Some(d) = self.downs.get_mut(down.idx()) {
-            if d.out.is_empty() {
-                self.effects.push_back(Effect::Flush(Conn::Down(down)));
-            }
-            d.out.buf().extend_from_slice(ANSWER);
-        }
-        self.close_down(down);
     }
 
     pub(super) fn close_down(&mut self, down: Key) {
@@ -236,6 +217,9 @@ impl Worker {
         let stats = &self.route_stats[route_stats as usize].1;
         stats.request(self.id);
         self.clusters[cluster].stats.request(self.id);
+        if self.clusters[cluster].spec.protocol == ProviderProtocol::Tri {
+            return self.bridge(down, frame, route_stats, cluster, timeout, now);
+        }
 
         let Some((ei, up)) = self.pick(cluster, now) else {
             if two_way {

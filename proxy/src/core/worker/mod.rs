@@ -53,7 +53,10 @@ use crate::core::sniff::{sniff, Sniff};
 use dubbo_registry::balance::Balancer;
 use replies::Replies;
 
+pub use bridge::{BridgeAnswer, BridgeCall, BridgeTicket};
+
 mod backpressure;
+mod bridge;
 mod connections;
 mod downstream;
 mod memory;
@@ -108,8 +111,8 @@ pub enum Effect {
     /// engine must read until `WouldBlock` now: the bytes that arrived while it was paused
     /// raised their edge already, and no new one may come.
     ResumeRead(Conn),
-    /// The caller's connection opened with an HTTP/2 preface: it is Triple's, not the
-    /// Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
+    /// The caller's connection opened with an HTTP/2 preface or an HTTP/1.1 request line:
+    /// it is Triple's, not the Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
     /// not take (the preface among them), to [`crate::triple`], then reports the connection
     /// [`Worker::closed`] here. The core wrote nothing to it and reads none of its bytes. It
     /// stays counted as a caller connection of its listener (`max_connections`, the gauges):
@@ -120,6 +123,10 @@ pub enum Effect {
         /// Its listener (routes may apply to some listeners only).
         listener: usize,
     },
+    /// A call routed to a cluster that speaks only Triple waits in
+    /// [`Worker::take_bridge`]: the engine has the Triple pipeline make it and gives the
+    /// answer back with [`Worker::bridged`].
+    Bridge,
 }
 
 /// How often timers other than call timeouts are looked at.
@@ -292,6 +299,8 @@ pub struct Worker {
     holes: Vec<(Key, u64, u32)>,
     /// What this worker's callers hold, against `limits.max_buffered_bytes`.
     budget: memory::Budget,
+    /// Calls for the Triple pipeline, one per [`Effect::Bridge`] not yet taken.
+    bridges: VecDeque<BridgeCall>,
 }
 
 fn push_frame(
@@ -363,6 +372,7 @@ impl Worker {
             blocked: Vec::new(),
             holes: Vec::new(),
             budget: memory::Budget::default(),
+            bridges: VecDeque::new(),
         };
         w.apply_snapshot(snap, now);
         w

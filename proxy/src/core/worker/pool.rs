@@ -123,13 +123,19 @@ impl Worker {
                     probe: None,
                 });
                 ep.attach(shared, least);
-                while ep.slots.len() > spec.connections {
+                // A Triple-only cluster's calls go through the Triple pipeline: no Dubbo
+                // connections to its providers.
+                let connections = match spec.protocol {
+                    config::ProviderProtocol::Tri => 0,
+                    _ => spec.connections,
+                };
+                while ep.slots.len() > connections {
                     if let Some(k) = ep.slots.pop().and_then(|s| s.up) {
                         self.orphan(k);
                     }
                 }
                 ep.slots.resize(
-                    spec.connections,
+                    connections,
                     Slot {
                         up: None,
                         retry_at: Some(now),

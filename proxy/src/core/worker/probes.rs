@@ -19,7 +19,7 @@ impl Worker {
     pub(super) fn probes(&mut self, now: Instant) {
         for ci in 0..self.clusters.len() {
             let spec = &self.clusters[ci].spec;
-            let interval = spec.health_check.probe_interval_ms;
+            let interval = spec.probe_interval_ms();
             let answer = Duration::from_millis(spec.health_check.timeout_ms);
             let connect = Duration::from_millis(spec.connect_timeout_ms);
             let lease = connect + answer + Duration::from_millis(interval);

@@ -64,23 +64,23 @@ fn garbage_is_closed_and_counted_and_dubbo_still_served() {
 }
 
 #[test]
-fn an_http1_request_is_answered_505_and_closed() {
+fn an_http1_request_hands_the_connection_off_with_its_bytes_untouched() {
     let (mut w, shared, now) = rig();
-    let (down, done) = first_read(&mut w, now, b"POST /a.B/c HTTP/1.1\r\n");
+    let down = w.open_downstream(0, now);
+    let request = b"POST /a.B/c HTTP/1.1\r\nhost: x\r\n\r\n";
+    let mut buf = BytesMut::from(&request[..]);
+    w.downstream_data(down, &mut buf, now);
     assert_eq!(
-        done,
-        vec![
-            Effect::Flush(Conn::Down(down)),
-            Effect::Close(Conn::Down(down))
-        ]
+        effects(&mut w),
+        vec![Effect::HandOff {
+            conn: Conn::Down(down),
+            listener: 0
+        }]
     );
-    let out = w.outbox(Conn::Down(down)).expect("open");
-    let text = String::from_utf8(out.to_vec()).unwrap();
-    assert!(text.starts_with("HTTP/1.1 505 "), "{text}");
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    assert!(
-        head.contains(&format!("content-length: {}", body.len())),
-        "{text}"
+    assert_eq!(
+        &buf[..],
+        &request[..],
+        "the engine hands on every byte read"
     );
-    assert_eq!(shared.metrics.http1_refused.load(Relaxed), 1);
+    assert_eq!(shared.metrics.protocol_errors.load(Relaxed), 0);
 }

@@ -321,6 +321,10 @@ impl Loop {
             match self.rx.try_recv() {
                 Ok(Cmd::Accepted { listener, stream }) => self.add_down(listener, stream),
                 Ok(Cmd::Shutdown) => self.shutdown(),
+                Ok(Cmd::Bridged(ticket, answer)) => {
+                    self.worker.bridged(ticket, answer, Instant::now());
+                    self.drain_effects();
+                }
                 Err(TryRecvError::Empty | TryRecvError::Disconnected) => return,
             }
         }
@@ -605,6 +609,18 @@ impl Loop {
                 Effect::HandOff { conn, listener } => {
                     if let Some(t) = self.token(conn) {
                         self.conns[t].handoff = Some(listener);
+                    }
+                }
+                Effect::Bridge => {
+                    if let Some(call) = self.worker.take_bridge() {
+                        // Made on the pipeline's runtime; the answer comes back through
+                        // this loop's channel and waker.
+                        let answer = self.triple.bridge(call);
+                        let (remotes, id) = (self.remotes.clone(), self.id);
+                        self.triple.spawn(async move {
+                            let (ticket, answer) = answer.await;
+                            remotes[id].send(Cmd::Bridged(ticket, answer));
+                        });
                     }
                 }
                 Effect::ResumeRead(conn) => {

@@ -79,7 +79,7 @@ use std::thread::JoinHandle;
 
 use mio::{Poll, Token, Waker};
 
-use crate::core::Shared;
+use crate::core::{BridgeAnswer, BridgeTicket, Shared};
 
 mod event_loop;
 pub mod wheel;
@@ -98,6 +98,8 @@ enum Cmd {
     },
     /// SIGTERM: stop accepting, drain, exit.
     Shutdown,
+    /// The answer of a call the core bridged to the Triple pipeline.
+    Bridged(BridgeTicket, BridgeAnswer),
 }
 
 /// A way into a loop from another thread.

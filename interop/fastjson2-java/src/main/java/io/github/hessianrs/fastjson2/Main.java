@@ -68,6 +68,8 @@ public final class Main {
     /** Writes one X.bin per case (JSONB.toBytes with Dubbo's features: the bytes Dubbo frames
      *  with a 4-byte length) and manifest.json, then checks fastjson2 reads every file back. */
     static void gen(Path out) throws Exception {
+        // fastjson2 writes java.sql.Time and Timestamp as local times of the JVM's zone: pin it.
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("UTC"));
         Files.createDirectories(out);
         JSONArray manifest = new JSONArray();
         for (Map.Entry<String, Object> e : Cases.all().entrySet()) {

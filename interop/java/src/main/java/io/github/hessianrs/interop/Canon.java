@@ -139,6 +139,42 @@ final class Canon {
                 write(sb, h);
                 return;
             }
+            // java.time: lite3's Java8TimeSerializer / ZoneIdSerializer and lite4's XSerializer each
+            // write a fresh java8.XHandle built from the value (the value itself takes no slot)
+            case "Java8TimeSerializer":
+                fresh(sb, handle((Class<?>) getField(ser, "handleType"), o));
+                return;
+            case "ZoneIdSerializer":
+            case "DurationSerializer":
+            case "InstantSerializer":
+            case "LocalDateSerializer":
+            case "LocalDateTimeSerializer":
+            case "LocalTimeSerializer":
+            case "MonthDaySerializer":
+            case "OffsetDateTimeSerializer":
+            case "OffsetTimeSerializer":
+            case "PeriodSerializer":
+            case "YearSerializer":
+            case "YearMonthSerializer":
+            case "ZonedDateTimeSerializer":
+            case "ZoneOffsetSerializer":
+                fresh(sb, handle(Class.forName(JAVA8 + sn.replace("Serializer", "Handle")), o));
+                return;
+            case "EnumSetSerializer":
+                // a fresh (package-private) EnumSetHandler(elementType, toArray())
+                fresh(sb, enumSetHandler((java.util.EnumSet<?>) o));
+                return;
+            case "ClassSerializer":
+                // an object of class java.lang.Class with the single field 'name'
+                if (addRef(sb, o)) {
+                    return;
+                }
+                Json.objectStart(sb, "java.lang.Class");
+                sb.append("[\"name\",");
+                Json.string(sb, ((Class<?>) o).getName());
+                sb.append(']');
+                Json.objectEnd(sb);
+                return;
             // lite4 serializers that write a fresh copy (the original takes no reference slot)
             case "UnmodifiableRandomAccessListSerializer":
                 fresh(sb, Collections.unmodifiableList(new LinkedList<Object>((Collection<?>) o)));
@@ -163,6 +199,23 @@ final class Canon {
                 throw new IllegalStateException("no canonical model for serializer " + ser.getClass().getName()
                         + " (class " + cl.getName() + ")");
         }
+    }
+
+    private static final String JAVA8 = "com.alibaba.com.caucho.hessian.io.java8.";
+
+    /** The handle hessian-lite writes for a java.time value: new XHandle(value). */
+    private static Object handle(Class<?> handleType, Object value) throws Exception {
+        return handleType.getConstructor(Object.class).newInstance(value);
+    }
+
+    /** What EnumSetSerializer writes for an EnumSet: new EnumSetHandler(elementType, toArray()). */
+    private static Object enumSetHandler(java.util.EnumSet<?> set) throws Exception {
+        Field elementType = java.util.EnumSet.class.getDeclaredField("elementType");
+        elementType.setAccessible(true);
+        java.lang.reflect.Constructor<?> c = Class.forName("com.alibaba.com.caucho.hessian.io.EnumSetHandler")
+            .getDeclaredConstructor(Class.class, Object[].class);
+        c.setAccessible(true);
+        return c.newInstance(elementType.get(set), set.toArray());
     }
 
     private void fresh(StringBuilder sb, Object repl) throws Exception {

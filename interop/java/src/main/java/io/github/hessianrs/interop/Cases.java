@@ -5,6 +5,7 @@ import io.github.hessianrs.interop.model.AllPrimitives;
 import io.github.hessianrs.interop.model.Base;
 import io.github.hessianrs.interop.model.Color;
 import io.github.hessianrs.interop.model.Derived;
+import io.github.hessianrs.interop.model.Event;
 import io.github.hessianrs.interop.model.Holder;
 import io.github.hessianrs.interop.model.Mix;
 import io.github.hessianrs.interop.model.Node;
@@ -16,6 +17,20 @@ import io.github.hessianrs.interop.model.WithTransient;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.MonthDay;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.Period;
+import java.time.Year;
+import java.time.YearMonth;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -92,6 +107,10 @@ final class Cases {
                 || name.equals("list_singleton") || name.equals("list_synchronized")) {
             return "hessian-lite cannot instantiate the JDK-private list class named by the type and reads it as "
                 + (lite4 ? "an ArrayList (re-written untyped)" : "an ArrayList (re-written typed java.util.ArrayList)");
+        }
+        if (name.equals("enummap")) {
+            return "hessian-lite cannot instantiate java.util.EnumMap (it has no no-argument constructor) and reads "
+                + "it as a HashMap: the EnumMap type is lost" + (lite4 ? ", and so is the key order" : "");
         }
         if (name.equals("map_empty_map")) {
             return "hessian-lite cannot instantiate java.util.Collections$EmptyMap and reads it as a HashMap";
@@ -516,6 +535,51 @@ final class Cases {
             noStack(new IOException("inner")))));
         one("sql_timestamp", new java.sql.Timestamp(1700000000123L));
         one("sql_date", new java.sql.Date(1577836800000L));
+        one("sql_time", new java.sql.Time(45296789L));
+        one("class_string", String.class);
+        one("currency_eur", java.util.Currency.getInstance("EUR"));
+        oneNote("enumset_colors", "an EnumSet is a fresh EnumSetHandler: objects ([object of the constants), "
+            + "type (the enum's Class)", java.util.EnumSet.of(Color.RED, Color.BLUE));
+        one("enumset_empty", java.util.EnumSet.noneOf(Color.class));
+        java.util.EnumMap<Color, Integer> enumMap = new java.util.EnumMap<>(Color.class);
+        enumMap.put(Color.GREEN, 2);
+        enumMap.put(Color.RED, 1);
+        oneNote("enummap", "an EnumMap is a map typed java.util.EnumMap, keys in enum order", enumMap);
+        one("object_array_mixed", new Object[] {1, "a", 2L, LocalDate.of(2024, 1, 2), null});
+
+        // ---- java.time: each written as a com.alibaba.com.caucho.hessian.io.java8.*Handle object
+        LocalDate day = LocalDate.of(2024, 2, 29);
+        LocalTime time = LocalTime.of(13, 45, 30, 123456789);
+        LocalDateTime dateTime = LocalDateTime.of(day, time);
+        one("time_local_date", day);
+        one("time_local_date_min", LocalDate.MIN);
+        one("time_local_time", time);
+        one("time_local_time_midnight", LocalTime.MIDNIGHT);
+        one("time_local_date_time", dateTime);
+        one("time_instant", Instant.ofEpochSecond(1700000000L, 123456789));
+        one("time_instant_before_epoch", Instant.ofEpochSecond(-1L, 999999999));
+        one("time_duration", Duration.ofSeconds(3661, 5));
+        one("time_duration_negative", Duration.ofMillis(-1500));
+        one("time_period", Period.of(1, -2, 3));
+        one("time_year", Year.of(2024));
+        one("time_year_month", YearMonth.of(2024, 2));
+        one("time_month_day", MonthDay.of(2, 29));
+        one("time_zone_offset", ZoneOffset.ofHoursMinutes(5, 30));
+        one("time_zone_offset_utc", ZoneOffset.UTC);
+        one("time_zone_id", ZoneId.of("Europe/Paris"));
+        one("time_offset_time", OffsetTime.of(time, ZoneOffset.ofHours(-5)));
+        one("time_offset_date_time", OffsetDateTime.of(dateTime, ZoneOffset.ofHours(8)));
+        one("time_zoned_date_time", ZonedDateTime.of(dateTime, ZoneId.of("Asia/Shanghai")));
+        one("time_zoned_date_time_utc", ZonedDateTime.of(dateTime, ZoneOffset.UTC));
+        one("time_list", new ArrayList<>(Arrays.asList(day, day, dateTime, Instant.EPOCH)));
+        Event event = new Event();
+        event.id = UUID.fromString("123e4567-e89b-12d3-a456-426614174000");
+        event.at = dateTime;
+        event.day = day;
+        event.stamp = Instant.ofEpochSecond(1700000000L, 5);
+        event.amount = new BigDecimal("1234.50");
+        event.color = Color.GREEN;
+        oneNote("pojo_event", "a DTO with UUID, LocalDateTime, LocalDate, Instant, BigDecimal and an enum", event);
 
         // ---- multi-value streams
         addNote("multi_two_users", "two top-level Users: the second reuses the class definition (0x60)",

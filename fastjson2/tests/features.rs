@@ -1,0 +1,120 @@
+//! The `chrono`, `uuid` and `rust_decimal` features (enabled for tests by fastjson2's
+//! dev-dependency on itself) against the documents fastjson2 2.0.52 and 2.0.56 wrote
+//! (`interop/fastjson2-java`): a field of a chrono, uuid or rust_decimal type annotated with
+//! `types::chrono::*`, `types::uuid` or `types::rust_decimal` reads Java's bytes into the value
+//! Java had and writes Java's bytes again.
+
+use std::fmt::Debug;
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+fn vectors(name: &str) -> [Vec<u8>; 2] {
+    ["vectors", "vectors-2.0.56"].map(|dir| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join(dir)
+            .join(format!("{name}.bin"));
+        std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    })
+}
+
+/// Java's document `name` reads as `expected`; when `rewrites`, `expected` writes Java's bytes.
+fn java_writes<T>(name: &str, expected: T, rewrites: bool)
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq + Debug,
+{
+    for java in vectors(name) {
+        let got: T = fastjson2::from_slice(&java).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got, expected, "{name}");
+        if rewrites {
+            assert_eq!(
+                fastjson2::to_vec(&expected).unwrap(),
+                java,
+                "{name}: Java's bytes"
+            );
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Date(#[serde(with = "fastjson2::types::chrono::local_date")] NaiveDate);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Time(#[serde(with = "fastjson2::types::chrono::local_time")] NaiveTime);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct DateTimeField(#[serde(with = "fastjson2::types::chrono::local_date_time")] NaiveDateTime);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct InstantField(#[serde(with = "fastjson2::types::chrono::instant")] DateTime<Utc>);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Id(#[serde(with = "fastjson2::types::uuid")] uuid::Uuid);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Amount(#[serde(with = "fastjson2::types::rust_decimal")] Decimal);
+
+#[test]
+fn chrono_fields() {
+    let day = NaiveDate::from_ymd_opt(2024, 2, 29).unwrap();
+    java_writes("local_date", Date(day), true);
+    let time = NaiveTime::from_hms_nano_opt(13, 45, 30, 123_456_789).unwrap();
+    java_writes("local_time", Time(time), true);
+    java_writes(
+        "local_time_whole",
+        Time(NaiveTime::from_hms_opt(8, 0, 0).unwrap()),
+        true,
+    );
+    let at = NaiveDate::from_ymd_opt(2024, 12, 31)
+        .unwrap()
+        .and_hms_milli_opt(23, 59, 58, 1)
+        .unwrap();
+    java_writes("local_datetime", DateTimeField(at), true);
+    let stamp = DateTime::from_timestamp(1_700_000_000, 500).unwrap();
+    java_writes("instant", InstantField(stamp), true);
+}
+
+#[test]
+fn uuid_fields() {
+    let id = uuid::Uuid::from_u128(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210);
+    java_writes("uuid", Id(id), true);
+}
+
+#[test]
+fn decimal_fields() {
+    java_writes("decimal_1_23", Amount(Decimal::new(123, 2)), true);
+    java_writes("decimal_m0_5", Amount(Decimal::new(-5, 1)), true);
+    java_writes(
+        "decimal_long_scale",
+        Amount(Decimal::new(12_345_678_901_234_567, 6)),
+        true,
+    );
+    // 1E+5 has scale -5, which a Decimal cannot hold: read as 100000 (scale 0).
+    java_writes("decimal_1e5", Amount(Decimal::new(100_000, 0)), false);
+}
+
+#[test]
+fn serde_json_sees_the_text_chrono_uuid_and_rust_decimal_write() {
+    let at = NaiveDate::from_ymd_opt(2024, 12, 31)
+        .unwrap()
+        .and_hms_milli_opt(23, 59, 58, 1)
+        .unwrap();
+    assert_eq!(
+        serde_json::to_string(&DateTimeField(at)).unwrap(),
+        r#""2024-12-31T23:59:58.001""#
+    );
+    let stamp = DateTime::from_timestamp(1_700_000_000, 500).unwrap();
+    let json = serde_json::to_string(&InstantField(stamp)).unwrap();
+    assert_eq!(json, r#""2023-11-14T22:13:20.000000500Z""#);
+    assert_eq!(
+        serde_json::from_str::<InstantField>(&json).unwrap(),
+        InstantField(stamp)
+    );
+    assert_eq!(
+        serde_json::from_str::<Amount>(r#""-0.50""#).unwrap(),
+        Amount(Decimal::new(-50, 2))
+    );
+}

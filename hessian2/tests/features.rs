@@ -1,0 +1,110 @@
+//! The `chrono`, `uuid` and `rust_decimal` features (enabled for tests by hessian2's
+//! dev-dependency on itself): a DTO whose fields are chrono, uuid and rust_decimal types,
+//! annotated with `types::chrono::*`, `types::uuid` and `types::rust_decimal`, reads Java's
+//! `Event` vector and writes Java's bytes again, in both lite generations; the same DTO is
+//! ISO-8601 and decimal text in serde_json.
+
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
+use hessian2::encode::LiteVersion;
+use hessian2::types::{self, ConvertError, LocalDate, LocalTime};
+use hessian2::{Deserializer, Serializer};
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Color")]
+#[allow(clippy::upper_case_acronyms)]
+enum Color {
+    GREEN,
+}
+
+/// The Java model's `Event` (fields in hessian-lite's wire order) with chrono, uuid and
+/// rust_decimal types.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Event")]
+struct Event {
+    color: Color,
+    #[serde(with = "types::rust_decimal")]
+    amount: Decimal,
+    #[serde(with = "types::chrono::instant")]
+    stamp: DateTime<Utc>,
+    #[serde(with = "types::chrono::local_date")]
+    day: NaiveDate,
+    #[serde(with = "types::chrono::local_date_time")]
+    at: NaiveDateTime,
+    #[serde(with = "types::uuid")]
+    id: uuid::Uuid,
+}
+
+fn event() -> Event {
+    let day = NaiveDate::from_ymd_opt(2024, 2, 29).unwrap();
+    Event {
+        color: Color::GREEN,
+        amount: Decimal::new(123_450, 2),
+        stamp: DateTime::from_timestamp(1_700_000_000, 5).unwrap(),
+        day,
+        at: day.and_hms_nano_opt(13, 45, 30, 123_456_789).unwrap(),
+        id: uuid::Uuid::from_u128(0x123e4567_e89b_12d3_a456_426614174000),
+    }
+}
+
+#[test]
+fn chrono_uuid_and_decimal_fields_read_and_write_javas_bytes() {
+    for (generation, version) in [("lite3", LiteVersion::V3), ("lite4", LiteVersion::V4)] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/vectors")
+            .join(generation)
+            .join("pojo_event.bin");
+        let java = std::fs::read(path).unwrap();
+        let got: Event = Deserializer::from_slice(&java).next_value().unwrap();
+        assert_eq!(got, event(), "{generation}");
+        let mut ser = Serializer::with_version(Vec::new(), version);
+        ser.serialize(&event()).unwrap();
+        assert_eq!(ser.into_inner(), java, "{generation}: Java's bytes");
+    }
+}
+
+#[test]
+fn serde_json_sees_the_text_chrono_uuid_and_rust_decimal_would_write() {
+    let json = serde_json::to_value(event()).unwrap();
+    assert_eq!(json["stamp"], "2023-11-14T22:13:20.000000005Z");
+    assert_eq!(json["day"], "2024-02-29");
+    assert_eq!(json["at"], "2024-02-29T13:45:30.123456789");
+    assert_eq!(json["id"], "123e4567-e89b-12d3-a456-426614174000");
+    assert_eq!(json["amount"], "1234.50");
+    // chrono's own serde writes the same text, and reads ours.
+    assert_eq!(json["at"], serde_json::to_value(event().at).unwrap());
+    assert_eq!(json["stamp"], serde_json::to_value(event().stamp).unwrap());
+    let back: Event = serde_json::from_value(json).unwrap();
+    assert_eq!(back, event());
+}
+
+#[test]
+fn conversions_keep_javas_representation_and_refuse_what_does_not_fit() {
+    // -1.5 s: Java's seconds floor, the nanoseconds stay positive.
+    let d = types::Duration::from(TimeDelta::milliseconds(-1500));
+    assert_eq!((d.seconds, d.nanos), (-2, 500_000_000));
+    assert_eq!(TimeDelta::try_from(d), Ok(TimeDelta::milliseconds(-1500)));
+    // Java's years reach ±999,999,999, chrono's ±262,142.
+    let far = LocalDate {
+        year: 1_000_000,
+        month: 1,
+        day: 1,
+    };
+    assert!(matches!(
+        NaiveDate::try_from(far),
+        Err(ConvertError::OutOfRange { .. })
+    ));
+    // February 30th is a carrier's value, not a date.
+    let feb30 = LocalDate {
+        year: 2024,
+        month: 2,
+        day: 30,
+    };
+    assert!(NaiveDate::try_from(feb30).is_err());
+    // chrono's leap second has no Java counterpart.
+    let leap = NaiveTime::from_hms_nano_opt(23, 59, 59, 1_500_000_000).unwrap();
+    assert!(LocalTime::try_from(leap).is_err());
+}

@@ -1,0 +1,265 @@
+//! Triple over HTTP/1.1: the form Java Dubbo 3.3 serves on its port for `curl` and gateways
+//! (`POST /{interface}/{method}` with a JSON body; `tri-service-version`,
+//! `tri-service-group` and attachment headers), forwarded as it is to a provider of the call's
+//! route, over a pooled HTTP/1.1 connection.
+//!
+//! ```text
+//! caller ── POST /com.example.Greeter/sayHello HTTP/1.1 ──▶ route ──▶ provider (HTTP/1.1)
+//!        ◀─ 200 application/json "Hello, world" ──────────────────── (status, headers, body)
+//! ```
+//!
+//! Bodies stream through both ways, undecoded; hop-by-hop headers stay on their hop. The
+//! proxy's own answers are plain text with an HTTP status: no route `404`, no provider or a
+//! failed connection `503`, no answer head within the route's timeout `504`, a provider that
+//! broke off `502`, a route to a Dubbo-only cluster `501` (the bridge takes gRPC calls, not
+//! JSON). Header reads are bounded by the listener's `frame_timeout_ms`, buffers by 64 KiB.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use dubbo_codec::Status as DubboStatus;
+use http::{HeaderMap, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+
+use super::call::{find_route, record, record_unrouted, Unrouted};
+use super::prefixed::Prefixed;
+use super::state::Triple;
+use crate::config::ProviderProtocol;
+
+/// What the caller gets: the provider's body, or the proxy's own text.
+type Body = BoxBody<Bytes, hyper::Error>;
+
+/// The headers that belong to one hop (RFC 9110 §7.6.1), never forwarded.
+const HOP_BY_HOP: [&str; 7] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "transfer-encoding",
+    "upgrade",
+    "proxy-authorization",
+];
+
+/// Serves one HTTP/1.1 caller connection (keep-alive) until it closes, or until the proxy
+/// drains (`draining` turns true: the exchange under way ends, then the connection closes);
+/// `io` holds the bytes read before the hand-off.
+pub async fn serve_connection(
+    triple: Arc<Triple>,
+    io: Prefixed,
+    listener: usize,
+    header_timeout: Option<Duration>,
+    mut draining: tokio::sync::watch::Receiver<bool>,
+) {
+    let state = triple.clone();
+    let service = hyper::service::service_fn(move |request| {
+        let triple = state.clone();
+        async move { Ok::<_, Infallible>(call(&triple, request, listener).await) }
+    });
+    let conn = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout.unwrap_or(Duration::from_secs(3600)))
+        .max_buf_size(64 * 1024)
+        .serve_connection(TokioIo::new(io), service);
+    tokio::pin!(conn);
+    let served = tokio::select! {
+        r = conn.as_mut() => r,
+        _ = drained(&mut draining) => {
+            conn.as_mut().graceful_shutdown();
+            conn.await
+        }
+    };
+    if let Err(e) = served {
+        tracing::debug!("triple http/1.1 caller: {e}");
+    }
+}
+
+/// Returns once `draining` is true (never if its sender is gone).
+async fn drained(draining: &mut tokio::sync::watch::Receiver<bool>) {
+    while !*draining.borrow_and_update() {
+        if draining.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// The proxy's own answer.
+fn own(status: StatusCode, message: String) -> Response<Body> {
+    let mut r = Response::new(
+        Full::new(Bytes::from(message))
+            .map_err(|never| match never {})
+            .boxed(),
+    );
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("text/plain"),
+    );
+    r
+}
+
+/// Removes the hop-by-hop headers (and those `connection` names).
+fn strip_hop_by_hop(headers: &mut HeaderMap) {
+    let named: Vec<String> = headers
+        .get_all(http::header::CONNECTION)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|s| s.trim().to_ascii_lowercase()))
+        .collect();
+    for name in HOP_BY_HOP
+        .iter()
+        .copied()
+        .chain(named.iter().map(String::as_str))
+    {
+        headers.remove(name);
+    }
+}
+
+/// Routes and forwards one request.
+async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> Response<Body> {
+    let metrics = &triple.shared.metrics;
+    metrics
+        .triple
+        .calls
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let start = Instant::now();
+    let snap = triple.shared.snapshot();
+    let path = request.uri().path().to_owned();
+    let ri = match find_route(&snap, listener, &path, request.headers()) {
+        Ok(ri) => ri,
+        Err(unrouted) => {
+            let status = unrouted.status(&path, request.headers());
+            if let Unrouted::NoRoute = unrouted {
+                record_unrouted(&snap, start);
+            }
+            return own(StatusCode::NOT_FOUND, status.message);
+        }
+    };
+    let route = &snap.routes.routes[ri];
+    route.stats.request(0);
+    let cluster = snap
+        .config
+        .clusters
+        .get(&snap.routes.clusters[route.cluster]);
+    if cluster.is_some_and(|c| c.protocol == ProviderProtocol::Dubbo) {
+        record(
+            triple,
+            &snap,
+            route,
+            DubboStatus::BadRequest,
+            true,
+            start,
+            None,
+        );
+        return own(
+            StatusCode::NOT_IMPLEMENTED,
+            "the route's providers speak only the Dubbo protocol; HTTP/1.1 calls are not bridged"
+                .into(),
+        );
+    }
+    let chosen = match triple.upstreams.pick(
+        &snap,
+        triple.shared.generation(),
+        route.cluster,
+        Instant::now(),
+    ) {
+        Ok(c) => c,
+        Err(e) => {
+            record(
+                triple,
+                &snap,
+                route,
+                DubboStatus::ServiceError,
+                true,
+                start,
+                None,
+            );
+            return own(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
+        }
+    };
+    let exchange = async {
+        let mut sender = triple
+            .upstreams
+            .http1(chosen.addr, chosen.connect_timeout)
+            .await
+            .map_err(|e| (StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+        let (mut parts, body) = request.into_parts();
+        strip_hop_by_hop(&mut parts.headers);
+        let upstream = Request::from_parts(parts, body);
+        let response = sender.send_request(upstream).await.map_err(|e| {
+            (
+                StatusCode::BAD_GATEWAY,
+                format!("the provider broke off: {e}"),
+            )
+        })?;
+        triple.upstreams.give_back_http1(chosen.addr, sender);
+        Ok::<_, (StatusCode, String)>(response)
+    };
+    match tokio::time::timeout(route.timeout, exchange).await {
+        Ok(Ok(response)) => {
+            chosen.succeeded();
+            let status = if response.status().is_success() {
+                DubboStatus::Ok
+            } else {
+                DubboStatus::ServiceError
+            };
+            record(triple, &snap, route, status, false, start, None);
+            let (mut parts, body) = response.into_parts();
+            strip_hop_by_hop(&mut parts.headers);
+            Response::from_parts(parts, body.boxed())
+        }
+        Ok(Err((status, message))) => {
+            chosen.failed(&snap, Instant::now());
+            record(
+                triple,
+                &snap,
+                route,
+                DubboStatus::ServiceError,
+                true,
+                start,
+                None,
+            );
+            own(status, message)
+        }
+        Err(_) => {
+            chosen.failed(&snap, Instant::now());
+            record(
+                triple,
+                &snap,
+                route,
+                DubboStatus::ServerTimeout,
+                true,
+                start,
+                None,
+            );
+            own(
+                StatusCode::GATEWAY_TIMEOUT,
+                format!("no answer within {} ms", route.timeout.as_millis()),
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_by_hop_headers_stay_on_their_hop() {
+        let mut h = HeaderMap::new();
+        h.insert("connection", "keep-alive, x-private".parse().unwrap());
+        h.insert("keep-alive", "timeout=5".parse().unwrap());
+        h.insert("x-private", "1".parse().unwrap());
+        h.insert("te", "trailers".parse().unwrap());
+        h.insert("tri-service-version", "1.0.0".parse().unwrap());
+        h.insert("content-type", "application/json".parse().unwrap());
+        strip_hop_by_hop(&mut h);
+        let mut left: Vec<&str> = h.keys().map(|k| k.as_str()).collect();
+        left.sort();
+        assert_eq!(left, ["content-type", "tri-service-version"]);
+    }
+}
