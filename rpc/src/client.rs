@@ -44,6 +44,7 @@ use std::time::{Duration, Instant};
 
 use hessian2::value::Value;
 use serde::de::DeserializeOwned;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
@@ -101,6 +102,16 @@ pub enum CallError {
         addr: String,
         /// The connect timeout in force.
         timeout: Duration,
+    },
+    /// The TLS handshake with the provider failed (feature `tls`): its certificate is not
+    /// signed by a trusted CA or not valid for the server name, it required a client
+    /// certificate, it does not speak TLS, ...
+    #[error("TLS with {addr}: {message}")]
+    Tls {
+        /// The address.
+        addr: String,
+        /// What failed.
+        message: String,
     },
     /// The connection closed (or failed) before the answer came.
     #[error("connection closed: {0}")]
@@ -168,6 +179,8 @@ type Connected = Result<Arc<Conn>, ConnectFailed>;
 enum ConnectFailed {
     Io(std::io::ErrorKind, String),
     TimedOut(Duration),
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Tls(String),
 }
 
 impl ConnectFailed {
@@ -181,6 +194,10 @@ impl ConnectFailed {
             ConnectFailed::TimedOut(timeout) => CallError::ConnectTimeout {
                 addr,
                 timeout: *timeout,
+            },
+            ConnectFailed::Tls(message) => CallError::Tls {
+                addr,
+                message: message.clone(),
             },
         }
     }
@@ -224,6 +241,22 @@ struct Inner {
     conn: Mutex<Slot>,
     next_id: AtomicU64,
     connects: AtomicU64,
+    #[cfg(feature = "tls")]
+    tls: Option<crate::tls::ClientTls>,
+}
+
+impl Inner {
+    fn new(addr: String, config: ClientConfig) -> Inner {
+        Inner {
+            addr,
+            config,
+            conn: Mutex::new(Slot::Empty),
+            next_id: AtomicU64::new(1),
+            connects: AtomicU64::new(0),
+            #[cfg(feature = "tls")]
+            tls: None,
+        }
+    }
 }
 
 /// A Dubbo client over one multiplexed connection. Cheap to clone (clones share the
@@ -260,13 +293,35 @@ impl Client {
     /// A client that connects on its first call.
     pub fn lazy(addr: impl Into<String>, config: ClientConfig) -> Client {
         Client {
-            inner: Arc::new(Inner {
-                addr: addr.into(),
-                config,
-                conn: Mutex::new(Slot::Empty),
-                next_id: AtomicU64::new(1),
-                connects: AtomicU64::new(0),
-            }),
+            inner: Arc::new(Inner::new(addr.into(), config)),
+        }
+    }
+
+    /// Connects to `addr` over TLS (feature `tls`): the handshake is part of connecting, and
+    /// bounded by [`ClientConfig::connect_timeout`] with it; a failed one is
+    /// [`CallError::Tls`].
+    #[cfg(feature = "tls")]
+    pub async fn connect_tls(
+        addr: impl Into<String>,
+        config: ClientConfig,
+        tls: crate::tls::ClientTls,
+    ) -> Result<Client, CallError> {
+        let client = Client::lazy_tls(addr, config, tls);
+        client.connection().await?;
+        Ok(client)
+    }
+
+    /// A client that connects over TLS on its first call (feature `tls`).
+    #[cfg(feature = "tls")]
+    pub fn lazy_tls(
+        addr: impl Into<String>,
+        config: ClientConfig,
+        tls: crate::tls::ClientTls,
+    ) -> Client {
+        let mut inner = Inner::new(addr.into(), config);
+        inner.tls = Some(tls);
+        Client {
+            inner: Arc::new(inner),
         }
     }
 
@@ -494,15 +549,38 @@ impl Client {
     async fn open(&self) -> Result<Conn, ConnectFailed> {
         let cfg = &self.inner.config;
         let addr = &self.inner.addr;
-        let stream = match tokio::time::timeout(cfg.connect_timeout, TcpStream::connect(addr)).await
-        {
+        let deadline = tokio::time::Instant::now() + cfg.connect_timeout;
+        let connected = tokio::time::timeout_at(deadline, TcpStream::connect(addr)).await;
+        let stream = match connected {
             Ok(Ok(s)) => s,
             Ok(Err(e)) => return Err(ConnectFailed::Io(e.kind(), e.to_string())),
             Err(_) => return Err(ConnectFailed::TimedOut(cfg.connect_timeout)),
         };
         let _ = stream.set_nodelay(true);
+        #[cfg(feature = "tls")]
+        if let Some(tls) = &self.inner.tls {
+            let handshake = tokio::time::timeout_at(deadline, tls.handshake(addr, stream)).await;
+            let stream = match handshake {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => return Err(ConnectFailed::Tls(e.to_string())),
+                Err(_) => return Err(ConnectFailed::TimedOut(cfg.connect_timeout)),
+            };
+            self.inner.connects.fetch_add(1, Ordering::Relaxed);
+            let (r, w) = tokio::io::split(stream);
+            return Ok(self.start(r, w));
+        }
         self.inner.connects.fetch_add(1, Ordering::Relaxed);
         let (r, w) = stream.into_split();
+        Ok(self.start(r, w))
+    }
+
+    /// Starts the reader, writer and heartbeat tasks of a connection.
+    fn start<R, W>(&self, r: R, w: W) -> Conn
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let cfg = &self.inner.config;
         let (tx, rx) = mpsc::channel::<Frame>(1024);
         let pending: Pending = Arc::default();
         let closed = Arc::new(AtomicBool::new(false));
@@ -605,13 +683,13 @@ impl Client {
                 }
             })
         };
-        Ok(Conn {
+        Conn {
             tx,
             pending,
             closed,
             read_only,
             tasks: vec![writer, reader, heart],
-        })
+        }
     }
 }
 

@@ -59,6 +59,8 @@
 //!   `dubbo_registry::Registry`, unregistered on shutdown) and the `cluster` module (a
 //!   load-balanced client of every provider a registry lists, with Dubbo's cluster modes,
 //!   Dubbo 3 application instances included: `instance_metadata` asks their MetadataService).
+//! * `tls`: TLS and mutual TLS with rustls (module `tls`): the server on its one port, the
+//!   Dubbo and Triple clients, the caller's certificate identity in each call.
 //! * `tower`: the clients and the server's handlers as `tower::Service`s, for tower
 //!   middleware.
 //!
@@ -73,11 +75,14 @@ pub mod cluster;
 mod conn;
 #[cfg(feature = "triple")]
 mod h2_send;
+pub mod identity;
 #[cfg(feature = "registry")]
 pub mod instance_metadata;
 #[cfg(feature = "registry")]
 pub mod registration;
 pub mod server;
+#[cfg(feature = "tls")]
+pub mod tls;
 #[cfg(feature = "tower")]
 pub mod tower;
 #[cfg(feature = "triple")]

@@ -9,6 +9,8 @@
 //!   of processes stays on loopback.
 //! - [`binary`]: a binary of another workspace crate (`dubbo-call` for `dubbo-rpc`'s tests),
 //!   built on first use.
+//! - [`pki`]: a test CA and the certificates the TLS tests present (good, from another CA,
+//!   self-signed, expired), made at run time into a temporary directory.
 //! - [`alloc`]: a global allocator counting each thread's allocations, with [`alloc::count`].
 //!
 //! This crate depends on no crate of the workspace (they dev-depend on it): what a harness
@@ -24,6 +26,7 @@ pub mod alloc;
 pub mod binary;
 pub mod java;
 pub mod net;
+pub mod pki;
 pub mod zookeeper;
 
 /// The workspace's root directory (where `interop/` is).

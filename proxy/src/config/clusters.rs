@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Discovery, Problems};
+use super::{ClusterTls, Discovery, Problems};
 
 /// Load-balancing policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, Default)]
@@ -90,6 +90,9 @@ pub struct Cluster {
     /// `[clusters.NAME.health_check]`
     #[serde(default)]
     pub health_check: HealthCheck,
+    /// `[clusters.NAME.tls]`: TLS to the providers; the tokio engine only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<ClusterTls>,
 }
 
 /// `clusters.NAME.endpoints[i]`
@@ -230,6 +233,9 @@ impl Cluster {
     /// Checks the cluster `name`.
     pub(super) fn validate(&self, name: &str, p: &mut Problems) {
         let key = |k: &str| format!("clusters.{name}.{k}");
+        if let Some(tls) = &self.tls {
+            tls.validate(&key, p);
+        }
         match &self.discovery {
             None if self.endpoints.is_empty() => {
                 p.bad(key("endpoints"), "at least one endpoint is needed");

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Problems, DEFAULT_MAX_PAYLOAD};
+use super::{EngineKind, ListenerTls, Problems, DEFAULT_MAX_PAYLOAD};
 
 /// `[[listeners]]`: an address downstream callers connect to.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -45,6 +45,9 @@ pub struct Listener {
     /// quarter of them have been answered.
     #[serde(default = "default_max_inflight")]
     pub max_inflight: u32,
+    /// `[listeners.tls]`: serve TLS (and mutual TLS) only; the tokio engine only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<ListenerTls>,
 }
 
 impl Listener {
@@ -59,6 +62,7 @@ impl Listener {
             first_frame_timeout_ms: default_first_frame_timeout(),
             max_connections: default_max_connections(),
             max_inflight: default_max_inflight(),
+            tls: None,
         }
     }
 }
@@ -83,7 +87,11 @@ fn default_max_inflight() -> u32 {
 }
 
 /// Checks every listener; returns their names (routes refer to them).
-pub(super) fn validate<'a>(listeners: &'a [Listener], p: &mut Problems) -> BTreeSet<&'a str> {
+pub(super) fn validate<'a>(
+    listeners: &'a [Listener],
+    engine: EngineKind,
+    p: &mut Problems,
+) -> BTreeSet<&'a str> {
     if listeners.is_empty() {
         p.bad("listeners", "at least one listener is needed");
     }
@@ -104,6 +112,15 @@ pub(super) fn validate<'a>(listeners: &'a [Listener], p: &mut Problems) -> BTree
         }
         if l.max_inflight == 0 {
             p.bad(key("max_inflight"), "must be > 0");
+        }
+        if let Some(tls) = &l.tls {
+            if engine == EngineKind::Epoll {
+                p.bad(
+                    key("tls"),
+                    "needs engine = \"tokio\" (the epoll engine has no TLS yet)",
+                );
+            }
+            tls.validate(&key, p);
         }
     }
     names

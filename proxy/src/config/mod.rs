@@ -28,6 +28,7 @@ pub mod routes;
 pub mod runtime;
 #[cfg(test)]
 mod tests;
+pub mod tls;
 pub mod workers;
 
 pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier, ProviderProtocol};
@@ -37,6 +38,7 @@ pub use listeners::Listener;
 pub use membership::Membership;
 pub use routes::{Metadata, Pattern, Route};
 pub use runtime::{is_plain_log_filter, Admin, EngineKind, EpollOptions, Log, Shutdown};
+pub use tls::{ClusterTls, ListenerTls};
 pub use workers::Workers;
 
 /// The configuration the binary runs with when given no `--config`.
@@ -229,10 +231,14 @@ impl Config {
         self.admin.validate(&mut p);
         self.log.validate(&mut p);
         self.shutdown.validate(&mut p);
-        let listener_names = listeners::validate(&self.listeners, &mut p);
+        let listener_names = listeners::validate(&self.listeners, self.engine, &mut p);
         routes::validate(&self.routes, &self.clusters, &listener_names, &mut p);
         for (name, cluster) in &self.clusters {
             cluster.validate(name, &mut p);
+            if cluster.tls.is_some() && self.engine == EngineKind::Epoll {
+                let problem = "needs engine = \"tokio\" (the epoll engine has no TLS yet)";
+                p.bad(format!("clusters.{name}.tls"), problem);
+            }
         }
         let largest_payload = self
             .clusters

@@ -231,3 +231,64 @@ fn admin_must_be_loopback() {
     let e = Config::from_toml(&text).unwrap_err().to_string();
     assert!(e.contains("admin.address: must be a loopback"), "{e}");
 }
+
+#[test]
+fn listener_tls_needs_readable_files_and_the_tokio_engine() {
+    let base =
+        "[[routes]]\ncluster = \"d\"\n[clusters.d]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n";
+    let listener = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[listeners.tls]\n\
+                    cert = \"/nonexistent/server.pem\"\nkey = \"/nonexistent/server.key\"\n";
+    let e = Config::from_toml(&format!("{listener}{base}")).unwrap_err();
+    assert_eq!(e.problems.len(), 1, "{e}");
+    assert_eq!(e.problems[0].0, "listeners[0].tls");
+    assert!(e.problems[0].1.contains("/nonexistent/server.pem"), "{e}");
+    let e = Config::from_toml(&format!("engine = \"epoll\"\n{listener}{base}")).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, p)| k == "listeners[0].tls" && p.contains("engine = \"tokio\"")),
+        "{e}"
+    );
+    let e = Config::from_toml(&format!("{listener}handshake_timeout_ms = 0\n{base}")).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, _)| k == "listeners[0].tls.handshake_timeout_ms"),
+        "{e}"
+    );
+    let e = Config::from_toml(&format!(
+        "{listener}identity_attachment = \"not a name\"\n{base}"
+    ))
+    .unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, _)| k == "listeners[0].tls.identity_attachment"),
+        "{e}"
+    );
+}
+
+#[test]
+fn cluster_tls_needs_readable_files_a_key_with_its_cert_and_the_tokio_engine() {
+    let base = "[[listeners]]\naddress = \"127.0.0.1:0\"\n[[routes]]\ncluster = \"d\"\n\
+                [clusters.d]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n[clusters.d.tls]\n\
+                ca = \"/nonexistent/ca.pem\"\n";
+    let e = Config::from_toml(base).unwrap_err();
+    assert_eq!(e.problems.len(), 1, "{e}");
+    assert_eq!(e.problems[0].0, "clusters.d.tls");
+    assert!(e.problems[0].1.contains("/nonexistent/ca.pem"), "{e}");
+    let e = Config::from_toml(&format!("{base}cert = \"/nonexistent/c.pem\"\n")).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(_, p)| p == "cert and key go together"),
+        "{e}"
+    );
+    let e = Config::from_toml(&format!("engine = \"epoll\"\n{base}")).unwrap_err();
+    assert!(
+        e.problems
+            .iter()
+            .any(|(k, p)| k == "clusters.d.tls" && p.contains("engine = \"tokio\"")),
+        "{e}"
+    );
+}

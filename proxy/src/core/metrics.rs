@@ -210,6 +210,8 @@ pub struct Registry {
     pub protocol_errors: AtomicU64,
     /// Triple (HTTP/2) caller connections and the calls and answers on them.
     pub triple: crate::core::metrics_triple::TripleMetrics,
+    /// Listener TLS: handshakes, and the callers refused at the TLS door.
+    pub tls: crate::core::metrics_tls::TlsMetrics,
     /// Worker threads stopped by a panic (their connections closed with them).
     pub worker_panics: AtomicU64,
     /// Config reloads that succeeded / failed.
@@ -273,6 +275,7 @@ impl Registry {
             heartbeats_answered: AtomicU64::new(0),
             protocol_errors: AtomicU64::new(0),
             triple: Default::default(),
+            tls: Default::default(),
             worker_panics: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
@@ -543,6 +546,7 @@ impl Registry {
             let _ = writeln!(out, "{name} {v}");
         }
         self.triple.render_answered(&mut out);
+        self.tls.render(&mut out);
         g(
             &mut out,
             "dubbo_proxy_memory_trim_seconds_total",

@@ -9,9 +9,11 @@
 
 pub mod flow;
 pub mod health;
+pub mod identity;
 pub mod inflight;
 pub mod key;
 pub mod metrics;
+pub mod metrics_tls;
 pub mod metrics_triple;
 pub mod outbox;
 pub mod peek;

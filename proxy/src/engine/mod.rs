@@ -15,6 +15,7 @@ use crate::config::{Config, EngineKind};
 use crate::core::Shared;
 
 pub mod epoll;
+mod tls;
 pub mod tokio;
 
 /// Listeners opened from a configuration, in its order.

@@ -33,7 +33,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -46,9 +46,12 @@ use tokio::time::Instant as TokioInstant;
 
 use std::time::Instant;
 
+use crate::core::metrics_tls::{TlsMetrics, TlsRefusal};
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
 use crate::triple::Pipeline;
+
+use super::tls::{Door, Got, Session, Upstream};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -73,6 +76,8 @@ struct ConnIo {
     /// The core said Triple ([`Effect::HandOff`]): the reader gives the socket, from this
     /// listener, to the Triple pipeline.
     handoff: Cell<Option<usize>>,
+    /// A caller's TLS session (its listener has `[listeners.tls]`).
+    tls: Option<Session>,
 }
 
 struct Local {
@@ -87,6 +92,10 @@ struct Local {
     effects_pending: Cell<bool>,
     /// Where HTTP/2 callers go.
     triple: Pipeline,
+    /// Each listener's door (plain or TLS), by listener index.
+    doors: Vec<Door>,
+    /// The clusters whose providers are spoken to over TLS, by name.
+    upstreams: HashMap<String, Upstream>,
 }
 
 /// A connection accepted by worker 0 for another worker: its listener, and the socket.
@@ -158,6 +167,14 @@ async fn run_worker(
         flusher: Notify::new(),
         effects_pending: Cell::new(false),
         triple: Pipeline::on_caller_runtime(shared.clone()),
+        doors: shared
+            .snapshot()
+            .config
+            .listeners
+            .iter()
+            .map(Door::of)
+            .collect(),
+        upstreams: Upstream::of_clusters(&shared.snapshot().config.clusters),
     });
     drive(&local);
     tokio::task::spawn_local(flusher(local.clone()));
@@ -248,17 +265,55 @@ async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>)
 /// A caller's connection, accepted: counted against its listener's `max_connections` and
 /// registered (or, over the limit, closed at once: dropped).
 fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream) {
+    let door = local
+        .doors
+        .get(listener_index)
+        .cloned()
+        .unwrap_or(Door::Plain);
+    let (tls, handshake_timeout) = match door {
+        Door::Plain => (None, None),
+        Door::Broken => return,
+        Door::Tls(config, timeout) => match Session::server(config) {
+            Ok(session) => (Some(session), Some(timeout)),
+            Err(e) => {
+                tracing::error!("listener TLS: {e}");
+                return;
+            }
+        },
+    };
     let key = local
         .worker
         .borrow_mut()
         .try_open_downstream(listener_index, Instant::now());
     let Some(key) = key else { return };
     let _ = stream.set_nodelay(true);
-    register(local, Conn::Down(key), stream);
+    let io = register(local, Conn::Down(key), stream, tls);
+    if let Some(timeout) = handshake_timeout {
+        let io = Rc::downgrade(&io);
+        tokio::task::spawn_local(handshake_deadline(
+            local.clone(),
+            Conn::Down(key),
+            io,
+            timeout,
+        ));
+    }
     drive(local);
 }
 
-fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
+/// Closes a TLS caller whose handshake has not finished `timeout` after it was accepted
+/// (holding it weakly: a caller closed before then has its socket closed at once).
+async fn handshake_deadline(local: Rc<Local>, conn: Conn, io: Weak<ConnIo>, timeout: Duration) {
+    tokio::time::sleep(timeout).await;
+    let Some(io) = io.upgrade() else { return };
+    let pending = io.tls.as_ref().is_some_and(|t| !t.handshaken());
+    if pending && !io.finished.get() {
+        let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        refused(&local, conn, &io, &TlsRefusal::Timeout(ms));
+        finish(&local, conn, &io);
+    }
+}
+
+fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream, tls: Option<Session>) -> Rc<ConnIo> {
     let io = Rc::new(ConnIo {
         stream,
         wake_writer: Notify::new(),
@@ -269,11 +324,13 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream) {
         resume: Notify::new(),
         reader: RefCell::new(None),
         handoff: Cell::new(None),
+        tls,
     });
     local.io.borrow_mut().insert(conn, io.clone());
     let r = tokio::task::spawn_local(reader(local.clone(), conn, io.clone()));
     *io.reader.borrow_mut() = Some(r.abort_handle());
-    tokio::task::spawn_local(writer(local.clone(), conn, io));
+    tokio::task::spawn_local(writer(local.clone(), conn, io.clone()));
+    io
 }
 
 /// Reports a connection gone (once) and stops its tasks.
@@ -322,13 +379,32 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
         // One read takes at most READ_CHUNK, also into the room reserved for a large frame:
         // the core weighs every read against `limits.max_buffered_bytes` before the next.
         let room = (buf.capacity() - buf.len()).min(READ_CHUNK);
-        match io.stream.try_read_buf(&mut (&mut buf).limit(READ_CHUNK)) {
-            Ok(0) => break,
-            Ok(n) => {
+        let before = buf.len();
+        let got = match &io.tls {
+            None => io
+                .stream
+                .try_read_buf(&mut (&mut buf).limit(READ_CHUNK))
+                .map(|n| match n {
+                    0 => Got::Eof,
+                    n => Got::Plain { drained: n < room },
+                }),
+            Some(tls) => read_tls(&local, conn, &io, tls, &mut buf),
+        };
+        match got {
+            Ok(Got::Eof) => break,
+            Ok(Got::Refused(why)) => {
+                refused(&local, conn, &io, &why);
+                break;
+            }
+            Ok(Got::Plain { drained: emptied }) => {
                 // Linux only: epoll(7) promises a new edge for every arrival on a stream
                 // socket; elsewhere read until `WouldBlock` as mio asks.
-                if cfg!(target_os = "linux") && n < room {
+                if cfg!(target_os = "linux") && emptied {
                     drained(&io.stream);
+                }
+                if buf.len() == before {
+                    // TLS records without plaintext (the handshake): nothing for the core.
+                    continue;
                 }
                 peak.saw(buf.len());
                 let now = feed(&local, conn, &mut buf);
@@ -364,17 +440,73 @@ async fn reader(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     finish(&local, conn, &io);
 }
 
+/// Reads a TLS caller's socket into `buf` (plaintext), writes what the handshake answers,
+/// and counts a finished handshake.
+fn read_tls(
+    local: &Local,
+    conn: Conn,
+    io: &ConnIo,
+    tls: &Session,
+    buf: &mut BytesMut,
+) -> io::Result<Got> {
+    let mut handshake_done = false;
+    let got = tls.read(&io.stream, buf, &mut handshake_done);
+    if !tls.flush(&io.stream)? {
+        // The socket did not take the handshake's records: the writer waits for it.
+        io.wake_writer.notify_one();
+    }
+    if handshake_done {
+        tls_metrics(local)
+            .handshakes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let (Some(identity), Conn::Down(down)) = (tls.peer_identity(), conn) {
+            tracing::debug!(peer = ?io.stream.peer_addr().ok(), %identity, "TLS caller identified");
+            let identity = std::sync::Arc::from(identity.as_str());
+            local
+                .worker
+                .borrow_mut()
+                .set_downstream_identity(down, identity);
+        }
+    }
+    got
+}
+
+/// Counts and logs a connection closed at the TLS door: a caller's, or a provider's.
+fn refused(local: &Local, conn: Conn, io: &ConnIo, why: &TlsRefusal) {
+    let peer = io.stream.peer_addr().ok();
+    match conn {
+        Conn::Down(_) => tls_metrics(local).refused(peer, why),
+        Conn::Up(_) => tls_metrics(local).upstream_refused(peer, why),
+    }
+}
+
+/// The TLS counters (a borrow of the worker just as long as the call).
+fn tls_metrics(local: &Local) -> std::cell::Ref<'_, TlsMetrics> {
+    std::cell::Ref::map(local.worker.borrow(), |w| &w.shared().metrics.tls)
+}
+
 /// Gives a caller connection the core found to be Triple's to the Triple pipeline, with
 /// what was read from it: a second descriptor of the socket goes there, this one closes
 /// with the connection's tasks.
 fn hand_off(local: &Local, io: &ConnIo, listener: usize, buf: &mut BytesMut) {
     use std::os::fd::AsFd;
+    let read = buf.split().freeze();
     match io.stream.as_fd().try_clone_to_owned() {
-        Ok(fd) => local.triple.accept(
-            std::net::TcpStream::from(fd),
-            buf.split().freeze(),
-            listener,
-        ),
+        // A TLS caller's session goes along: the pipeline decrypts from where it stopped.
+        Ok(fd) => match io.tls.as_ref().map(Session::take_server) {
+            None => local
+                .triple
+                .accept(std::net::TcpStream::from(fd), read, listener),
+            Some(Some(tls)) => {
+                local
+                    .triple
+                    .accept_tls(std::net::TcpStream::from(fd), tls, read, listener)
+            }
+            Some(None) => {
+                tracing::warn!("triple hand-off: no TLS session");
+                local.worker.borrow().shared().metrics.caller_gone(listener);
+            }
+        },
         Err(e) => {
             tracing::warn!("triple hand-off: {e}");
             // Never reached the pipeline, which would have uncounted it.
@@ -446,10 +578,16 @@ fn write_some(local: &Local, conn: Conn, io: &ConnIo) -> Wrote {
     let Some(out) = w.outbox(conn) else {
         return Wrote::Failed;
     };
-    if out.is_empty() {
-        return Wrote::Empty;
-    }
-    match io.stream.try_write(out) {
+    let wrote = match &io.tls {
+        None if out.is_empty() => return Wrote::Empty,
+        None => io.stream.try_write(out),
+        // Records the session holds are written first, also with an empty outbox.
+        Some(tls) => match tls.write(&io.stream, out) {
+            Ok(0) if out.is_empty() => return Wrote::Empty,
+            wrote => wrote,
+        },
+    };
+    match wrote {
         Ok(n) => {
             out.advance(n);
             if w.written(conn) {
@@ -494,12 +632,37 @@ async fn writer(local: Rc<Local>, conn: Conn, io: Rc<ConnIo>) {
     finish(&local, conn, &io);
 }
 
-async fn connect(local: Rc<Local>, up: Key, addr: SocketAddr, timeout: Duration) {
+async fn connect(
+    local: Rc<Local>,
+    up: Key,
+    addr: SocketAddr,
+    timeout: Duration,
+    tls: Option<Upstream>,
+) {
     let res = tokio::time::timeout(timeout, TcpStream::connect(addr)).await;
     match res {
         Ok(Ok(stream)) => {
             let _ = stream.set_nodelay(true);
-            register(&local, Conn::Up(up), stream);
+            let session = match tls.map(|t| t.session(addr)).transpose() {
+                Ok(session) => session,
+                Err(e) => {
+                    tracing::warn!("connect {addr}: TLS: {e}");
+                    local
+                        .worker
+                        .borrow_mut()
+                        .closed(Conn::Up(up), Instant::now());
+                    drive(&local);
+                    return;
+                }
+            };
+            let tls = session.is_some();
+            let io = register(&local, Conn::Up(up), stream, session);
+            if tls {
+                // The connect timeout bounds the handshake too.
+                let io = Rc::downgrade(&io);
+                let deadline = handshake_deadline(local.clone(), Conn::Up(up), io, timeout);
+                tokio::task::spawn_local(deadline);
+            }
             local
                 .worker
                 .borrow_mut()
@@ -550,7 +713,12 @@ fn drive(local: &Rc<Local>) {
                 }
             }
             Effect::Connect { up, addr, timeout } => {
-                tokio::task::spawn_local(connect(local.clone(), up, addr, timeout));
+                let tls = local
+                    .worker
+                    .borrow()
+                    .upstream_cluster(up)
+                    .and_then(|name| local.upstreams.get(name).cloned());
+                tokio::task::spawn_local(connect(local.clone(), up, addr, timeout, tls));
             }
             Effect::PauseRead(conn) => {
                 if let Some(io) = local.io.borrow().get(&conn) {

@@ -121,12 +121,14 @@ pub(super) fn record_unrouted(snap: &Snapshot, start: Instant) {
     snap.routes.unrouted.response(0, s, start.elapsed(), true);
 }
 
-/// Serves one call; `listener`: the listener its connection came in on.
+/// Serves one call; `listener`: the listener its connection came in on, `identity`: its
+/// caller's TLS client certificate's.
 pub async fn serve(
     triple: Arc<Triple>,
-    request: Request<RecvStream>,
+    mut request: Request<RecvStream>,
     mut respond: SendResponse<Bytes>,
     listener: usize,
+    identity: Option<Arc<str>>,
 ) {
     let metrics = &triple.shared.metrics;
     metrics
@@ -135,6 +137,15 @@ pub async fn serve(
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let start = Instant::now();
     let snap = triple.shared.snapshot();
+    let forwarded = snap.config.listeners.get(listener).and_then(|l| {
+        let tls = l.tls.as_ref()?;
+        tls.identity_attachment.as_deref()
+    });
+    if let Some(key) = forwarded {
+        // Triple's attachments are headers: the caller's own under the name go, the
+        // identity the proxy vouches for takes its place.
+        crate::core::identity::set_header(request.headers_mut(), key, identity.as_deref());
+    }
 
     let path = request.uri().path();
     let ri = match find_route(&snap, listener, path, request.headers()) {
@@ -167,7 +178,15 @@ pub async fn serve(
         Err(e) => {
             let fail = Fail::ProviderFailed(e.to_string());
             let (status, local) = finish(fail, None, &mut respond, &triple, timeout);
-            return record(&triple, &snap, route, status, local, start);
+            return record(
+                &triple,
+                &snap,
+                route,
+                status,
+                local,
+                start,
+                identity.as_deref(),
+            );
         }
     };
     // The caller's response stream, once its HEADERS went out.
@@ -207,7 +226,15 @@ pub async fn serve(
         Ok(code) => (code, false),
         Err(fail) => finish(fail, down, &mut respond, &triple, timeout),
     };
-    record(&triple, &snap, route, status, local, start);
+    record(
+        &triple,
+        &snap,
+        route,
+        status,
+        local,
+        start,
+        identity.as_deref(),
+    );
 }
 
 /// Counts a call's end in its route's metrics (`status`: the Dubbo status its outcome counts
@@ -220,12 +247,14 @@ pub(super) fn record(
     status: DubboStatus,
     local: bool,
     start: Instant,
+    identity: Option<&str>,
 ) {
     let latency = start.elapsed();
     route.stats.response(0, status.as_u8(), latency, local);
     if !triple.shared.downgraded() && snap.config.log.access_log {
         let status = status.as_u8();
-        tracing::info!(target: "dubbo_proxy::access", route = %route.name, status, latency_us = latency.as_micros() as u64, protocol = "tri");
+        let identity = identity.unwrap_or("-");
+        tracing::info!(target: "dubbo_proxy::access", route = %route.name, status, latency_us = latency.as_micros() as u64, protocol = "tri", identity);
     }
 }
 

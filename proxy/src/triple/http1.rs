@@ -146,7 +146,15 @@ async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> R
         .clusters
         .get(&snap.routes.clusters[route.cluster]);
     if cluster.is_some_and(|c| c.protocol == ProviderProtocol::Dubbo) {
-        record(triple, &snap, route, DubboStatus::BadRequest, true, start);
+        record(
+            triple,
+            &snap,
+            route,
+            DubboStatus::BadRequest,
+            true,
+            start,
+            None,
+        );
         return own(
             StatusCode::NOT_IMPLEMENTED,
             "the route's providers speak only the Dubbo protocol; HTTP/1.1 calls are not bridged"
@@ -161,7 +169,15 @@ async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> R
     ) {
         Ok(c) => c,
         Err(e) => {
-            record(triple, &snap, route, DubboStatus::ServiceError, true, start);
+            record(
+                triple,
+                &snap,
+                route,
+                DubboStatus::ServiceError,
+                true,
+                start,
+                None,
+            );
             return own(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
         }
     };
@@ -191,14 +207,22 @@ async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> R
             } else {
                 DubboStatus::ServiceError
             };
-            record(triple, &snap, route, status, false, start);
+            record(triple, &snap, route, status, false, start, None);
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, body.boxed())
         }
         Ok(Err((status, message))) => {
             chosen.failed(&snap, Instant::now());
-            record(triple, &snap, route, DubboStatus::ServiceError, true, start);
+            record(
+                triple,
+                &snap,
+                route,
+                DubboStatus::ServiceError,
+                true,
+                start,
+                None,
+            );
             own(status, message)
         }
         Err(_) => {
@@ -210,6 +234,7 @@ async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> R
                 DubboStatus::ServerTimeout,
                 true,
                 start,
+                None,
             );
             own(
                 StatusCode::GATEWAY_TIMEOUT,

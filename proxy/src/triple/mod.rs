@@ -38,6 +38,7 @@ pub mod http1;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
+pub mod tls_io;
 pub mod to_dubbo;
 pub mod upstream;
 
@@ -130,6 +131,22 @@ impl Pipeline {
     /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes
     /// already read from it (its HTTP/2 preface first).
     pub fn accept(&self, stream: std::net::TcpStream, read: Bytes, listener: usize) {
+        self.serve(Handed::Plain(stream), read, listener);
+    }
+
+    /// [`Pipeline::accept`] for a caller of a TLS listener: `tls` is the session whose
+    /// handshake the engine did, `read` the plaintext it took already.
+    pub fn accept_tls(
+        &self,
+        stream: std::net::TcpStream,
+        tls: rustls::ServerConnection,
+        read: Bytes,
+        listener: usize,
+    ) {
+        self.serve(Handed::Tls(stream, Box::new(tls)), read, listener);
+    }
+
+    fn serve(&self, stream: Handed, read: Bytes, listener: usize) {
         self.triple
             .shared
             .metrics
@@ -208,30 +225,67 @@ async fn within<F: std::future::Future>(limit: Option<Duration>, f: F) -> Option
     }
 }
 
+/// A caller's socket as an engine hands it over.
+enum Handed {
+    Plain(std::net::TcpStream),
+    /// With the TLS session the engine did the handshake with.
+    Tls(std::net::TcpStream, Box<rustls::ServerConnection>),
+}
+
 /// Serves one caller connection: an HTTP/2 server whose every stream is a [`call`].
-async fn serve_connection(
-    open: OpenConnection,
-    stream: std::net::TcpStream,
-    read: Bytes,
-    listener: usize,
-) {
-    let triple = open.0.clone();
-    let mut draining = triple.draining.subscribe();
-    let stream = match stream
+async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, listener: usize) {
+    let (std, tls) = match stream {
+        Handed::Plain(s) => (s, None),
+        Handed::Tls(s, tls) => (s, Some(tls)),
+    };
+    let stream = match std
         .set_nonblocking(true)
-        .and_then(|()| tokio::net::TcpStream::from_std(stream))
+        .and_then(|()| tokio::net::TcpStream::from_std(std))
     {
         Ok(s) => s,
         Err(e) => return tracing::warn!("triple: hand-off: {e}"),
     };
-    let limits = ConnLimits::of(&triple, listener);
     let h2 = read.starts_with(b"PRI");
-    let io = prefixed::Prefixed::new(read, stream);
-    if !h2 {
-        // An HTTP/1.1 request line (the core hands over nothing else).
-        http1::serve_connection(triple, io, listener, limits.handshake, draining).await;
-        return drop(open);
+    match tls {
+        None if !h2 => {
+            // An HTTP/1.1 request line (the core hands over nothing else).
+            let triple = open.0.clone();
+            let limits = ConnLimits::of(&triple, listener);
+            let draining = triple.draining.subscribe();
+            let io = prefixed::Prefixed::new(read, stream);
+            http1::serve_connection(triple, io, listener, limits.handshake, draining).await;
+            drop(open)
+        }
+        None => {
+            let io = prefixed::Prefixed::new(read, stream);
+            serve_h2(open, io, listener, None).await
+        }
+        // Not yet: hyper's HTTP/1.1 server takes plain sockets here, and a caller's identity
+        // is not put in its headers on that path.
+        Some(_) if !h2 => tracing::warn!("triple: HTTP/1.1 inside TLS is not served yet; closed"),
+        Some(tls) => {
+            let identity = dubbo_rpc::tls::peer_identity(tls.peer_certificates())
+                .map(|i| Arc::<str>::from(i.as_str()));
+            serve_h2(
+                open,
+                tls_io::TlsIo::new(read, stream, *tls),
+                listener,
+                identity,
+            )
+            .await
+        }
     }
+}
+
+/// The HTTP/2 server of one caller connection over `io`; `identity`: the caller's TLS
+/// client certificate's.
+async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize, identity: Option<Arc<str>>)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let triple = open.0.clone();
+    let mut draining = triple.draining.subscribe();
+    let limits = ConnLimits::of(&triple, listener);
     let handshake = h2::server::Builder::new()
         .max_concurrent_streams(limits.streams)
         .max_header_list_size(MAX_HEADER_LIST)
@@ -274,8 +328,9 @@ async fn serve_connection(
             Some(Ok((request, respond))) => {
                 let running = calls.clone();
                 let triple = triple.clone();
+                let identity = identity.clone();
                 tokio::spawn(async move {
-                    call::serve(triple, request, respond, listener).await;
+                    call::serve(triple, request, respond, listener, identity).await;
                     drop(running);
                 });
             }

@@ -75,6 +75,12 @@ impl Drop for TempDir {
 impl Proxy {
     /// Starts the proxy with this configuration (listeners and admin should use port 0).
     pub fn start(engine: &str, toml: &str) -> Proxy {
+        Proxy::start_logging(engine, toml, None)
+    }
+
+    /// [`Proxy::start`] with its log (`RUST_LOG` = `filter`) written to `proxy.log` in its
+    /// directory ([`Proxy::log`]) instead of the test's output.
+    pub fn start_logging(engine: &str, toml: &str, filter: Option<&str>) -> Proxy {
         let dir = TempDir::new();
         let config_path = dir.0.join("proxy.toml");
         std::fs::write(&config_path, toml).unwrap();
@@ -86,10 +92,16 @@ impl Proxy {
             // PROXY_LOG=dubbo_proxy=debug,h2=debug shows what the proxy did in a failing test.
             .env(
                 "RUST_LOG",
-                std::env::var("PROXY_LOG").unwrap_or("warn".into()),
+                filter.map_or_else(
+                    || std::env::var("PROXY_LOG").unwrap_or("warn".into()),
+                    str::to_owned,
+                ),
             )
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(match filter {
+                Some(_) => Stdio::from(std::fs::File::create(dir.0.join("proxy.log")).unwrap()),
+                None => Stdio::inherit(),
+            })
             .spawn()
             .expect("start dubbo-proxy");
         let stdout = child.stdout.take().unwrap();
@@ -121,6 +133,11 @@ impl Proxy {
 
     pub fn addr(&self) -> SocketAddr {
         self.listen[0]
+    }
+
+    /// What it logged so far (started with [`Proxy::start_logging`]).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self._dir.0.join("proxy.log")).unwrap_or_default()
     }
 
     pub fn signal(&self, sig: i32) {

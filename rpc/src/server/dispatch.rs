@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::identity::PeerIdentity;
+
 use hessian2::value::Value;
 use tokio::sync::mpsc;
 
@@ -26,6 +28,8 @@ use dubbo_codec::status::Status;
 /// What a frame's handling needs of its connection.
 pub(super) struct Connection {
     pub(super) peer: SocketAddr,
+    /// The identity of the caller's TLS client certificate.
+    pub(super) identity: Option<PeerIdentity>,
     /// To the connection's writer.
     pub(super) tx: mpsc::Sender<Frame>,
     /// Calls of this connection running now (bounded by `max_inflight`).
@@ -81,7 +85,7 @@ pub(super) async fn on_frame(frame: Frame, state: &Arc<State>, conn: &Connection
                 }
                 return;
             }
-            match route(frame, format, peer, state) {
+            match route(frame, format, peer, &conn.identity, state) {
                 Ok((handler, call)) => {
                     state.inflight.fetch_add(1, Ordering::AcqRel);
                     state.dispatched.fetch_add(1, Ordering::AcqRel);
@@ -139,6 +143,7 @@ fn route(
     frame: Frame,
     format: BodyFormat,
     peer: SocketAddr,
+    identity: &Option<PeerIdentity>,
     state: &State,
 ) -> Result<(Handler, Call), (Status, String)> {
     let request_id = frame.request_id();
@@ -202,6 +207,7 @@ fn route(
             attachments: Attachments::new(),
             generic: false,
             peer,
+            peer_identity: None,
             format,
             args,
         }
@@ -276,6 +282,7 @@ fn route(
             attachments,
             generic,
             peer,
+            peer_identity: identity.clone(),
             format,
             args,
         },

@@ -17,6 +17,8 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+
+use crate::identity::PeerIdentity;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
@@ -64,6 +66,9 @@ pub struct GrpcCall {
     pub headers: HeaderMap,
     /// The caller's address.
     pub peer: SocketAddr,
+    /// The identity in the caller's verified TLS client certificate (feature `tls`, a
+    /// server with a client CA); `None` for a caller without one.
+    pub peer_identity: Option<PeerIdentity>,
     pub(super) messages: mpsc::Receiver<Result<Bytes, Status>>,
 }
 

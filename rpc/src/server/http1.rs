@@ -30,7 +30,9 @@ use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use serde_json::Value as Json;
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::identity::PeerIdentity;
 
 use super::service::{Args, Call, HandlerError, Protocol, Reply};
 use super::triple::find_service;
@@ -41,11 +43,19 @@ use dubbo_codec::status::Status as DubboStatus;
 
 /// Serves one HTTP/1.1 connection (keep-alive) until the caller closes it or the server
 /// shuts down.
-pub(super) async fn serve_http1(stream: TcpStream, peer: SocketAddr, state: Arc<State>) {
+pub(super) async fn serve_http1<S>(
+    stream: S,
+    peer: SocketAddr,
+    identity: Option<PeerIdentity>,
+    state: Arc<State>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let handler_state = state.clone();
     let service = hyper::service::service_fn(move |request| {
         let state = handler_state.clone();
-        async move { Ok::<_, Infallible>(handle(request, peer, &state).await) }
+        let caller = (peer, identity.clone());
+        async move { Ok::<_, Infallible>(handle(request, caller, &state).await) }
     });
     let slow_headers =
         super::limits::enabled(state.limits.frame_timeout).unwrap_or(Duration::from_secs(3600));
@@ -70,7 +80,7 @@ pub(super) async fn serve_http1(stream: TcpStream, peer: SocketAddr, state: Arc<
 
 async fn handle(
     request: http::Request<Incoming>,
-    peer: SocketAddr,
+    (peer, peer_identity): (SocketAddr, Option<PeerIdentity>),
     state: &State,
 ) -> Response<Full<Bytes>> {
     let Some((service, method)) = split_path(request.uri().path()) else {
@@ -145,6 +155,7 @@ async fn handle(
         attachments: Default::default(),
         generic: false,
         peer,
+        peer_identity,
         // Typed answers come as Hessian2 bytes, read back as a value for JSON.
         format: BodyFormat::default(),
         args: Args::Values(values),

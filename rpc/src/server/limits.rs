@@ -86,6 +86,26 @@ impl Closed {
     }
 }
 
+/// Why a caller was refused at the TLS door (feature `tls` for all but the first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum TlsRefused {
+    /// It opened with a TLS handshake on a server without TLS.
+    HandshakeOnPlain,
+    /// Its first byte was not a TLS handshake record, on a TLS server.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Plaintext,
+    /// Its handshake failed: what rustls said (no client certificate, one the CA did not
+    /// sign or out of its validity, no common protocol version, ...).
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Handshake(String),
+    /// Its handshake did not finish within the handshake timeout (ms).
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    HandshakeTimeout(u64),
+    /// Its address had this many handshakes under way already.
+    #[cfg_attr(not(feature = "tls"), allow(dead_code))]
+    Flood(usize),
+}
+
 /// What the limits did, counted since the server started ([`Server::stats`](super::Server::stats)).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -106,6 +126,21 @@ pub struct ServerStats {
     /// Connections closed because their answers could not be written for `write_timeout`
     /// (the caller was not reading); the answers waiting for them were dropped.
     pub closed_write_timeout: u64,
+    /// TLS handshakes completed (feature `tls`).
+    pub tls_handshakes: u64,
+    /// Connections closed because their TLS handshake failed: no client certificate where
+    /// one is required, one from another CA, self-signed or expired, no common version.
+    pub tls_handshake_failed: u64,
+    /// Connections closed because their TLS handshake did not finish within the handshake
+    /// timeout.
+    pub tls_handshake_timeout: u64,
+    /// Connections to a TLS server closed because they did not open with a TLS handshake.
+    pub tls_plaintext_refused: u64,
+    /// Connections to a server without TLS closed because they opened with a TLS handshake.
+    pub tls_on_plain_refused: u64,
+    /// Connections closed at once because their IP address had `max_handshakes_per_ip`
+    /// handshakes under way.
+    pub tls_handshake_flood_refused: u64,
 }
 
 /// The live counters behind [`ServerStats`].
@@ -118,6 +153,12 @@ pub(super) struct Counters {
     partial_frame: AtomicU64,
     idle: AtomicU64,
     write_timeout: AtomicU64,
+    pub(super) tls_handshakes: AtomicU64,
+    tls_failed: AtomicU64,
+    tls_timeout: AtomicU64,
+    tls_plaintext: AtomicU64,
+    tls_on_plain: AtomicU64,
+    tls_flood: AtomicU64,
 }
 
 impl Counters {
@@ -157,6 +198,34 @@ impl Counters {
         }
     }
 
+    /// The connection of `peer` refused at the TLS door for `why`.
+    pub(super) fn tls_refused(&self, peer: SocketAddr, why: TlsRefused) {
+        match why {
+            TlsRefused::HandshakeOnPlain => {
+                self.tls_on_plain.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(%peer, "connection closed: a TLS handshake on a port without TLS");
+            }
+            TlsRefused::Plaintext => {
+                self.tls_plaintext.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(%peer, "connection closed: not TLS on a TLS port");
+            }
+            TlsRefused::Handshake(error) => {
+                self.tls_failed.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(%peer, %error, "connection closed: TLS handshake failed");
+            }
+            TlsRefused::HandshakeTimeout(value_ms) => {
+                self.tls_timeout.fetch_add(1, Ordering::Relaxed);
+                // As the read timeouts: routine for slow callers, and a flood of them must
+                // not flood the log.
+                tracing::debug!(%peer, limit = "handshake_timeout", value_ms, "connection closed: TLS handshake not finished in time");
+            }
+            TlsRefused::Flood(value) => {
+                self.tls_flood.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(%peer, limit = "max_handshakes_per_ip", value, "connection closed: its address has max_handshakes_per_ip handshakes under way");
+            }
+        }
+    }
+
     pub(super) fn snapshot(&self) -> ServerStats {
         let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
         ServerStats {
@@ -167,6 +236,12 @@ impl Counters {
             closed_partial_frame: get(&self.partial_frame),
             closed_idle: get(&self.idle),
             closed_write_timeout: get(&self.write_timeout),
+            tls_handshakes: get(&self.tls_handshakes),
+            tls_handshake_failed: get(&self.tls_failed),
+            tls_handshake_timeout: get(&self.tls_timeout),
+            tls_plaintext_refused: get(&self.tls_plaintext),
+            tls_on_plain_refused: get(&self.tls_on_plain),
+            tls_handshake_flood_refused: get(&self.tls_flood),
         }
     }
 }

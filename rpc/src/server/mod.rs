@@ -71,12 +71,17 @@ mod metadata_service;
 #[cfg(feature = "triple")]
 mod outbox;
 mod panic;
+#[cfg(feature = "tls")]
+mod prefixed;
 #[cfg(feature = "registry")]
 mod register;
 mod service;
 mod shutdown;
+mod split;
 #[cfg(feature = "triple")]
 mod streams;
+#[cfg(feature = "tls")]
+mod tls_accept;
 #[cfg(feature = "triple")]
 mod triple;
 #[cfg(feature = "triple")]
@@ -116,6 +121,8 @@ pub struct ServerBuilder {
     services: Vec<Service>,
     max_payload: u32,
     limits: Limits,
+    #[cfg(feature = "tls")]
+    tls: Option<crate::tls::ServerTls>,
 }
 
 impl Default for ServerBuilder {
@@ -124,6 +131,8 @@ impl Default for ServerBuilder {
             services: Vec::new(),
             max_payload: DEFAULT_MAX_PAYLOAD,
             limits: Limits::default(),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -192,6 +201,16 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves TLS only (feature `tls`), every protocol on the one port: see the
+    /// [`tls`](crate::tls) module. A caller that does not open with a TLS handshake, or
+    /// whose handshake fails or takes longer than the handshake timeout, is closed and
+    /// counted in [`ServerStats`].
+    #[cfg(feature = "tls")]
+    pub fn tls(mut self, tls: crate::tls::ServerTls) -> Self {
+        self.tls = Some(tls);
+        self
+    }
+
     /// Binds and starts serving.
     pub async fn bind(self, addr: impl ToSocketAddrs) -> std::io::Result<Server> {
         let listener = TcpListener::bind(addr).await?;
@@ -228,6 +247,10 @@ impl ServerBuilder {
             read_only: read_only_rx,
             local_ip: local_addr.ip(),
             port: local_addr.port(),
+            #[cfg(feature = "tls")]
+            tls: self.tls,
+            #[cfg(feature = "tls")]
+            handshaking: Mutex::default(),
         });
         let accept = tokio::spawn(connection::accept_loop(listener, state.clone()));
         Server {
@@ -296,6 +319,11 @@ struct State {
     read_only: watch::Receiver<bool>,
     local_ip: IpAddr,
     port: u16,
+    #[cfg(feature = "tls")]
+    tls: Option<crate::tls::ServerTls>,
+    /// Handshakes under way, by the caller's IP address.
+    #[cfg(feature = "tls")]
+    handshaking: Mutex<HashMap<IpAddr, usize>>,
 }
 
 /// A running server. Dropping it stops accepting but leaves open connections to finish;

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
+
+use crate::identity::PeerIdentity;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -168,6 +170,9 @@ pub struct Call {
     pub generic: bool,
     /// The caller's address.
     pub peer: SocketAddr,
+    /// The identity in the caller's verified TLS client certificate (feature `tls`, a
+    /// server with a client CA); `None` for a caller without one.
+    pub peer_identity: Option<PeerIdentity>,
     /// The serialization of the call, which the answer is written in.
     pub format: BodyFormat,
     pub(super) args: Args,

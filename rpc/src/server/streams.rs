@@ -15,6 +15,8 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+
+use crate::identity::PeerIdentity;
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
@@ -54,6 +56,9 @@ pub struct StreamCall {
     pub headers: HeaderMap,
     /// The caller's address.
     pub peer: SocketAddr,
+    /// The identity in the caller's verified TLS client certificate (feature `tls`, a
+    /// server with a client CA); `None` for a caller without one.
+    pub peer_identity: Option<PeerIdentity>,
     messages: GrpcCall,
     format: SharedFormat,
 }
@@ -181,6 +186,7 @@ impl Service {
                 method: std::mem::take(&mut call.method),
                 headers: std::mem::take(&mut call.headers),
                 peer: call.peer,
+                peer_identity: call.peer_identity.take(),
                 messages: call,
                 format,
             };

@@ -35,7 +35,9 @@ use h2::RecvStream;
 use hessian2::encode::LiteVersion;
 use hessian2::value::Value;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::identity::PeerIdentity;
 use tokio::time::Instant;
 
 use super::grpc::{GrpcCall, GrpcMethod};
@@ -65,7 +67,14 @@ const BIZ_EXCEPTION: &str = "3";
 
 /// Serves one HTTP/2 connection until the caller closes it, the server shuts down, or it is
 /// idle (no stream open) for the idle timeout.
-pub(super) async fn serve_h2(stream: TcpStream, peer: SocketAddr, state: Arc<State>) {
+pub(super) async fn serve_h2<S>(
+    stream: S,
+    peer: SocketAddr,
+    identity: Option<PeerIdentity>,
+    state: Arc<State>,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let mut builder = h2::server::Builder::new();
     builder
         .max_concurrent_streams(u32::try_from(state.limits.max_inflight).unwrap_or(u32::MAX))
@@ -104,7 +113,8 @@ pub(super) async fn serve_h2(stream: TcpStream, peer: SocketAddr, state: Arc<Sta
                 Some(Ok((request, respond))) => {
                     last_active = Instant::now();
                     let guard = StreamGuard::new(&streams, &state);
-                    tokio::spawn(serve_stream(request, respond, peer, state.clone(), guard));
+                    let caller = (peer, identity.clone());
+                    tokio::spawn(serve_stream(request, respond, caller, state.clone(), guard));
                 }
                 // The connection failed (a protocol error, a flood h2 refused) or ended.
                 Some(Err(_)) | None => break,
@@ -173,7 +183,7 @@ impl From<Status> for Refusal {
 async fn serve_stream(
     request: http::Request<RecvStream>,
     mut respond: SendResponse<Bytes>,
-    peer: SocketAddr,
+    (peer, peer_identity): (SocketAddr, Option<PeerIdentity>),
     state: Arc<State>,
     _guard: StreamGuard,
 ) {
@@ -211,6 +221,7 @@ async fn serve_stream(
                 method: head.method,
                 headers: parts.headers,
                 peer,
+                peer_identity,
                 messages,
             };
             super::triple_stream::serve_grpc(handler.clone(), call, reader, respond, deadline).await
@@ -232,7 +243,7 @@ async fn serve_stream(
         }
         None => {
             let outcome = async {
-                let (handler, call) = route(&head, &svc, peer, request_id)?;
+                let (handler, call) = route(&head, &svc, (peer, peer_identity), request_id)?;
                 let message = read_unary(body, state.max_payload, read_by).await?;
                 let (call, wire_serialization) = with_args(call, message)?;
                 Ok::<_, Refusal>((handler, call, wire_serialization))
@@ -326,7 +337,7 @@ pub(super) fn find_service(
 fn route(
     head: &RequestHead,
     svc: &super::Service,
-    peer: SocketAddr,
+    (peer, peer_identity): (SocketAddr, Option<PeerIdentity>),
     request_id: u64,
 ) -> Result<(super::service::Handler, Call), Refusal> {
     let group = Some(head.group.as_str()).filter(|g| !g.is_empty());
@@ -368,6 +379,7 @@ fn route(
         attachments,
         generic: false,
         peer,
+        peer_identity,
         format: BodyFormat::default(),
         args: Args::Values(Vec::new()),
     };

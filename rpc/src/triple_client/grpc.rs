@@ -38,7 +38,7 @@ impl Client {
         timeout: Option<Duration>,
     ) -> Result<GrpcStream, TripleError> {
         let uri = http::Uri::builder()
-            .scheme("http")
+            .scheme(self.scheme())
             .authority(self.authority.as_str())
             .path_and_query(path)
             .build()

@@ -4,6 +4,23 @@
 use super::*;
 
 impl Worker {
+    /// The name of the cluster provider connection `up` belongs to.
+    pub fn upstream_cluster(&self, up: Key) -> Option<&str> {
+        let u = self.ups.get(up.idx()).filter(|u| u.gen == up.gen())?;
+        Some(self.clusters.get(u.cluster as usize)?.name.as_str())
+    }
+
+    /// The caller on `down` proved `identity` (its TLS client certificate's URI SAN or CN).
+    pub fn set_downstream_identity(&mut self, down: Key, identity: std::sync::Arc<str>) {
+        if let Some(d) = self
+            .downs
+            .get_mut(down.idx())
+            .filter(|d| d.gen == down.gen())
+        {
+            d.identity = Some(identity);
+        }
+    }
+
     /// A caller connected to listener `listener` (index in the configuration), if the
     /// listener's `max_connections` allow one more; `None`: close it at once (it is counted as
     /// rejected).
@@ -67,6 +84,7 @@ impl Worker {
             counted: 0,
             max_inflight,
             serialization: dubbo_codec::Serialization::Hessian2.id(),
+            identity: None,
         });
         self.shared
             .metrics

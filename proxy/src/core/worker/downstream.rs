@@ -184,6 +184,23 @@ impl Worker {
                 )
             })
         };
+        // The caller's identity as the attachment its listener names (`Some(None)`: the
+        // body cannot carry it, and is refused rather than forwarded with what the caller
+        // put under the name).
+        let rewritten = identity_attachment(&self.snap, listener).map(|key| {
+            let identity = self.downs[down.idx()].identity.as_deref();
+            let hessian2 = ser == dubbo_codec::Serialization::Hessian2.id();
+            hessian2
+                .then(|| crate::core::identity::with_identity(frame.body(), key, identity))
+                .flatten()
+        });
+        let decision = match rewritten {
+            Some(None) => decision.and(Err(Reason::BadBody)),
+            _ => decision,
+        };
+        let body = rewritten.flatten();
+        let body = body.as_ref().unwrap_or(frame.body());
+        let body_len = u32::try_from(body.len()).unwrap_or(u32::MAX);
         let (route, cluster, timeout) = match decision {
             Ok(d) => d,
             Err(reason) => {
@@ -230,7 +247,7 @@ impl Worker {
                     down_id: h.request_id(),
                     up,
                     route: route_stats,
-                    len: 16 + h.body_len(),
+                    len: 16 + body_len,
                     at: self.ups[up.idx()].out.end(),
                     start: now,
                     serialization: ser,
@@ -254,7 +271,7 @@ impl Worker {
         if two_way {
             u.inflight += 1;
         }
-        let header = Header::new(h.flag(), h.status_byte(), id, h.body_len());
+        let header = Header::new(h.flag(), h.status_byte(), id, body_len);
         let ready = u.state == UpState::Ready;
         // `pick` takes a backed-up connection only when every one it could take is.
         let no_room = u.backed_up;
@@ -264,7 +281,7 @@ impl Worker {
             &mut u.out,
             ready,
             &header.to_bytes(),
-            frame.body(),
+            body,
             self.by_ref,
         );
         self.up_pushed(up);
@@ -337,4 +354,10 @@ impl Worker {
         self.down_call_done(call.down);
         self.reply(call.down, call.down_id, reason, call.serialization);
     }
+}
+
+/// The attachment name under which listener `listener` forwards its callers' identities.
+fn identity_attachment(snap: &Snapshot, listener: usize) -> Option<&str> {
+    let tls = snap.config.listeners.get(listener)?.tls.as_ref()?;
+    tls.identity_attachment.as_deref()
 }

@@ -208,6 +208,8 @@ struct Down {
     max_inflight: u32,
     /// The serialization id of its last call: the read-only event is written in it.
     serialization: u8,
+    /// The identity of its verified TLS client certificate (the access log names it).
+    identity: Option<std::sync::Arc<str>>,
 }
 
 #[derive(Debug, Clone, Default)]

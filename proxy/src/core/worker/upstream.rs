@@ -126,7 +126,13 @@ impl Worker {
         let (route_name, route_stats) = &self.route_stats[call.route as usize];
         route_stats.response(self.id, status, latency, false);
         if !self.shared.downgraded() && self.snap.config.log.access_log {
-            tracing::info!(target: "dubbo_proxy::access", route = %route_name, status, latency_us = latency.as_micros() as u64, caller_id = call.down_id);
+            let identity = self
+                .downs
+                .get(call.down.idx())
+                .filter(|d| d.gen == call.down.gen())
+                .and_then(|d| d.identity.as_deref())
+                .unwrap_or("-");
+            tracing::info!(target: "dubbo_proxy::access", route = %route_name, status, latency_us = latency.as_micros() as u64, caller_id = call.down_id, identity);
         }
         self.down_call_done(call.down);
         if let Some(d) = self

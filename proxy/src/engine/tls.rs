@@ -1,0 +1,239 @@
+//! A caller's TLS session on the tokio engine's own socket: rustls's `ServerConnection` is
+//! sans-I/O, so the engine keeps reading and writing the socket itself (readiness,
+//! `try_read` / `try_write`, edge-triggered wake-ups) and the session turns records into
+//! plaintext for the core and the core's answers into records.
+
+use std::cell::{Cell, RefCell};
+use std::io::{self, Read, Write};
+
+use crate::triple::tls_io::Socket;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use rustls::pki_types::ServerName;
+use rustls::{ClientConnection, Connection, ServerConnection};
+use tokio::net::TcpStream;
+
+use crate::config::Listener;
+use crate::core::metrics_tls::TlsRefusal;
+
+/// The first byte of a TLS handshake record (a caller's first byte on a TLS listener).
+const HANDSHAKE_RECORD: u8 = 0x16;
+/// Raw bytes read at a time: one largest TLS record and its header.
+const RAW_CHUNK: usize = 16 * 1024 + 512;
+/// Plaintext the session holds for the socket at most: past it the core's outbox keeps the
+/// rest, and its backpressure applies as without TLS.
+const SEND_BUFFER: usize = 64 * 1024;
+
+/// What a listener's callers meet first.
+#[derive(Clone)]
+pub(super) enum Door {
+    /// Plain TCP.
+    Plain,
+    /// TLS: the configuration and the handshake timeout.
+    Tls(Arc<rustls::ServerConfig>, Duration),
+    /// TLS whose files could not be read when the worker started: every caller is closed
+    /// (serving them in plain text would be worse).
+    Broken,
+}
+
+impl Door {
+    /// The door of `listener`, logging why a TLS one could not be built.
+    pub(super) fn of(listener: &Listener) -> Door {
+        let Some(tls) = &listener.tls else {
+            return Door::Plain;
+        };
+        match tls.build() {
+            Ok(config) => Door::Tls(config, Duration::from_millis(tls.handshake_timeout_ms)),
+            Err(e) => {
+                tracing::error!(listener = %listener.name, "listener TLS: {e}; its callers are closed");
+                Door::Broken
+            }
+        }
+    }
+}
+
+/// How the proxy connects to a cluster's providers: TLS, or TLS whose files could not be read
+/// when the worker started (no connection is opened: plain text would be worse).
+#[derive(Clone)]
+pub(super) enum Upstream {
+    Tls(dubbo_rpc::tls::ClientTls),
+    Broken,
+}
+
+impl Upstream {
+    /// The clusters with `[clusters.NAME.tls]`, by name.
+    pub(super) fn of_clusters(
+        clusters: &std::collections::BTreeMap<String, crate::config::Cluster>,
+    ) -> std::collections::HashMap<String, Upstream> {
+        let tls = clusters
+            .iter()
+            .filter_map(|(n, c)| Some((n, c.tls.as_ref()?)));
+        tls.map(|(name, tls)| {
+            let door = tls.build().map(Upstream::Tls).unwrap_or_else(|e| {
+                tracing::error!(cluster = %name, "cluster TLS: {e}; no connection is opened");
+                Upstream::Broken
+            });
+            (name.clone(), door)
+        })
+        .collect()
+    }
+
+    /// A session with the provider at `addr`.
+    pub(super) fn session(&self, addr: std::net::SocketAddr) -> Result<Session, String> {
+        let Upstream::Tls(tls) = self else {
+            return Err("its TLS files could not be read".into());
+        };
+        let name = tls
+            .server_name_for(&addr.to_string())
+            .map_err(|e| e.to_string())?;
+        Session::client(tls.config().clone(), name).map_err(|e| e.to_string())
+    }
+}
+
+/// What one read of the socket gave.
+pub(super) enum Got {
+    /// Plaintext appended to the buffer (maybe none: a handshake message); whether the read
+    /// emptied the socket's receive queue.
+    Plain { drained: bool },
+    /// The caller closed (TCP, or TLS's close_notify).
+    Eof,
+    /// The caller is refused.
+    Refused(TlsRefusal),
+}
+
+/// One connection's session: a caller's (server side) or a provider's (client side).
+pub(super) struct Session {
+    /// `None` once a caller's session went to the Triple pipeline with its socket.
+    conn: RefCell<Option<Connection>>,
+    /// A caller's, no byte read yet: the first tells a TLS caller from a plain one.
+    fresh: Cell<bool>,
+    /// The handshake finished (and was counted).
+    done: Cell<bool>,
+}
+
+impl Session {
+    /// A caller's session.
+    pub(super) fn server(config: Arc<rustls::ServerConfig>) -> Result<Session, rustls::Error> {
+        Ok(Session::of(ServerConnection::new(config)?.into(), true))
+    }
+
+    /// A session with a provider verified for `name`; its ClientHello waits to be written.
+    pub(super) fn client(
+        config: Arc<rustls::ClientConfig>,
+        name: ServerName<'static>,
+    ) -> Result<Session, rustls::Error> {
+        Ok(Session::of(
+            ClientConnection::new(config, name)?.into(),
+            false,
+        ))
+    }
+
+    fn of(mut conn: Connection, fresh: bool) -> Session {
+        conn.set_buffer_limit(Some(SEND_BUFFER));
+        Session {
+            conn: RefCell::new(Some(conn)),
+            fresh: Cell::new(fresh),
+            done: Cell::new(false),
+        }
+    }
+
+    /// Whether the handshake finished.
+    pub(super) fn handshaken(&self) -> bool {
+        self.done.get()
+    }
+
+    /// Reads what the socket has (`WouldBlock` when nothing), decrypts it and appends the
+    /// plaintext to `buf`. Returns true in `handshake_done` the once the handshake finishes.
+    pub(super) fn read(
+        &self,
+        stream: &TcpStream,
+        buf: &mut BytesMut,
+        handshake_done: &mut bool,
+    ) -> io::Result<Got> {
+        let mut raw = [0u8; RAW_CHUNK];
+        let n = stream.try_read(&mut raw)?;
+        if n == 0 {
+            return Ok(Got::Eof);
+        }
+        if self.fresh.replace(false) && raw[0] != HANDSHAKE_RECORD {
+            return Ok(Got::Refused(TlsRefusal::Plaintext));
+        }
+        let mut conn = self.conn.borrow_mut();
+        let conn = conn.as_mut().ok_or(io::ErrorKind::NotConnected)?;
+        let mut records = &raw[..n];
+        while !records.is_empty() {
+            conn.read_tls(&mut records)?;
+            if let Err(e) = conn.process_new_packets() {
+                // The alert that says why, if the socket takes it.
+                let _ = conn.write_tls(&mut Socket(stream));
+                return Ok(Got::Refused(TlsRefusal::Handshake(e.to_string())));
+            }
+            if !conn.is_handshaking() && !self.done.replace(true) {
+                *handshake_done = true;
+            }
+            let mut chunk = [0u8; 4096];
+            loop {
+                match conn.reader().read(&mut chunk) {
+                    Ok(0) => return Ok(Got::Eof),
+                    Ok(k) => buf.extend_from_slice(&chunk[..k]),
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(Got::Plain {
+            drained: n < RAW_CHUNK,
+        })
+    }
+
+    /// Writes the records the session holds; false when the socket would block first.
+    pub(super) fn flush(&self, stream: &TcpStream) -> io::Result<bool> {
+        let mut conn = self.conn.borrow_mut();
+        let Some(conn) = conn.as_mut() else {
+            return Ok(true);
+        };
+        while conn.wants_write() {
+            match conn.write_tls(&mut Socket(stream)) {
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(false),
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(true)
+    }
+
+    /// Takes plaintext from `out` (how much: at most what the send buffer has room for) and
+    /// writes its records. `WouldBlock` while records wait for the socket; `Ok(0)` for an
+    /// empty `out` with nothing waiting.
+    pub(super) fn write(&self, stream: &TcpStream, out: &[u8]) -> io::Result<usize> {
+        if !self.flush(stream)? {
+            return Err(io::ErrorKind::WouldBlock.into());
+        }
+        if out.is_empty() {
+            return Ok(0);
+        }
+        let n = {
+            let mut conn = self.conn.borrow_mut();
+            let conn = conn.as_mut().ok_or(io::ErrorKind::NotConnected)?;
+            conn.writer().write(out)?
+        };
+        self.flush(stream)?;
+        Ok(n)
+    }
+
+    /// The identity in the caller's verified client certificate.
+    pub(super) fn peer_identity(&self) -> Option<dubbo_rpc::identity::PeerIdentity> {
+        let conn = self.conn.borrow();
+        dubbo_rpc::tls::peer_identity(conn.as_ref()?.peer_certificates())
+    }
+
+    /// A caller's session, taken out for the Triple pipeline (which goes on with it).
+    pub(super) fn take_server(&self) -> Option<rustls::ServerConnection> {
+        match self.conn.borrow_mut().take()? {
+            Connection::Server(server) => Some(server),
+            Connection::Client(_) => None,
+        }
+    }
+}

@@ -1,0 +1,375 @@
+//! Listener TLS on the tokio engine, on 127.0.0.1, with certificates made at run time: Dubbo
+//! calls through a TLS listener that requires client certificates, and each bad input closed
+//! quickly, counted in `/metrics` and logged while a good caller is served: a plain caller,
+//! client certificates from another CA, self-signed, expired or missing, and a handshake
+//! that never finishes. The epoll engine refuses a TLS listener (a config error).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use dubbo_rpc::client::{CallError, Client as RpcClient, ClientConfig};
+use dubbo_rpc::tls::ClientTls;
+use dubbo_test_support::pki::{Identity, Pki, CLIENT_SPIFFE_ID};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A provider "a" and a tokio-engine proxy whose listener requires client certificates of
+/// the test CA (`extra`: more `[listeners.tls]` keys), with its access log on, written to
+/// [`Proxy::log`].
+async fn tls_proxy(pki: &Pki, extra: &str) -> (Upstream, Proxy) {
+    let a = Upstream::start("a").await;
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n{extra}\n\
+             [log]\naccess_log = true\n\
+             [[routes]]\ncluster = \"a\"\n[clusters.a]\nendpoints = [{{ address = \"{}\" }}]\n",
+            pki.server.cert, pki.server.key, pki.ca, a.addr
+        ),
+    );
+    let log = "warn,dubbo_proxy::access=info,dubbo_proxy::core::metrics_tls=debug";
+    (a, Proxy::start_logging("tokio", &conf, Some(log)))
+}
+
+fn client_tls(pki: &Pki, identity: Option<&Identity>) -> ClientTls {
+    let b = ClientTls::builder(&pki.ca);
+    match identity {
+        Some(id) => b.identity(&id.cert, &id.key),
+        None => b,
+    }
+    .build()
+    .unwrap()
+}
+
+async fn call_over(proxy: &Proxy, tls: ClientTls) -> Result<String, CallError> {
+    let client =
+        RpcClient::connect_tls(proxy.addr().to_string(), ClientConfig::default(), tls).await?;
+    client.call(&call("sayHello")).await
+}
+
+async fn metric_reaches(proxy: &Proxy, series: &str, value: f64) -> f64 {
+    eventually(|| proxy.metric(series) >= value).await;
+    proxy.metric(series)
+}
+
+#[tokio::test]
+async fn dubbo_calls_cross_a_mutual_tls_listener() {
+    let pki = Pki::new();
+    let (a, proxy) = tls_proxy(&pki, "").await;
+    let answer = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
+    assert_eq!(answer.unwrap(), "a:sayHello");
+    // Many calls on one connection, concurrently.
+    let client = RpcClient::connect_tls(
+        proxy.addr().to_string(),
+        ClientConfig::default(),
+        client_tls(&pki, Some(&pki.client)),
+    )
+    .await
+    .unwrap();
+    let mut calls = tokio::task::JoinSet::new();
+    for _ in 0..50 {
+        let client = client.clone();
+        calls.spawn(async move { client.call::<String>(&call("sayHello")).await });
+    }
+    while let Some(answer) = calls.join_next().await {
+        assert_eq!(answer.unwrap().unwrap(), "a:sayHello");
+    }
+    assert_eq!(a.calls(), 51);
+    // Each call's access log line names the caller's SPIFFE ID.
+    let spiffe = format!("\"{CLIENT_SPIFFE_ID}\"");
+    eventually(|| proxy.log().matches(&spiffe).count() >= 51).await;
+    assert_eq!(proxy.log().matches(&spiffe).count(), 51, "{}", proxy.log());
+    assert_eq!(
+        metric_reaches(&proxy, "dubbo_proxy_tls_handshakes_total", 2.0).await,
+        2.0
+    );
+}
+
+#[tokio::test]
+async fn bad_callers_are_closed_counted_and_others_served() {
+    let pki = Pki::new();
+    let (_a, proxy) = tls_proxy(&pki, "").await;
+    let failed = "dubbo_proxy_tls_handshake_failed_total";
+    let cases = [
+        ("from another CA", Some(&pki.foreign_client)),
+        ("self-signed", Some(&pki.self_signed_client)),
+        ("expired", Some(&pki.expired_client)),
+        ("missing", None),
+    ];
+    for (n, (what, identity)) in cases.into_iter().enumerate() {
+        let started = Instant::now();
+        let err = call_over(&proxy, client_tls(&pki, identity))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, CallError::Tls { .. } | CallError::Closed(_)),
+            "{what}: {err:?}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{what}: closed quickly"
+        );
+        let count = metric_reaches(&proxy, failed, (n + 1) as f64).await;
+        assert_eq!(count, (n + 1) as f64, "{what}");
+        let good = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
+        assert_eq!(
+            good.unwrap(),
+            "a:sayHello",
+            "served after a {what} certificate"
+        );
+    }
+    // A plain Dubbo caller: closed without an answer.
+    let mut plain = Client::connect(proxy.addr()).await;
+    plain.send_call(1, &call("sayHello")).await;
+    assert!(eventually(|| *plain.closed.lock().unwrap()).await, "closed");
+    assert!(
+        plain.next_frame().await.is_none(),
+        "no answer in plain text"
+    );
+    let plaintext = "dubbo_proxy_tls_plaintext_refused_total";
+    assert_eq!(metric_reaches(&proxy, plaintext, 1.0).await, 1.0);
+    let log = proxy.log();
+    assert!(log.contains("not TLS on a TLS listener"), "{log}");
+    assert!(log.matches("TLS handshake failed").count() >= 4, "{log}");
+}
+
+#[tokio::test]
+async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
+    let pki = Pki::new();
+    let (_a, proxy) = tls_proxy(&pki, "handshake_timeout_ms = 400").await;
+    // A record header announcing a 512-byte ClientHello, and 5 bytes of it.
+    let mut stalled = TcpStream::connect(proxy.addr()).await.unwrap();
+    stalled
+        .write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03])
+        .await
+        .unwrap();
+    let mut silent = TcpStream::connect(proxy.addr()).await.unwrap();
+    let started = Instant::now();
+    let good = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
+    assert_eq!(
+        good.unwrap(),
+        "a:sayHello",
+        "served while two handshakes hang"
+    );
+    let mut buf = [0u8; 64];
+    for conn in [&mut stalled, &mut silent] {
+        let read = tokio::time::timeout(Duration::from_secs(3), conn.read(&mut buf)).await;
+        assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "closed: {read:?}");
+    }
+    let waited = started.elapsed();
+    assert!(waited >= Duration::from_millis(350), "{waited:?}");
+    assert!(waited < Duration::from_secs(2), "{waited:?}");
+    let timeouts = "dubbo_proxy_tls_handshake_timeout_total";
+    assert_eq!(metric_reaches(&proxy, timeouts, 2.0).await, 2.0);
+    let log = proxy.log();
+    assert_eq!(
+        log.matches("TLS handshake not finished in time").count(),
+        2,
+        "{log}"
+    );
+}
+
+/// The caller's identity reaches the provider as the attachment the listener names, over
+/// what the caller sent under that name itself: its SPIFFE ID, its CN, or null (no
+/// certificate, where client certificates are optional). A call in a serialization the
+/// proxy cannot add it to is answered BAD_REQUEST, never forwarded.
+#[tokio::test]
+async fn the_identity_is_forwarded_as_the_named_attachment() {
+    use dubbo_codec::{BodyFormat, Request, Status};
+    use dubbo_rpc::server::{Reply, Server, Service};
+    use dubbo_test_support::pki::CN_CLIENT;
+
+    const KEY: &str = "x-caller-identity";
+    let who = Service::new(SVC).method("whoAmI", |call| async move {
+        Reply::typed(call.attachments.get_str(KEY).unwrap_or("anonymous"))
+    });
+    let provider = Server::builder()
+        .service(who)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let pki = Pki::new();
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
+             require_client_cert = false\nidentity_attachment = \"{KEY}\"\n\
+             [[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n",
+            pki.server.cert,
+            pki.server.key,
+            pki.ca,
+            provider.local_addr()
+        ),
+    );
+    let proxy = Proxy::start("tokio", &conf);
+    let spoofing = |format: BodyFormat| {
+        Request::builder(SVC, "whoAmI")
+            .attach(KEY, "spiffe://evil/admin")
+            .format(format)
+            .build()
+            .unwrap()
+    };
+    let hessian2 = BodyFormat::default();
+    for (identity, expected) in [
+        (Some(&pki.client), CLIENT_SPIFFE_ID),
+        (Some(&pki.cn_client), CN_CLIENT),
+        (None, "anonymous"),
+    ] {
+        let client = RpcClient::connect_tls(
+            proxy.addr().to_string(),
+            ClientConfig::default(),
+            client_tls(&pki, identity),
+        )
+        .await
+        .unwrap();
+        let seen: String = client.call(&spoofing(hessian2)).await.unwrap();
+        assert_eq!(seen, expected);
+    }
+    let client = RpcClient::connect_tls(
+        proxy.addr().to_string(),
+        ClientConfig::default(),
+        client_tls(&pki, Some(&pki.client)),
+    )
+    .await
+    .unwrap();
+    match client
+        .call::<String>(&spoofing(BodyFormat::Fastjson2))
+        .await
+    {
+        Err(CallError::Status { status, .. }) => assert_eq!(status, Status::BadRequest),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// `[clusters.NAME.tls]`: a plain caller's calls reach a provider that requires mutual TLS,
+/// the proxy presenting its client certificate (the provider sees its SPIFFE ID); a cluster
+/// whose CA did not sign the provider's certificate opens no connection to it, counted.
+#[tokio::test]
+async fn clusters_speak_mutual_tls_to_their_providers() {
+    use dubbo_rpc::server::{Reply, Server, Service};
+    use dubbo_rpc::tls::{ClientAuth, ServerTls};
+
+    let pki = Pki::new();
+    let who = Service::new(SVC).method("whoAmI", |call| async move {
+        Reply::typed(
+            call.peer_identity
+                .as_ref()
+                .map_or("anonymous", |i| i.as_str()),
+        )
+    });
+    let tls = ServerTls::builder(&pki.server.cert, &pki.server.key)
+        .client_ca(&pki.ca, ClientAuth::Required)
+        .build()
+        .unwrap();
+    let provider = Server::builder()
+        .service(who)
+        .tls(tls)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let proxy_to = |ca: &std::path::Path| {
+        config(
+            1,
+            &format!(
+                "[[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n\
+                 [clusters.p.tls]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
+                provider.local_addr(),
+                ca,
+                pki.client.cert,
+                pki.client.key
+            ),
+        )
+    };
+    let proxy = Proxy::start("tokio", &proxy_to(&pki.ca));
+    let mut caller = Client::connect(proxy.addr()).await;
+    let (status, who) = caller.call(1, &call_on(SVC, "whoAmI")).await;
+    assert_eq!(status, dubbo_codec::Status::Ok, "{who}");
+    assert!(who.contains(CLIENT_SPIFFE_ID), "{who}");
+    assert!(provider.stats().tls_handshakes >= 1);
+
+    let untrusting = Proxy::start("tokio", &proxy_to(&pki.other_ca));
+    let mut caller = Client::connect(untrusting.addr()).await;
+    let (status, _) = caller.call(1, &call_on(SVC, "whoAmI")).await;
+    assert_ne!(status, dubbo_codec::Status::Ok);
+    let failed = "dubbo_proxy_tls_upstream_handshake_failed_total";
+    assert!(metric_reaches(&untrusting, failed, 1.0).await >= 1.0);
+}
+
+/// A Triple caller over TLS (ALPN `h2`) reaches the Triple pipeline through the TLS session
+/// the engine did the handshake with: calls go to a plain Triple provider and back.
+#[tokio::test]
+async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
+    use dubbo_rpc::server::{Reply, Server, Service};
+    use dubbo_rpc::triple_client::{
+        Client as TripleClient, ClientConfig as TripleConfig, TripleCall,
+    };
+
+    let greeter = Service::new("test.Greeter")
+        .method("hello", |call| async move {
+            let (name,): (String,) = call.args()?;
+            Reply::typed(&format!("hello {name}"))
+        })
+        .method("whoAmI", |call| async move {
+            Reply::typed(
+                call.attachments
+                    .get_str("x-caller-identity")
+                    .unwrap_or("anonymous"),
+            )
+        });
+    let provider = Server::builder()
+        .service(greeter)
+        .bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let pki = Pki::new();
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
+             identity_attachment = \"x-caller-identity\"\n\
+             [[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n",
+            pki.server.cert,
+            pki.server.key,
+            pki.ca,
+            provider.local_addr()
+        ),
+    );
+    let proxy = Proxy::start("tokio", &conf);
+    let client = TripleClient::connect_tls(
+        &proxy.addr().to_string(),
+        TripleConfig::default(),
+        client_tls(&pki, Some(&pki.client)),
+    )
+    .await
+    .unwrap();
+    for i in 0..20 {
+        let call = TripleCall::new("test.Greeter", "hello")
+            .arg("java.lang.String", &format!("n{i}"))
+            .unwrap();
+        let answer: String = client.call(&call).await.unwrap();
+        assert_eq!(answer, format!("hello n{i}"));
+    }
+    assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
+    // The identity reaches the provider as the named attachment, over the caller's own.
+    let spoofing =
+        TripleCall::new("test.Greeter", "whoAmI").attachment("x-caller-identity", "evil");
+    let seen: String = client.call(&spoofing).await.unwrap();
+    assert_eq!(seen, CLIENT_SPIFFE_ID);
+    // Without a client certificate: refused at the handshake, counted.
+    let anonymous = TripleClient::connect_tls(
+        &proxy.addr().to_string(),
+        TripleConfig::default(),
+        client_tls(&pki, None),
+    )
+    .await;
+    if let Ok(anonymous) = anonymous {
+        let call = TripleCall::new("test.Greeter", "hello")
+            .arg("java.lang.String", "x")
+            .unwrap();
+        assert!(anonymous.call::<String>(&call).await.is_err());
+    }
+    let failed = "dubbo_proxy_tls_handshake_failed_total";
+    assert!(metric_reaches(&proxy, failed, 1.0).await >= 1.0);
+}
