@@ -147,7 +147,7 @@ for s in ordered("scenario", rows):
                 goal_lines.append(f"| {s} | {t} / {ref} | {r[0]:.2f} | {r[1]:.2f}-{r[2]:.2f} |")
 if goal_lines:
     print("\n## CPU per call ratios (the goals: tri/* at most 0.8x haproxy-h2c, bridge/* at most 1.2x plain Triple)\n")
-    print("| scenario | ratio | all rounds | per-round range |")
+    print("| scenario | CPU per call of / over | all rounds | per-round range |")
     print("|---|---|---:|---|")
     print("\n".join(goal_lines))
 
