@@ -6,7 +6,8 @@ Usage: table.py RESULTS.tsv CLK_TCK [SYSCALLS.tsv]
 
 For the Triple scenarios (issue 25) it also prints the CPU ratios of the goals: in tri/*, each
 proxy's CPU per call / haproxy-h2c's; in bridge/*, the bridge's / plain Triple forwarding's on
-the same engine (bridge / dubbo-proxy-tri, bridge-epoll / dubbo-proxy-epoll-tri). Each ratio is
+the same engine (bridge / dubbo-proxy-tri, bridge-epoll / dubbo-proxy-epoll-tri); in rbridge/*,
+the Triple-to-Dubbo bridge's / plain Dubbo forwarding's (rbridge / dubbo-proxy). Each ratio is
 taken over all rounds (sum of ticks / sum of calls on both sides), with the range of the
 per-round ratios beside it.
 """
@@ -118,7 +119,9 @@ for s in ordered("scenario", rows):
     table(s)
 # The goals' ratios: (scenario prefix, target, reference target).
 GOALS = [("tri/", t, "haproxy-h2c") for t in ("dubbo-proxy-tri", "dubbo-proxy-epoll-tri")] + [
-    ("bridge/", "bridge", "dubbo-proxy-tri"), ("bridge/", "bridge-epoll", "dubbo-proxy-epoll-tri")]
+    ("bridge/", "bridge", "dubbo-proxy-tri"), ("bridge/", "bridge-epoll", "dubbo-proxy-epoll-tri"),
+    # The other direction (Triple callers, Dubbo-only provider): against plain Dubbo forwarding.
+    ("rbridge/", "rbridge", "dubbo-proxy"), ("rbridge/", "rbridge-epoll", "dubbo-proxy-epoll")]
 
 
 def cpu_ratio(scenario, target, ref):
