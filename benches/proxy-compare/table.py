@@ -3,6 +3,13 @@
 scenario, medians over the rounds.
 
 Usage: table.py RESULTS.tsv CLK_TCK [SYSCALLS.tsv]
+
+For the Triple scenarios (issue 25) it also prints the CPU ratios of the goals: in tri/*, each
+proxy's CPU per call / haproxy-h2c's; in bridge/*, the bridge's / plain Triple forwarding's on
+the same engine (bridge / dubbo-proxy-tri, bridge-epoll / dubbo-proxy-epoll-tri); in rbridge/*,
+the Triple-to-Dubbo bridge's / plain Dubbo forwarding's (rbridge / dubbo-proxy). Each ratio is
+taken over all rounds (sum of ticks / sum of calls on both sides), with the range of the
+per-round ratios beside it.
 """
 import csv
 import statistics
@@ -110,6 +117,43 @@ def table(scenario):
 
 for s in ordered("scenario", rows):
     table(s)
+# The goals' ratios: (scenario prefix, target, reference target).
+GOALS = [("tri/", t, "haproxy-h2c") for t in ("dubbo-proxy-tri", "dubbo-proxy-epoll-tri")] + [
+    ("bridge/", "bridge", "dubbo-proxy-tri"), ("bridge/", "bridge-epoll", "dubbo-proxy-epoll-tri"),
+    # The other direction (Triple callers, Dubbo-only provider): against plain Dubbo forwarding.
+    ("rbridge/", "rbridge", "dubbo-proxy"), ("rbridge/", "rbridge-epoll", "dubbo-proxy-epoll")]
+
+
+def cpu_ratio(scenario, target, ref):
+    """CPU per call of target / ref over all rounds, and the per-round ratios."""
+    def per_round(t):
+        return {r["round"]: (f(r["cpu_ticks"]), f(r["calls"])) for r in rows
+                if r["scenario"] == scenario and r["target"] == t}
+    a, b = per_round(target), per_round(ref)
+    if not a or not b:
+        return None
+    ta, ca = map(sum, zip(*a.values()))
+    tb, cb = map(sum, zip(*b.values()))
+    if not (ca and cb and tb):
+        return None
+    rounds = [(a[k][0] / a[k][1]) / (b[k][0] / b[k][1]) for k in a
+              if k in b and a[k][1] and b[k][1] and b[k][0]]
+    return (ta / ca) / (tb / cb), min(rounds, default=0), max(rounds, default=0)
+
+
+goal_lines = []
+for s in ordered("scenario", rows):
+    for prefix, t, ref in GOALS:
+        if s.startswith(prefix):
+            r = cpu_ratio(s, t, ref)
+            if r:
+                goal_lines.append(f"| {s} | {t} / {ref} | {r[0]:.2f} | {r[1]:.2f}-{r[2]:.2f} |")
+if goal_lines:
+    print("\n## CPU per call ratios (the goals: tri/* at most 0.8x haproxy-h2c, bridge/* at most 1.2x plain Triple)\n")
+    print("| scenario | CPU per call of / over | all rounds | per-round range |")
+    print("|---|---|---:|---|")
+    print("\n".join(goal_lines))
+
 print("\nratio: median of the per-round ratios of calls/s to direct's in the same round; added p50/p99: "
       "the target's median minus direct's; CPU us/call: the process's utime+stime over all rounds / calls; "
       "provider CPU: the Java provider's, the same way; syscalls/call: perf stat over one separate "
