@@ -99,7 +99,7 @@ struct InFlight {
 }
 
 /// What a caller speaks, and where its calls go: of every 8 callers, one calls in Triple
-/// ([`super::triple_caller`]), two send Dubbo calls the route table sends to the Triple-only
+/// ([`super::triple_caller::triple_caller`]), two send Dubbo calls the route table sends to the Triple-only
 /// cluster (bridged by the proxy), five plain Dubbo calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

@@ -29,6 +29,7 @@ use h2::{RecvStream, SendStream};
 use http::{HeaderMap, Request, Response};
 
 use super::answer;
+use super::fail::Fail;
 use super::relay::{relay, RelayError};
 use super::state::Triple;
 use super::to_dubbo;
@@ -37,21 +38,6 @@ use crate::config::ProviderProtocol;
 use crate::core::peek::Call;
 use crate::core::route::Route;
 use crate::core::Snapshot;
-
-/// How a forwarded call ended, short of both directions finishing.
-pub(super) enum Fail {
-    /// The caller reset its stream (or went away).
-    CallerGone,
-    /// The provider reset its stream with this code.
-    ProviderReset(h2::Reason),
-    /// The provider's connection failed.
-    ProviderFailed(String),
-    /// The deadline passed.
-    Deadline,
-    /// The proxy refused the call itself, before a provider saw it (a bridged call that
-    /// cannot cross).
-    Refused(Status),
-}
 
 /// The header `name`, if it is text.
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {

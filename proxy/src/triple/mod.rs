@@ -33,6 +33,7 @@ use crate::core::{BridgeAnswer, BridgeCall, BridgeTicket, Shared};
 
 pub mod answer;
 pub mod call;
+mod fail;
 pub mod from_dubbo;
 pub mod http1;
 pub mod prefixed;

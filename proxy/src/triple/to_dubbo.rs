@@ -50,7 +50,7 @@ use hessian2::encode::LiteVersion;
 use hessian2::value::Value;
 use http::{HeaderMap, HeaderValue, Request, Response};
 
-use super::call::Fail;
+use super::fail::Fail;
 use super::state::Triple;
 use super::upstream::Chosen;
 

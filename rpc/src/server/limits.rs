@@ -13,7 +13,10 @@
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
+
+use super::State;
 
 /// The limits a [`ServerBuilder`](super::ServerBuilder) sets. A zero timeout means never.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -243,5 +246,22 @@ impl Counters {
             tls_on_plain_refused: get(&self.tls_on_plain),
             tls_handshake_flood_refused: get(&self.tls_flood),
         }
+    }
+}
+
+/// One open connection in `State::open`, until dropped (whatever ends the connection's
+/// task, a panic included).
+pub(super) struct Open(Arc<State>);
+
+impl Open {
+    pub(super) fn new(state: &Arc<State>) -> Open {
+        state.open.fetch_add(1, Ordering::AcqRel);
+        Open(state.clone())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::AcqRel);
     }
 }

@@ -59,6 +59,7 @@
 //! # Ok(()) }
 //! ```
 
+mod accept;
 mod connection;
 mod dispatch;
 #[cfg(feature = "triple")]
@@ -75,8 +76,10 @@ mod panic;
 mod prefixed;
 #[cfg(feature = "registry")]
 mod register;
+mod serve;
 mod service;
 mod shutdown;
+mod sniff;
 mod split;
 #[cfg(feature = "triple")]
 mod streams;
@@ -252,7 +255,7 @@ impl ServerBuilder {
             #[cfg(feature = "tls")]
             handshaking: Mutex::default(),
         });
-        let accept = tokio::spawn(connection::accept_loop(listener, state.clone()));
+        let accept = tokio::spawn(accept::accept_loop(listener, state.clone()));
         Server {
             local_addr,
             state,

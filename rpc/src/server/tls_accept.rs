@@ -9,9 +9,10 @@ use tokio::net::TcpStream;
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
-use super::connection::{bounded_sniff, classify, serve_sniffed, Open, Sniffed, TLS_HANDSHAKE};
-use super::limits::{Closed, TlsRefused};
+use super::limits::{Closed, Open, TlsRefused};
 use super::prefixed::Prefixed;
+use super::serve::serve_sniffed;
+use super::sniff::{bounded_sniff, classify, Sniffed, TLS_HANDSHAKE};
 use super::{lock, State};
 use crate::tls::peer_identity;
 use crate::tls::ServerTls;

@@ -18,7 +18,7 @@ use crate::core::flow::Pause;
 use crate::core::key::{Conn, Key};
 use crate::core::reason::Reason;
 
-/// A call for the Triple pipeline. See the [module docs](self).
+/// A call for the Triple pipeline, announced by [`Effect::Bridge`].
 #[derive(Debug)]
 pub struct BridgeCall {
     /// Who gets the answer: give it back with [`Worker::bridged`].
