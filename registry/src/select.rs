@@ -31,6 +31,11 @@ pub struct Selector {
     /// The URL protocols taken (default `dubbo` alone): what the caller speaks, or the
     /// consumer's own `protocol` setting (Java's `checkProtocolValid`).
     pub protocols: Vec<String>,
+    /// Also take a URL whose port serves one of `protocols` beside its own (`ext.protocol`,
+    /// as Java 3.3 registers a `dubbo://` port that serves `tri` too). Off by default: a Java
+    /// consumer checks the URL's own protocol only; a proxy that can speak to the port in
+    /// either turns it on.
+    pub ext_protocols: bool,
 }
 
 impl Default for Selector {
@@ -43,6 +48,7 @@ impl Default for Selector {
             idc_weights: BTreeMap::new(),
             warmup: true,
             protocols: vec!["dubbo".to_owned()],
+            ext_protocols: false,
         }
     }
 }
@@ -128,18 +134,20 @@ impl Selector {
             .unwrap_or(1)
     }
 
-    /// Whether a provider speaks one of the selector's protocols: its URL's protocol, or one of
-    /// the extra protocols it serves on the same port (`ext.protocol`, comma-separated, as Java
-    /// Dubbo 3.3 registers a `dubbo://` provider that also serves `tri`).
+    /// Whether a provider speaks one of the selector's protocols: its URL's protocol, or (with
+    /// `ext_protocols`) one of the extra protocols it serves on the same port (`ext.protocol`,
+    /// comma-separated, as Java Dubbo 3.3 registers a `dubbo://` provider that also serves
+    /// `tri`).
     pub fn speaks(&self, url: &ServiceUrl) -> bool {
         if self.protocols.iter().any(|p| p == url.protocol()) {
             return true;
         }
-        url.param("ext.protocol").is_some_and(|ext| {
-            ext.split(',')
-                .map(str::trim)
-                .any(|e| self.protocols.iter().any(|p| p.eq_ignore_ascii_case(e)))
-        })
+        self.ext_protocols
+            && url.param("ext.protocol").is_some_and(|ext| {
+                ext.split(',')
+                    .map(str::trim)
+                    .any(|e| self.protocols.iter().any(|p| p.eq_ignore_ascii_case(e)))
+            })
     }
 
     /// Whether a provider is taken, and where it listens.
@@ -262,15 +270,23 @@ mod tests {
         s
     }
 
-    /// A Triple selector takes `tri://` providers and `dubbo://` ones that also serve `tri`
-    /// on their port (`ext.protocol`, Java 3.3's one URL for both), and no plain `dubbo://`.
+    /// A Triple selector with `ext_protocols` takes `tri://` providers and `dubbo://` ones
+    /// that also serve `tri` on their port (`ext.protocol`, Java 3.3's one URL for both), and
+    /// no plain `dubbo://`; without it, only `tri://`.
     #[test]
     fn protocols_include_the_extra_ones_of_a_port() {
         let tri = Selector {
             protocols: vec!["tri".into()],
+            ext_protocols: true,
             ..Selector::default()
         };
         let url = |u: &str| ServiceUrl::parse(u).unwrap();
+        // As a Java consumer checks: the URL's own protocol only.
+        let java = Selector {
+            ext_protocols: false,
+            ..tri.clone()
+        };
+        assert!(!java.speaks(&url("dubbo://10.0.0.1:20880/demo.Greeter?ext.protocol=tri")));
         assert!(tri.speaks(&url("tri://10.0.0.1:50051/demo.Greeter")));
         assert!(tri.speaks(&url("dubbo://10.0.0.1:20880/demo.Greeter?ext.protocol=tri")));
         assert!(tri.speaks(&url(

@@ -121,6 +121,8 @@ impl ClusterDiscovery {
                 config::ProviderProtocol::Tri => "tri".to_owned(),
                 _ => "dubbo".to_owned(),
             }],
+            // The proxy speaks to a port in any protocol it serves, not only its URL's own.
+            ext_protocols: true,
         };
         ClusterDiscovery {
             discovery,
