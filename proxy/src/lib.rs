@@ -11,6 +11,7 @@
 //! * [`admin`]: the loopback HTTP endpoint (`/metrics`, `/healthz`, `/config`, downgrade,
 //!   `/metadata`).
 //! * [`memory`]: freed memory given back to the system after a burst (`malloc_trim`).
+//! * [`fd_limit`]: `RLIMIT_NOFILE` raised at start, and the caller connections it leaves.
 
 // `unsafe` is denied everywhere but in `buffer::read` (reads into uninitialised capacity) and
 // `memory` (glibc's `malloc_trim`).
@@ -24,5 +25,6 @@ pub mod config;
 pub mod core;
 pub mod discovery;
 pub mod engine;
+pub mod fd_limit;
 pub mod memory;
 pub mod triple;

@@ -110,6 +110,12 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
         tracing::warn!(clusters = ?cold, "no provider list within initial_fetch_timeout_ms: serving without one");
     }
     let handle = engine::start(kind, shared.clone(), bound, workers)?;
+    // Worked out with the listeners, the admin endpoint and the workers' own descriptors
+    // open, so the reserve is all for what comes and goes.
+    let fds = dubbo_proxy::fd_limit::callers_budget(shared.snapshot().config.limits.fd_reserve)
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    shared.metrics.fds.set_limit(fds.callers);
+    log_fd_limit(&shared, &fds);
     // What the workers freed goes back to the system from this thread, not theirs.
     tokio::spawn(trim_memory(shared.clone()));
     warming.store(false, Ordering::Relaxed);
@@ -143,6 +149,34 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
     handle.join();
     tracing::info!("drained, bye");
     Ok(())
+}
+
+/// Says what the file descriptor limit allows, and warns when the listeners'
+/// `max_connections` could not all be open at once within it.
+fn log_fd_limit(shared: &Shared, fds: &dubbo_proxy::fd_limit::FdLimit) {
+    if let Some(before) = fds.raised_from {
+        tracing::info!(
+            "RLIMIT_NOFILE: soft limit raised from {before} to {}",
+            fds.soft
+        );
+    }
+    let wanted: usize = shared
+        .snapshot()
+        .config
+        .listeners
+        .iter()
+        .map(|l| l.max_connections)
+        .fold(0, usize::saturating_add);
+    if wanted > fds.callers {
+        tracing::warn!(
+            rlimit_nofile = fds.soft,
+            open = fds.in_use,
+            "the listeners' max_connections ({wanted} in all) are more than the file descriptors \
+             leave for callers ({}): callers past that are refused and /healthz says overloaded; \
+             raise the hard limit (ulimit -Hn, systemd's LimitNOFILE)",
+            fds.callers
+        );
+    }
 }
 
 /// Once a second, gives freed memory back to the system if enough was freed (see

@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `GET /` | the status page for a browser (see [`page`]): listeners, routes, clusters, endpoints, discovery |
 //! | `GET /metrics` | Prometheus text |
-//! | `GET /healthz` | `ok`, or 503 `warming` until the discovered clusters have their first provider lists (see [`crate::discovery`]), 503 `draining` after SIGTERM, or 503 after a worker panicked |
+//! | `GET /healthz` | `ok`, or 503 `warming` until the discovered clusters have their first provider lists (see [`crate::discovery`]), 503 `draining` after SIGTERM, 503 `overloaded` while no new caller can be taken (the file descriptor budget spent, or a listener with its `max_connections` open: see [`crate::core::fd_budget`]), or 503 after a worker panicked |
 //! | `GET /config` | the configuration in force, as TOML |
 //! | `POST /api/v1/downgrade/on` / `off` | the per-call access log off / back on (MOSN's switch) |
 //! | `GET /metadata` | the metadata cache entries |
@@ -151,6 +151,8 @@ fn health(state: &AdminState) -> Response {
         text(503, "draining\n")
     } else if state.warming.load(Ordering::Relaxed) {
         text(503, "warming: waiting for the first provider lists\n")
+    } else if let Some(why) = state.shared.overload() {
+        text(503, format!("overloaded: {why}\n"))
     } else {
         text(200, "ok\n")
     }
@@ -245,6 +247,47 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::engine::supervised;
+
+    #[test]
+    fn healthz_says_overloaded_while_no_caller_can_be_taken() {
+        let shared = Shared::new(Config::default_config(), 1);
+        let state = AdminState {
+            shared: shared.clone(),
+            draining: Arc::new(AtomicBool::new(false)),
+            warming: Arc::new(AtomicBool::new(false)),
+        };
+        let healthz = || route(&state, &Rates::default(), "GET", "/healthz", b"");
+        shared.metrics.fds.set_limit(2);
+        let first = shared
+            .admit_caller(0, std::time::Instant::now())
+            .expect("a place");
+        assert_eq!(healthz().status, 200);
+        let second = shared
+            .admit_caller(0, std::time::Instant::now())
+            .expect("the last place");
+        let full = healthz();
+        assert_eq!(full.status, 503);
+        assert!(
+            full.body.starts_with("overloaded: 2 caller connections"),
+            "{}",
+            full.body
+        );
+        assert!(shared.admit_caller(0, std::time::Instant::now()).is_none());
+        assert_eq!(
+            shared.metrics.listeners[0].rejected.load(Ordering::Relaxed),
+            1
+        );
+        drop((first, second));
+        assert_eq!(healthz().status, 200, "back once callers leave");
+        // A listener with its max_connections open is overloaded too.
+        let max = shared.snapshot().config.listeners[0].max_connections;
+        shared.metrics.listeners[0]
+            .open
+            .store(max as i64, Ordering::Relaxed);
+        let full = healthz();
+        assert_eq!(full.status, 503);
+        assert!(full.body.contains("max_connections"), "{}", full.body);
+    }
 
     #[test]
     fn a_panicking_worker_turns_healthz_to_503() {

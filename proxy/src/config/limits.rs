@@ -36,6 +36,14 @@ pub struct Limits {
     /// README's worst-case formula.
     #[serde(default = "default_max_buffered")]
     pub max_buffered_bytes: usize,
+    /// `limits.fd_reserve`: file descriptors callers may not take, kept for provider
+    /// connections, admin requests, the registry and the log. Callers get `RLIMIT_NOFILE`
+    /// (whose soft limit the proxy raises to the hard one at start) less the descriptors
+    /// open at start less this; a caller past that is closed at once and `/healthz` answers
+    /// 503 `overloaded` (see [`crate::core::fd_budget`]). Read at start only. Raise it when
+    /// the proxy keeps more provider connections than this (every worker opens its own).
+    #[serde(default = "default_fd_reserve")]
+    pub fd_reserve: u64,
 }
 
 impl Default for Limits {
@@ -45,6 +53,7 @@ impl Default for Limits {
             outbox_low_watermark: default_outbox_low(),
             outbox_hard_cap: default_outbox_cap(),
             max_buffered_bytes: default_max_buffered(),
+            fd_reserve: default_fd_reserve(),
         }
     }
 }
@@ -60,6 +69,9 @@ fn default_outbox_cap() -> usize {
 }
 fn default_max_buffered() -> usize {
     256 * 1024 * 1024
+}
+fn default_fd_reserve() -> u64 {
+    64
 }
 
 impl Limits {

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use dubbo_codec::Status;
 
+use crate::core::fd_budget::FdBudget;
 use crate::memory::Trimmer;
 
 /// Upper bounds of the latency buckets, in microseconds.
@@ -143,7 +144,8 @@ pub struct ListenerStats {
     pub name: String,
     /// Open caller connections (all workers): what `max_connections` limits.
     pub open: AtomicI64,
-    /// Connections accepted and closed at once for `max_connections`.
+    /// Connections accepted and closed at once for `max_connections` or the file
+    /// descriptor budget.
     pub rejected: AtomicU64,
 }
 
@@ -202,6 +204,9 @@ pub struct Registry {
     pub upstream_backed_up: AtomicU64,
     /// Open downstream (caller) connections.
     pub downstream_connections: AtomicI64,
+    /// The caller connections the file descriptors allow, and those holding one now
+    /// (sockets accepted, whether a worker has them yet or not).
+    pub fds: Arc<FdBudget>,
     /// Downstream connections accepted so far.
     pub downstream_accepted: AtomicU64,
     /// Heartbeats answered by the proxy itself.
@@ -271,6 +276,7 @@ impl Registry {
             upstream_backed_up: AtomicU64::new(0),
             upstream_backed_up_connections: AtomicI64::new(0),
             downstream_connections: AtomicI64::new(0),
+            fds: Arc::default(),
             downstream_accepted: AtomicU64::new(0),
             heartbeats_answered: AtomicU64::new(0),
             protocol_errors: AtomicU64::new(0),
@@ -393,6 +399,15 @@ impl Registry {
             "dubbo_proxy_downstream_connections {}",
             self.downstream_connections.load(Relaxed)
         );
+        if self.fds.limit() != usize::MAX {
+            g(
+                &mut out,
+                "dubbo_proxy_caller_fd_budget",
+                "Caller connections the file descriptors allow (RLIMIT_NOFILE less those open at start less limits.fd_reserve).",
+                "gauge",
+            );
+            let _ = writeln!(out, "dubbo_proxy_caller_fd_budget {}", self.fds.limit());
+        }
         for (name, help, v) in [
             (
                 "dubbo_proxy_paused_connections",
@@ -435,7 +450,7 @@ impl Registry {
         g(
             &mut out,
             "dubbo_proxy_downstream_rejected_total",
-            "Caller connections accepted and closed at once: the listener's max_connections were open.",
+            "Caller connections accepted and closed at once: the listener's max_connections were open, or the file descriptor budget was spent.",
             "counter",
         );
         for l in self.listeners.iter() {

@@ -4,9 +4,11 @@
 //! [`peek`] reads routing fields from a body, [`route`] matches
 //! them, `dubbo_registry::balance` (shared with the Rust cluster client) and [`health`] choose an endpoint, [`inflight`] maps rewritten request
 //! ids back to callers with their timeouts, [`metrics`] counts, [`outbox`] holds what waits
-//! to be written on a connection and [`flow`] says when that is too much, [`shared`] holds
-//! what all workers share, and [`worker`] ties them into the state machine an engine drives.
+//! to be written on a connection and [`flow`] says when that is too much, [`fd_budget`] how
+//! many callers the file descriptors allow, [`shared`] holds what all workers share, and
+//! [`worker`] ties them into the state machine an engine drives.
 
+pub mod fd_budget;
 pub mod flow;
 pub mod health;
 pub mod identity;

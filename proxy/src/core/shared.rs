@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 use dubbo_codec::metadata::MetadataCache;
 
 use crate::config::{Cluster, Config, Endpoint, Metadata};
+use crate::core::fd_budget::CallerSlot;
 use crate::core::health::Health;
 use crate::core::metrics::{EndpointHealth, Registry};
 use crate::core::route::RouteTable;
@@ -156,6 +157,9 @@ pub struct Shared {
     pub metrics: Registry,
     /// `/api/v1/downgrade/on`: the per-call access log (`log.access_log`) off.
     pub downgrade: AtomicBool,
+    /// The second (since `epoch`, plus one) of the last log line about callers refused for
+    /// the file descriptor budget.
+    refusal_logged: AtomicU64,
 }
 
 fn build_cache(config: &Config, registered: &[Metadata]) -> (MetadataCache, Vec<Metadata>) {
@@ -244,7 +248,56 @@ impl Shared {
             staging: AtomicU64::new(0),
             metrics,
             downgrade: AtomicBool::new(false),
+            refusal_logged: AtomicU64::new(0),
         })
+    }
+
+    /// A place for a caller connection just accepted on listener `listener` (index in the
+    /// configuration), taken by the acceptor before any worker sees the socket; `None` when
+    /// the file descriptor budget is spent: the caller is closed at once, counted as rejected
+    /// on its listener.
+    /// A flood is logged once a second at most (`now`: the acceptor's clock).
+    pub fn admit_caller(&self, listener: usize, now: Instant) -> Option<CallerSlot> {
+        let slot = self.metrics.fds.admit();
+        if slot.is_none() {
+            if let Some(ls) = self.metrics.listeners.get(listener) {
+                let before = ls.rejected.fetch_add(1, Ordering::Relaxed);
+                let second = now.saturating_duration_since(self.epoch).as_secs() + 1;
+                if self.refusal_logged.swap(second, Ordering::Relaxed) != second {
+                    tracing::warn!(
+                        listener = %ls.name,
+                        callers = self.metrics.fds.open(),
+                        rejected_so_far = before + 1,
+                        "connections refused: the file descriptor budget for callers is spent"
+                    );
+                }
+            }
+        }
+        slot
+    }
+
+    /// What keeps the proxy from taking new callers now, if anything: the file descriptor
+    /// budget spent, or a listener with its `max_connections` open.
+    pub fn overload(&self) -> Option<String> {
+        let fds = &self.metrics.fds;
+        if fds.is_full() {
+            return Some(format!(
+                "{} caller connections open, all the file descriptor budget allows",
+                fds.open()
+            ));
+        }
+        let snap = self.snapshot();
+        self.metrics
+            .listeners
+            .iter()
+            .zip(&snap.config.listeners)
+            .find(|(ls, l)| ls.open.load(Ordering::Relaxed) >= l.max_connections as i64)
+            .map(|(ls, l)| {
+                format!(
+                    "listener {} has its max_connections ({}) open",
+                    ls.name, l.max_connections
+                )
+            })
     }
 
     /// The generation of the current snapshot.

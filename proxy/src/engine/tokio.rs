@@ -46,6 +46,7 @@ use tokio::time::Instant as TokioInstant;
 
 use std::time::Instant;
 
+use crate::core::fd_budget::CallerSlot;
 use crate::core::metrics_tls::{TlsMetrics, TlsRefusal};
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
@@ -78,6 +79,9 @@ struct ConnIo {
     handoff: Cell<Option<usize>>,
     /// A caller's TLS session (its listener has `[listeners.tls]`).
     tls: Option<Session>,
+    /// A caller's place in the file descriptor budget, held as long as the socket (or
+    /// handed to the Triple pipeline with it).
+    caller: Cell<Option<CallerSlot>>,
 }
 
 struct Local {
@@ -98,8 +102,9 @@ struct Local {
     upstreams: HashMap<String, Upstream>,
 }
 
-/// A connection accepted by worker 0 for another worker: its listener, and the socket.
-type Handoff = (usize, std::net::TcpStream);
+/// A connection accepted by worker 0 for another worker: its listener, the socket, and its
+/// place in the file descriptor budget.
+type Handoff = (usize, std::net::TcpStream, CallerSlot);
 
 /// Starts the worker threads.
 pub fn start(
@@ -236,16 +241,25 @@ async fn accept_loop(
                 continue;
             }
         };
+        // Over the budget: closed at once (dropped), not left in the backlog.
+        let Some(slot) = local
+            .worker
+            .borrow()
+            .shared()
+            .admit_caller(listener_index, Instant::now())
+        else {
+            continue;
+        };
         let target = rr.get() % inboxes.len();
         rr.set(rr.get().wrapping_add(1));
         if target == me {
-            open_down(&local, listener_index, stream);
+            open_down(&local, listener_index, stream, slot);
             continue;
         }
         // Out of this runtime's reactor, into the target's (`handoffs`).
         match stream.into_std() {
             Ok(s) => {
-                let _ = inboxes[target].send((listener_index, s));
+                let _ = inboxes[target].send((listener_index, s, slot));
             }
             Err(e) => tracing::warn!("accept: hand-off: {e}"),
         }
@@ -254,9 +268,9 @@ async fn accept_loop(
 
 /// Connections worker 0 accepted for this one.
 async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>) {
-    while let Some((listener_index, s)) = inbox.recv().await {
+    while let Some((listener_index, s, slot)) = inbox.recv().await {
         match TcpStream::from_std(s) {
-            Ok(stream) => open_down(&local, listener_index, stream),
+            Ok(stream) => open_down(&local, listener_index, stream, slot),
             Err(e) => tracing::warn!("accept: hand-off: {e}"),
         }
     }
@@ -264,7 +278,7 @@ async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>)
 
 /// A caller's connection, accepted: counted against its listener's `max_connections` and
 /// registered (or, over the limit, closed at once: dropped).
-fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream) {
+fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream, slot: CallerSlot) {
     let door = local
         .doors
         .get(listener_index)
@@ -288,6 +302,7 @@ fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream) {
     let Some(key) = key else { return };
     let _ = stream.set_nodelay(true);
     let io = register(local, Conn::Down(key), stream, tls);
+    io.caller.set(Some(slot));
     if let Some(timeout) = handshake_timeout {
         let io = Rc::downgrade(&io);
         tokio::task::spawn_local(handshake_deadline(
@@ -325,6 +340,7 @@ fn register(local: &Rc<Local>, conn: Conn, stream: TcpStream, tls: Option<Sessio
         reader: RefCell::new(None),
         handoff: Cell::new(None),
         tls,
+        caller: Cell::new(None),
     });
     local.io.borrow_mut().insert(conn, io.clone());
     let r = tokio::task::spawn_local(reader(local.clone(), conn, io.clone()));
@@ -491,16 +507,22 @@ fn tls_metrics(local: &Local) -> std::cell::Ref<'_, TlsMetrics> {
 fn hand_off(local: &Local, io: &ConnIo, listener: usize, buf: &mut BytesMut) {
     use std::os::fd::AsFd;
     let read = buf.split().freeze();
+    // A second descriptor for a moment, on the one place.
+    let Some(slot) = io.caller.take() else {
+        tracing::warn!("triple hand-off: not a caller's connection");
+        local.worker.borrow().shared().metrics.caller_gone(listener);
+        return;
+    };
     match io.stream.as_fd().try_clone_to_owned() {
         // A TLS caller's session goes along: the pipeline decrypts from where it stopped.
         Ok(fd) => match io.tls.as_ref().map(Session::take_server) {
             None => local
                 .triple
-                .accept(std::net::TcpStream::from(fd), read, listener),
+                .accept(std::net::TcpStream::from(fd), read, listener, slot),
             Some(Some(tls)) => {
                 local
                     .triple
-                    .accept_tls(std::net::TcpStream::from(fd), tls, read, listener)
+                    .accept_tls(std::net::TcpStream::from(fd), tls, read, listener, slot)
             }
             Some(None) => {
                 tracing::warn!("triple hand-off: no TLS session");

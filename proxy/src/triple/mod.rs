@@ -29,6 +29,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio::runtime::{Handle, Runtime};
 
+use crate::core::fd_budget::CallerSlot;
 use crate::core::{BridgeAnswer, BridgeCall, BridgeTicket, Shared};
 
 pub mod answer;
@@ -131,8 +132,14 @@ impl Pipeline {
 
     /// Serves a caller connection that arrived on listener `listener`; `read`: the bytes
     /// already read from it (its HTTP/2 preface first).
-    pub fn accept(&self, stream: std::net::TcpStream, read: Bytes, listener: usize) {
-        self.serve(Handed::Plain(stream), read, listener);
+    pub fn accept(
+        &self,
+        stream: std::net::TcpStream,
+        read: Bytes,
+        listener: usize,
+        slot: CallerSlot,
+    ) {
+        self.serve(Handed::Plain(stream), read, listener, slot);
     }
 
     /// [`Pipeline::accept`] for a caller of a TLS listener: `tls` is the session whose
@@ -143,11 +150,12 @@ impl Pipeline {
         tls: rustls::ServerConnection,
         read: Bytes,
         listener: usize,
+        slot: CallerSlot,
     ) {
-        self.serve(Handed::Tls(stream, Box::new(tls)), read, listener);
+        self.serve(Handed::Tls(stream, Box::new(tls)), read, listener, slot);
     }
 
-    fn serve(&self, stream: Handed, read: Bytes, listener: usize) {
+    fn serve(&self, stream: Handed, read: Bytes, listener: usize, slot: CallerSlot) {
         self.triple
             .shared
             .metrics
@@ -155,7 +163,7 @@ impl Pipeline {
             .connections
             .fetch_add(1, Relaxed);
         // Counted from now: a drain that begins before the task runs waits for it.
-        let open = OpenConnection::new(self.triple.clone(), listener);
+        let open = OpenConnection::new(self.triple.clone(), listener, slot);
         let task = serve_connection(open, stream, read, listener);
         match &self.runs {
             Runs::Caller => match Handle::try_current() {
@@ -169,19 +177,28 @@ impl Pipeline {
 
 /// Counts a caller connection open while it lives: in the pipeline (for the drain), and,
 /// when it goes, no longer in its listener's connections (counted since it was accepted).
-struct OpenConnection(Arc<Triple>, usize);
+/// It holds the connection's place in the file descriptor budget until then.
+struct OpenConnection {
+    triple: Arc<Triple>,
+    listener: usize,
+    _slot: CallerSlot,
+}
 
 impl OpenConnection {
-    fn new(triple: Arc<Triple>, listener: usize) -> OpenConnection {
+    fn new(triple: Arc<Triple>, listener: usize, slot: CallerSlot) -> OpenConnection {
         triple.open.fetch_add(1, Relaxed);
-        OpenConnection(triple, listener)
+        OpenConnection {
+            triple,
+            listener,
+            _slot: slot,
+        }
     }
 }
 
 impl Drop for OpenConnection {
     fn drop(&mut self) {
-        self.0.open.fetch_sub(1, Relaxed);
-        self.0.shared.metrics.caller_gone(self.1);
+        self.triple.open.fetch_sub(1, Relaxed);
+        self.triple.shared.metrics.caller_gone(self.listener);
     }
 }
 
@@ -250,7 +267,7 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
     match tls {
         None if !h2 => {
             // An HTTP/1.1 request line (the core hands over nothing else).
-            let triple = open.0.clone();
+            let triple = open.triple.clone();
             let limits = ConnLimits::of(&triple, listener);
             let draining = triple.draining.subscribe();
             let io = prefixed::Prefixed::new(read, stream);
@@ -284,7 +301,7 @@ async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize, identity: Opt
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let triple = open.0.clone();
+    let triple = open.triple.clone();
     let mut draining = triple.draining.subscribe();
     let limits = ConnLimits::of(&triple, listener);
     let handshake = h2::server::Builder::new()

@@ -81,10 +81,29 @@ impl Proxy {
     /// [`Proxy::start`] with its log (`RUST_LOG` = `filter`) written to `proxy.log` in its
     /// directory ([`Proxy::log`]) instead of the test's output.
     pub fn start_logging(engine: &str, toml: &str, filter: Option<&str>) -> Proxy {
+        Proxy::spawn(
+            Command::new(env!("CARGO_BIN_EXE_dubbo-proxy")),
+            engine,
+            toml,
+            filter,
+        )
+    }
+
+    /// [`Proxy::start`] with `RLIMIT_NOFILE` set to `nofile` (soft and hard: the proxy cannot
+    /// raise it), by the shell's `ulimit`.
+    pub fn start_with_nofile(engine: &str, toml: &str, nofile: u64) -> Proxy {
+        let mut sh = Command::new("sh");
+        sh.arg("-c")
+            .arg(format!("ulimit -n {nofile} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_dubbo-proxy"));
+        Proxy::spawn(sh, engine, toml, None)
+    }
+
+    fn spawn(mut command: Command, engine: &str, toml: &str, filter: Option<&str>) -> Proxy {
         let dir = TempDir::new();
         let config_path = dir.0.join("proxy.toml");
         std::fs::write(&config_path, toml).unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dubbo-proxy"))
+        let mut child = command
             .arg("--config")
             .arg(&config_path)
             .arg("--engine")
@@ -400,7 +419,11 @@ pub struct Client {
 
 impl Client {
     pub async fn connect(addr: SocketAddr) -> Client {
-        let s = TcpStream::connect(addr).await.unwrap();
+        Client::over(TcpStream::connect(addr).await.unwrap())
+    }
+
+    /// A caller on a connection already open.
+    pub fn over(s: TcpStream) -> Client {
         s.set_nodelay(true).unwrap();
         let (mut rd, wr) = s.into_split();
         let (tx, rx) = mpsc::unbounded_channel();

@@ -16,6 +16,7 @@ use super::wheel::Wheel;
 use super::{Cmd, Options, Remote, WAKER};
 use crate::buffer::read::read_into;
 use crate::buffer::{BlockPool, ReadBuf};
+use crate::core::fd_budget::CallerSlot;
 use crate::core::outbox::Outbox;
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::triple::Pipeline;
@@ -80,6 +81,9 @@ struct ConnIo {
     /// The core said Triple ([`Effect::HandOff`]): the socket, from this listener, goes to
     /// the Triple pipeline.
     handoff: Option<usize>,
+    /// A caller's place in the file descriptor budget, held as long as the socket (or
+    /// handed to the Triple pipeline with it).
+    caller: Option<CallerSlot>,
 }
 
 pub(super) struct Loop {
@@ -319,7 +323,11 @@ impl Loop {
     fn commands(&mut self) {
         loop {
             match self.rx.try_recv() {
-                Ok(Cmd::Accepted { listener, stream }) => self.add_down(listener, stream),
+                Ok(Cmd::Accepted {
+                    listener,
+                    stream,
+                    slot,
+                }) => self.add_down(listener, stream, slot),
                 Ok(Cmd::Shutdown) => self.shutdown(),
                 Ok(Cmd::Bridged(ticket, answer)) => {
                     self.worker.bridged(ticket, answer, Instant::now());
@@ -354,16 +362,21 @@ impl Loop {
             };
             match l.accept() {
                 Ok((stream, _)) => {
+                    // Over the budget: closed at once (dropped), not left in the backlog.
+                    let Some(slot) = self.worker.shared().admit_caller(li, self.now) else {
+                        continue;
+                    };
                     let _ = stream.set_nodelay(true);
                     let target = self.rr % self.remotes.len();
                     self.rr = self.rr.wrapping_add(1);
                     if target == self.id {
-                        self.add_down(li, stream);
+                        self.add_down(li, stream, slot);
                     } else if self.remotes[target]
                         .tx
                         .send(Cmd::Accepted {
                             listener: li,
                             stream,
+                            slot,
                         })
                         .is_ok()
                     {
@@ -388,7 +401,7 @@ impl Loop {
         }
     }
 
-    fn add_down(&mut self, listener: usize, stream: TcpStream) {
+    fn add_down(&mut self, listener: usize, stream: TcpStream, slot: CallerSlot) {
         // Over the listener's max_connections: closed at once (dropped).
         let Some(key) = self.worker.try_open_downstream(listener, self.now) else {
             return;
@@ -402,6 +415,7 @@ impl Loop {
                 return;
             }
         };
+        self.conns[t].caller = Some(slot);
         set_tok(&mut self.down_tok, key, t);
         // Bytes that arrived before the registration are reported by it (epoll_ctl(ADD)
         // looks at the socket's readiness), so nothing is read here.
@@ -730,7 +744,13 @@ impl Loop {
         }
         let conn = c.conn;
         let stream = std::net::TcpStream::from(std::os::fd::OwnedFd::from(c.stream));
-        self.triple.accept(stream, read, listener);
+        match c.caller {
+            Some(slot) => self.triple.accept(stream, read, listener, slot),
+            None => {
+                tracing::warn!("triple hand-off: not a caller's connection");
+                self.worker.shared().metrics.caller_gone(listener);
+            }
+        }
         self.worker.closed(conn, self.now);
         self.drain_effects();
         true
@@ -817,6 +837,7 @@ impl ConnIo {
             refeed: false,
             hup: false,
             handoff: None,
+            caller: None,
         }
     }
 }

@@ -95,6 +95,7 @@ enum Cmd {
     Accepted {
         listener: usize,
         stream: mio::net::TcpStream,
+        slot: crate::core::fd_budget::CallerSlot,
     },
     /// SIGTERM: stop accepting, drain, exit.
     Shutdown,
