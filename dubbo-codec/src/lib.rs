@@ -107,7 +107,6 @@
 //!   `serde_json`): what `dubbo-call` and Triple's HTTP/1.1 form (curl) speak.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod attachments;
 mod body;

@@ -248,7 +248,8 @@ async fn java_providers_discovered_in_zookeeper() {
             tokio::time::sleep(Duration::from_millis(300)).await;
             *t_kill.lock().unwrap() = Some(Instant::now());
             // SIGKILL to our own child (reaped when `b` drops).
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            let pid = rustix::process::Pid::from_raw(pid).expect("a child's pid");
+            rustix::process::kill_process(pid, rustix::process::Signal::KILL).expect("kill");
         })
     };
     let r = removed.clone();

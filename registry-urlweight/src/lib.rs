@@ -68,7 +68,6 @@
 //! - **Bad input never panics.** Any `&str` is accepted; functions that only need the query
 //!   work on text that is not a valid URL too (they find the first `?`).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 use std::borrow::Cow;
 

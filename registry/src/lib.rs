@@ -54,7 +54,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod balance;
 mod connect;

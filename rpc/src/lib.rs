@@ -67,7 +67,6 @@
 //! The server reports what its limits turn away as `tracing` events.
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod client;
 #[cfg(feature = "registry")]

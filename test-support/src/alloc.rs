@@ -24,6 +24,9 @@
 //! It also counts bytes: [`measure`] gives the peak of the bytes a closure held at once and
 //! what it left allocated (memory one thread frees for another counts on the freeing thread).
 
+// A global allocator is an unsafe trait: its impl forwards to `System` (see the SAFETY note).
+#![allow(unsafe_code)]
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 

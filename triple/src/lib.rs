@@ -62,7 +62,6 @@
 //! ```
 
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 pub mod message;
 pub mod metadata;

@@ -88,7 +88,7 @@ impl<'de> Deserialize<'de> for Magnitude {
         struct Words;
         impl<'de> Visitor<'de> for Words {
             type Value = Magnitude;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("the int[] magnitude of a BigInteger of at most 128 bits")
             }
             fn visit_seq<A: de::SeqAccess<'de>>(

@@ -1,6 +1,9 @@
 //! The decoder's per-stream tables and scratch buffers, and the per-thread pool they come from
 //! and go back to, so that a decoder made per message does not allocate them again.
 
+// A lookup table read without bounds checks (see its SAFETY note).
+#![allow(unsafe_code)]
+
 use std::cell::Cell;
 use std::mem::ManuallyDrop;
 use std::sync::Arc;

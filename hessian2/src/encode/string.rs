@@ -1,5 +1,8 @@
 //! Writing strings as Java does: lengths in UTF-16 units, text as CESU-8.
 
+// Writes into reserved capacity (see the SAFETY note).
+#![allow(unsafe_code)]
+
 use bytes::BufMut;
 
 use crate::marker::string::{CHUNK, CHUNK_UNITS, DIRECT_MAX, FINAL, SHORT_BASE, SHORT_MAX};

@@ -138,7 +138,7 @@ impl BigDecimalVisitor {
 impl<'de> Visitor<'de> for BigDecimalVisitor {
     type Value = BigDecimal;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a java.math.BigDecimal")
     }
 

@@ -120,7 +120,7 @@ struct DateVisitor;
 impl<'de> Visitor<'de> for DateVisitor {
     type Value = Date;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a date (milliseconds since the epoch)")
     }
 

@@ -98,7 +98,7 @@ where
     struct Inner<T>(PhantomData<T>);
     impl<'de, T: Deserialize<'de>> Visitor<'de> for Inner<T> {
         type Value = Vec<T>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("an array")
         }
         fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Vec<T>, D::Error> {

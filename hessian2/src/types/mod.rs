@@ -160,7 +160,7 @@ pub mod bytes {
     impl<'de> Visitor<'de> for BytesVisitor {
         type Value = Bytes;
 
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
             f.write_str("a binary")
         }
 

@@ -217,7 +217,7 @@ impl<'de, T: Deserialize<'de>, N: JavaType> Deserialize<'de> for Typed<T, N> {
         struct Inner<T>(PhantomData<T>);
         impl<'de, T: Deserialize<'de>> Visitor<'de> for Inner<T> {
             type Value = T;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a typed list or map")
             }
             fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<T, D::Error> {
