@@ -270,7 +270,8 @@ impl Shared {
             &mut config,
             &self.discovered.lock().unwrap_or_else(|e| e.into_inner()),
         );
-        let routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
+        let mut routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
+        routes.keep_limits(&old.routes);
         let mut registered = self
             .registered
             .lock()

@@ -286,6 +286,12 @@ fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream) {
         .borrow_mut()
         .try_open_downstream(listener_index, Instant::now());
     let Some(key) = key else { return };
+    if let Ok(peer) = stream.peer_addr() {
+        local
+            .worker
+            .borrow_mut()
+            .set_downstream_source(key, peer.ip());
+    }
     let _ = stream.set_nodelay(true);
     let io = register(local, Conn::Down(key), stream, tls);
     if let Some(timeout) = handshake_timeout {
