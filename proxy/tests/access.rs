@@ -319,3 +319,63 @@ async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own() {
     assert_eq!(denied.0, Status::ServiceError);
     assert_eq!(a.calls(), 0);
 }
+
+/// README's secure gateway (`examples/secure-gateway.toml`) as written, but for its
+/// addresses (port 0, the test providers) and its PEM files (the test CA's): the shop's
+/// identity calls `com.example.Pay`, `refund` is denied, and its burst of 20 is its limit.
+#[tokio::test]
+async fn the_secure_gateway_example_works_as_written() {
+    let pki = Pki::new();
+    let pay = Upstream::start("pay").await;
+    let apps = Upstream::start("apps").await;
+    let example = include_str!("../examples/secure-gateway.toml");
+    let conf = example
+        .replace("/etc/dubbo-proxy/tls", pki.dir().to_str().unwrap())
+        .replace("0.0.0.0:20880", "127.0.0.1:0")
+        .replace("127.0.0.1:20882", "127.0.0.1:0")
+        .replace("127.0.0.1:20990", &pay.addr.to_string())
+        .replace("127.0.0.1:20991", &apps.addr.to_string());
+    let p = Proxy::start_logging("tokio", &conf, Some("warn"));
+    let tls = ClientTls::builder(&pki.ca)
+        .identity(&pki.client.cert, &pki.client.key)
+        .build()
+        .unwrap();
+    let client = RpcClient::connect_tls(p.addr().to_string(), ClientConfig::default(), tls)
+        .await
+        .unwrap();
+    let pay_call = |m: &str| {
+        dubbo_codec::Request::builder("com.example.Pay", m)
+            .build()
+            .unwrap()
+    };
+    let refund = status(client.call::<String>(&pay_call("refund")).await);
+    assert_eq!(refund, (Status::ServiceError, DENIED.to_owned()));
+    // The burst, then the limit (100/s refills one in 10 ms: the calls race it, so count).
+    let mut served = 0;
+    let mut limited = 0;
+    for _ in 0..60 {
+        match status(client.call::<String>(&pay_call("charge")).await).0 {
+            Status::Ok => served += 1,
+            Status::ServerThreadpoolExhaustedError => limited += 1,
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        served >= 20 && limited > 0,
+        "served {served}, limited {limited}"
+    );
+    assert_eq!(pay.calls(), served);
+    let other = status(client.call::<String>(&call("sayHello")).await);
+    assert_eq!(other, (Status::Ok, "apps:sayHello".to_owned()));
+    // Someone else's certificate (a CN, not the shop's SPIFFE ID): denied on Pay only.
+    let tls = ClientTls::builder(&pki.ca)
+        .identity(&pki.cn_client.cert, &pki.cn_client.key)
+        .build()
+        .unwrap();
+    let stranger = RpcClient::connect_tls(p.addr().to_string(), ClientConfig::default(), tls)
+        .await
+        .unwrap();
+    let denied = status(stranger.call::<String>(&pay_call("charge")).await);
+    assert_eq!(denied.0, Status::ServiceError);
+    assert_eq!(pay.calls(), served);
+}
