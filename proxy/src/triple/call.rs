@@ -72,7 +72,7 @@ pub(super) enum Unrouted {
     /// No route matches it (counted in the unrouted metrics here).
     NoRoute,
     /// Its route (this index) does not admit it: [`Reason::Denied`] or
-    /// [`Reason::RateLimited`] (counted in the route's metrics by [`record_refused`]).
+    /// [`Reason::RateLimited`] (counted in the route's metrics by [`record_unrouted`]).
     Refused(usize, Reason),
 }
 
