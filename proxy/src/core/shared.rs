@@ -309,7 +309,8 @@ impl Shared {
             warnings.push("admin/engine changed: the change takes effect on restart".to_owned());
         }
         self.publish(Some(config));
-        self.metrics.reloads.fetch_add(1, Ordering::Relaxed);
+        // Release: whoever sees the count (the engines' TLS files) sees the new snapshot.
+        self.metrics.reloads.fetch_add(1, Ordering::Release);
         warnings
     }
 
