@@ -118,13 +118,14 @@ impl Unrouted {
 /// the path's interface and method, `tri-service-version`, `tri-service-group` and the
 /// attachment headers, through the same table as Dubbo calls, then admitted by the route
 /// (its access rules and rate limit) as a Dubbo call is. A call with no route is counted
-/// here.
+/// here. `now`: the call's arrival (its rate limit's clock).
 pub(super) fn find_route(
     snap: &Snapshot,
     listener: usize,
     peer: &Peer,
     path: &str,
     headers: &HeaderMap,
+    now: Instant,
 ) -> Result<usize, Unrouted> {
     // `/{interface}/{method}`: the interface may hold dots, never a slash.
     let (interface, method) = path
@@ -146,7 +147,7 @@ pub(super) fn find_route(
             Unrouted::NoRoute
         })?;
     snap.routes
-        .admit(ri, &peer.caller(), Some(method), Instant::now())
+        .admit(ri, &peer.caller(), Some(method), now)
         .map_err(|reason| Unrouted::Refused(ri, reason))?;
     Ok(ri)
 }
@@ -203,7 +204,7 @@ pub(super) async fn serve(
     }
 
     let path = request.uri().path();
-    let ri = match find_route(&snap, listener, &peer, path, request.headers()) {
+    let ri = match find_route(&snap, listener, &peer, path, request.headers(), start) {
         Ok(ri) => ri,
         Err(unrouted) => {
             let status = unrouted.status(path, request.headers());

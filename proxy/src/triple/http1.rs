@@ -137,7 +137,7 @@ async fn call(
     let start = Instant::now();
     let snap = triple.shared.snapshot();
     let path = request.uri().path().to_owned();
-    let ri = match find_route(&snap, listener, peer, &path, request.headers()) {
+    let ri = match find_route(&snap, listener, peer, &path, request.headers(), start) {
         Ok(ri) => ri,
         Err(unrouted) => {
             let status = unrouted.status(&path, request.headers());
