@@ -16,10 +16,10 @@ use super::{Pattern, Problems};
 #[serde(deny_unknown_fields)]
 pub struct Access {
     /// `routes[i].access.allow_identities`: caller identities (their TLS client
-    /// certificate's URI SAN, else CN), exact or `prefix*`; absent = any.
+    /// certificate's URI SAN, else CN), exact, `prefix*` or `*suffix`; absent = any.
     #[serde(default)]
     pub allow_identities: Option<Vec<String>>,
-    /// `routes[i].access.deny_identities`: refused identities, exact or `prefix*`.
+    /// `routes[i].access.deny_identities`: refused identities, in the same forms.
     #[serde(default)]
     pub deny_identities: Vec<String>,
     /// `routes[i].access.allow_sources`: caller address ranges (`10.0.0.0/8`, `::1/128`, or
