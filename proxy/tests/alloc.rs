@@ -1,7 +1,8 @@
 //! The hot path allocates nothing in steady state: a counting global allocator watches the
 //! sans-I/O worker forward calls and responses (no sockets: the engine's part is reads and
 //! writes into long-lived buffers), for routes that read only the fixed fields, routes that
-//! use the metadata cache for the group, and routes on attachment values (arguments skipped).
+//! use the metadata cache for the group, routes on attachment values (arguments skipped), and
+//! routes with access rules and rate limits (a caller with an address and a TLS identity).
 
 use std::time::{Duration, Instant};
 
@@ -41,6 +42,8 @@ endpoints = [{{ address = "127.0.0.1:1" }}]
     };
     w.upstream_connected(up, now);
     let down = w.open_downstream(0, now);
+    w.set_downstream_source(down, "127.0.0.1".parse().unwrap());
+    w.set_downstream_identity(down, "spiffe://test/caller".into());
 
     let mut request = BytesMut::new();
     let f = req.to_frame(0, true);
@@ -112,6 +115,17 @@ fn forwarding_allocates_nothing_in_steady_state() {
     let by_attachment =
         "[[routes]]\nmethod = \"sayHello\"\nattachments = { env = \"canary\" }\ncluster = \"c\"";
     assert_eq!(run(by_attachment, "", &req), 0, "attachment route");
+    let guarded = "[[routes]]\ncluster = \"c\"\n[routes.access]\n\
+                   allow_identities = [\"spiffe://test/*\"]\nallow_sources = [\"127.0.0.0/8\"]\n\
+                   deny_methods = [\"refund\"]\n[routes.rate_limit]\n\
+                   calls_per_second = 1e9\nburst = 1000000\n";
+    assert_eq!(
+        run(guarded, "", &req),
+        0,
+        "access rules and a route-wide limit"
+    );
+    let per_identity = format!("{guarded}per_identity = true\n");
+    assert_eq!(run(&per_identity, "", &req), 0, "a per-identity limit");
 }
 
 #[test]

@@ -373,3 +373,57 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
     let failed = "dubbo_proxy_tls_handshake_failed_total";
     assert!(metric_reaches(&proxy, failed, 1.0).await >= 1.0);
 }
+
+/// SIGHUP reads the listener's certificate, key and client CA again: after they are replaced
+/// on disk (a renewal, here to another CA), new callers meet the new ones while a connection
+/// opened before goes on with its session.
+#[tokio::test]
+async fn sighup_reads_renewed_certificates_without_dropping_connections() {
+    let (old, new) = (Pki::new(), Pki::new());
+    let dir = TempDir::new();
+    let (cert, key, ca) = (
+        dir.0.join("server.pem"),
+        dir.0.join("server.key"),
+        dir.0.join("ca.pem"),
+    );
+    let install = |pki: &Pki| {
+        std::fs::copy(&pki.server.cert, &cert).unwrap();
+        std::fs::copy(&pki.server.key, &key).unwrap();
+        std::fs::copy(&pki.ca, &ca).unwrap();
+    };
+    install(&old);
+    let a = Upstream::start("a").await;
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {cert:?}\nkey = {key:?}\nclient_ca = {ca:?}\n\
+             [[routes]]\ncluster = \"a\"\n[clusters.a]\nendpoints = [{{ address = \"{}\" }}]\n",
+            a.addr
+        ),
+    );
+    let p = Proxy::start("tokio", &conf);
+    let before = RpcClient::connect_tls(
+        p.addr().to_string(),
+        ClientConfig::default(),
+        client_tls(&old, Some(&old.client)),
+    )
+    .await
+    .unwrap();
+    assert_eq!(before.call::<String>(&call("x")).await.unwrap(), "a:x");
+
+    install(&new);
+    p.signal(libc::SIGHUP);
+    assert_eq!(
+        metric_reaches(&p, "dubbo_proxy_config_reloads_total", 1.0).await,
+        1.0
+    );
+    let renewed = call_over(&p, client_tls(&new, Some(&new.client))).await;
+    assert_eq!(renewed.unwrap(), "a:sayHello");
+    // The old CA's callers are refused now (its server certificate is gone)...
+    assert!(call_over(&p, client_tls(&old, Some(&old.client)))
+        .await
+        .is_err());
+    // ... but the connection opened before keeps its session.
+    assert_eq!(before.call::<String>(&call("y")).await.unwrap(), "a:y");
+    assert_eq!(a.calls(), 3);
+}

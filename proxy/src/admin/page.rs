@@ -17,7 +17,7 @@ use dubbo_codec::Status;
 use crate::admin::rates::{Key, Rates};
 use crate::admin::AdminState;
 use crate::config::{Config, LbPolicy, Route};
-use crate::core::metrics::{Stats, UNROUTED};
+use crate::core::metrics::{Registry, Stats, UNROUTED};
 use crate::core::shared::SharedEndpoint;
 
 /// Seconds between the page's own reloads.
@@ -108,25 +108,26 @@ pub fn render(state: &AdminState, rates: &Rates, health: (u16, &str), now: Insta
 
     listeners(&mut out, state, &snap.config);
 
-    out.push_str("<h2>Routes</h2><table id=\"routes\"><tr><th>Route</th><th>Matches</th><th>Cluster</th><th>Calls</th><th>Calls/s</th><th>Errors</th><th>p99</th></tr>");
+    out.push_str("<h2>Routes</h2><table id=\"routes\"><tr><th>Route</th><th>Matches</th><th>Cluster</th><th>Calls</th><th>Calls/s</th><th>Errors</th><th>p99</th><th>Denied / limited</th></tr>");
     for (i, r) in snap.config.routes.iter().enumerate() {
         let name = snap.config.route_name(i);
         let stats = routes.get(&name);
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td class=\"n\">{}</td>{}</tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td class=\"n\">{}</td>{}{}</tr>",
             escape(&name),
             matches(r),
             escape(&r.cluster),
             calls(stats),
             rate("route", &name),
             quality(stats),
+            refused(metrics, r, &name),
         );
     }
     if let Some(stats) = routes.get(UNROUTED).filter(|s| s.requests() > 0) {
         let _ = write!(
             out,
-            "<tr><td class=\"muted\">(no route)</td><td class=\"muted\">calls that matched none</td><td></td>{}<td class=\"n\">{}</td>{}</tr>",
+            "<tr><td class=\"muted\">(no route)</td><td class=\"muted\">calls that matched none</td><td></td>{}<td class=\"n\">{}</td>{}<td></td></tr>",
             calls(Some(stats)),
             rate("route", UNROUTED),
             quality(Some(stats)),
@@ -324,6 +325,18 @@ fn calls(stats: Option<&std::sync::Arc<Stats>>) -> String {
     )
 }
 
+/// The cell of the calls a route's `[routes.access]` refused and its `[routes.rate_limit]`
+/// turned away (a dash for a route with neither).
+fn refused(metrics: &Registry, r: &Route, name: &str) -> String {
+    if r.access.is_none() && r.rate_limit.is_none() {
+        return "<td class=\"muted\">–</td>".to_owned();
+    }
+    let c = metrics.access.route(name);
+    let (denied, limited) = (c.denied.load(Relaxed), c.rate_limited.load(Relaxed));
+    let class = if denied + limited > 0 { "n bad" } else { "n" };
+    format!("<td class=\"{class}\">{denied} / {limited}</td>")
+}
+
 /// The errors and p99 cells.
 fn quality(stats: Option<&std::sync::Arc<Stats>>) -> String {
     let Some(s) = stats else {
@@ -399,5 +412,26 @@ mod tests {
         stats.request(0);
         let page = render(&state, &rates, (200, "ok\n"), t0 + Duration::from_secs(1));
         assert!(page.contains("<td class=\"n\">1.0</td>"), "{page}");
+    }
+
+    #[test]
+    fn shows_what_a_routes_rules_refused() {
+        let text = "[[listeners]]\naddress = \"127.0.0.1:0\"\n\
+                    [[routes]]\nname = \"guarded\"\ncluster = \"c\"\n\
+                    [routes.rate_limit]\ncalls_per_second = 1.0\n\
+                    [[routes]]\nname = \"open\"\ncluster = \"c\"\n\
+                    [clusters.c]\nendpoints = [{ address = \"127.0.0.1:1\" }]\n";
+        let shared = Shared::new(Config::from_toml(text).unwrap(), 1);
+        let counted = shared.metrics.access.route("guarded");
+        counted.denied.fetch_add(2, Relaxed);
+        counted.rate_limited.fetch_add(1, Relaxed);
+        let state = AdminState {
+            shared,
+            draining: Arc::new(AtomicBool::new(false)),
+            warming: Arc::new(AtomicBool::new(false)),
+        };
+        let page = render(&state, &Rates::default(), (200, "ok\n"), Instant::now());
+        assert!(page.contains("<td class=\"n bad\">2 / 1</td>"), "{page}");
+        assert!(page.contains("<td class=\"muted\">–</td></tr>"), "{page}");
     }
 }

@@ -19,6 +19,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub mod access;
 pub mod clusters;
 pub mod discovery;
 pub mod limits;
@@ -31,6 +32,7 @@ mod tests;
 pub mod tls;
 pub mod workers;
 
+pub use access::{Access, Cidr, RateLimit};
 pub use clusters::{Cluster, Endpoint, HealthCheck, LbPolicy, Outlier, ProviderProtocol};
 pub use discovery::{parse_connect_string, Discovery};
 pub use limits::Limits;

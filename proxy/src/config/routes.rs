@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Cluster, Problems};
+use super::{Access, Cluster, Problems, RateLimit};
 
 /// `[[routes]]`: which calls go to which cluster.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -38,6 +38,12 @@ pub struct Route {
     /// `routes[i].timeout_ms`: a call not answered in this time gets SERVER_TIMEOUT.
     #[serde(default = "default_timeout")]
     pub timeout_ms: u64,
+    /// `[routes.access]`: who may call the route; absent = anyone.
+    #[serde(default)]
+    pub access: Option<Access>,
+    /// `[routes.rate_limit]`: how often; absent = no limit.
+    #[serde(default)]
+    pub rate_limit: Option<RateLimit>,
 }
 
 fn default_interface() -> String {
@@ -144,6 +150,12 @@ pub(super) fn validate(
         }
         if r.attachments.keys().any(|k| k.is_empty()) {
             p.bad(key("attachments"), "keys must not be empty");
+        }
+        if let Some(a) = &r.access {
+            a.validate(&key("access"), p);
+        }
+        if let Some(l) = &r.rate_limit {
+            l.validate(&key("rate_limit"), p);
         }
     }
 }

@@ -217,6 +217,8 @@ pub struct Registry {
     pub triple: crate::core::metrics_triple::TripleMetrics,
     /// Listener TLS: handshakes, and the callers refused at the TLS door.
     pub tls: crate::core::metrics_tls::TlsMetrics,
+    /// Calls refused by routes' access rules and rate limits.
+    pub access: crate::core::metrics_access::AccessMetrics,
     /// Worker threads stopped by a panic (their connections closed with them).
     pub worker_panics: AtomicU64,
     /// Config reloads that succeeded / failed.
@@ -282,6 +284,7 @@ impl Registry {
             protocol_errors: AtomicU64::new(0),
             triple: Default::default(),
             tls: Default::default(),
+            access: Default::default(),
             worker_panics: AtomicU64::new(0),
             reloads: AtomicU64::new(0),
             reload_failures: AtomicU64::new(0),
@@ -562,6 +565,7 @@ impl Registry {
         }
         self.triple.render_answered(&mut out);
         self.tls.render(&mut out);
+        self.access.render(&mut out);
         g(
             &mut out,
             "dubbo_proxy_memory_trim_seconds_total",
@@ -647,7 +651,7 @@ impl Registry {
     }
 }
 
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")

@@ -2,12 +2,13 @@
 //!
 //! One concept per module: [`sniff`] tells a connection's protocol from its first bytes,
 //! [`peek`] reads routing fields from a body, [`route`] matches
-//! them, `dubbo_registry::balance` (shared with the Rust cluster client) and [`health`] choose an endpoint, [`inflight`] maps rewritten request
+//! them and [`access`] and [`rate_limit`] admit them, `dubbo_registry::balance` (shared with the Rust cluster client) and [`health`] choose an endpoint, [`inflight`] maps rewritten request
 //! ids back to callers with their timeouts, [`metrics`] counts, [`outbox`] holds what waits
 //! to be written on a connection and [`flow`] says when that is too much, [`fd_budget`] how
 //! many callers the file descriptors allow, [`shared`] holds what all workers share, and
 //! [`worker`] ties them into the state machine an engine drives.
 
+pub mod access;
 pub mod fd_budget;
 pub mod flow;
 pub mod health;
@@ -15,10 +16,12 @@ pub mod identity;
 pub mod inflight;
 pub mod key;
 pub mod metrics;
+pub mod metrics_access;
 pub mod metrics_tls;
 pub mod metrics_triple;
 pub mod outbox;
 pub mod peek;
+pub mod rate_limit;
 pub mod reason;
 pub mod route;
 pub mod shared;

@@ -33,11 +33,17 @@ pub enum Reason {
     /// its head (or is not a string), so the provider would dispatch it elsewhere than the
     /// route the head matched: BAD_REQUEST (see `route`).
     Disagrees,
+    /// The route's `[routes.access]` rules refuse the caller or the method: SERVICE_ERROR
+    /// (see [`Reason::status`]).
+    Denied,
+    /// The route's `[routes.rate_limit]` bucket is empty: SERVER_THREADPOOL_EXHAUSTED_ERROR,
+    /// as a provider too busy to take the call answers.
+    RateLimited,
 }
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub(crate) const ALL: [Reason; 11] = [
+    pub(crate) const ALL: [Reason; 13] = [
         Reason::NoRoute,
         Reason::NoUpstream,
         Reason::ConnectFailed,
@@ -49,6 +55,8 @@ impl Reason {
         Reason::BackedUp,
         Reason::Unreadable,
         Reason::Disagrees,
+        Reason::Denied,
+        Reason::RateLimited,
     ];
 
     /// The status sent to the caller.
@@ -79,18 +87,26 @@ impl Reason {
     /// It says what SERVICE_ERROR does not: the provider is there but overloaded *now*, the
     /// call was not run, and trying again later or on another provider is right (a Java
     /// consumer's failover cluster retries it, as it does any `RemotingException`). The
-    /// proxy's own answers never count against the provider's health.
+    /// proxy's own answers never count against the provider's health. A route's rate limit
+    /// answers the same: the call was not run, and later it may be.
+    ///
+    /// Refused by the route's access rules: SERVICE_ERROR (70). Dubbo 2 has no status for
+    /// "not allowed"; Java's own access checks (`TokenFilter`'s "Invalid token!", an
+    /// `RpcException` thrown in the provider's filter chain) reach the wire through
+    /// `HeaderExchangeHandler.handleRequest`, which answers any exception of dispatch with
+    /// SERVICE_ERROR and its message. BAD_REQUEST would say the bytes were wrong, which
+    /// they are not; the message and `dubbo_proxy_access_denied_total` say what happened.
     pub const fn status(self) -> Status {
         match self {
             Reason::NoRoute => Status::ServiceNotFound,
-            Reason::NoUpstream | Reason::ConnectFailed => Status::ServiceError,
+            Reason::NoUpstream | Reason::ConnectFailed | Reason::Denied => Status::ServiceError,
             Reason::UpstreamLost => Status::ChannelInactive,
             Reason::Timeout => Status::ServerTimeout,
             Reason::Oversize | Reason::BadBody | Reason::Unreadable | Reason::Disagrees => {
                 Status::BadRequest
             }
             Reason::OversizeResponse => Status::BadResponse,
-            Reason::BackedUp => Status::ServerThreadpoolExhaustedError,
+            Reason::BackedUp | Reason::RateLimited => Status::ServerThreadpoolExhaustedError,
         }
     }
 
@@ -116,6 +132,10 @@ impl Reason {
             Reason::Unreadable => "dubbo-proxy: cannot read the request body's serialization",
             Reason::Disagrees => {
                 "dubbo-proxy: the call's path, version or interface attachment disagrees with its head"
+            }
+            Reason::Denied => "dubbo-proxy: the route's access rules do not allow this call",
+            Reason::RateLimited => {
+                "dubbo-proxy: the route's rate limit is spent; try again later"
             }
         }
     }

@@ -34,14 +34,18 @@
 //! such tables. A table whose routes match on the method (and listener) only needs nothing
 //! past the head: the method is the head's for the provider too.
 
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::config::{Config, Pattern};
 use crate::core::metrics::{Registry, Stats};
 use dubbo_codec::metadata::{Lookup, MetadataCache};
 
+use crate::core::access::{Access, Caller};
+use crate::core::metrics_access::Refusals;
 use crate::core::peek::{Call, Needs, Scratch};
+use crate::core::rate_limit::Limiter;
 use crate::core::reason::Reason;
 
 /// One compiled route.
@@ -63,6 +67,13 @@ pub struct Route {
     pub timeout: Duration,
     /// This route's counters.
     pub stats: Arc<Stats>,
+    /// Who may call it; `None`: anyone.
+    access: Option<Access>,
+    /// How often; `None`: no limit. Shared by the workers, and kept across reloads that
+    /// keep it (see [`RouteTable::keep_limits`]).
+    limit: Option<Arc<Limiter>>,
+    /// The calls `access` and `limit` turned away.
+    refusals: Arc<Refusals>,
 }
 
 impl Route {
@@ -157,6 +168,12 @@ impl RouteTable {
             needs.attachments |= !attachments.is_empty();
             routes.push(Route {
                 stats: metrics.route(&name),
+                refusals: metrics.access.route(&name),
+                access: r.access.as_ref().map(Access::compile),
+                limit: r
+                    .rate_limit
+                    .as_ref()
+                    .map(|l| Arc::new(Limiter::new(l, Instant::now()))),
                 name,
                 listeners: mask,
                 interface: Pattern::parse(&r.interface).unwrap_or(Pattern::Any),
@@ -188,6 +205,48 @@ impl RouteTable {
             clusters,
             unrouted: metrics.route(crate::core::metrics::UNROUTED),
         }
+    }
+
+    /// Takes the rate limiters of `previous` (the table this one replaces) for the routes
+    /// whose name and limit did not change, so that a reload keeps their buckets' state.
+    pub fn keep_limits(&mut self, previous: &RouteTable) {
+        for r in &mut self.routes {
+            let Some(limit) = &mut r.limit else { continue };
+            let kept = previous.routes.iter().find(|p| p.name == r.name);
+            if let Some(old) = kept.and_then(|p| p.limit.as_ref()) {
+                if old.spec == limit.spec {
+                    *limit = old.clone();
+                }
+            }
+        }
+    }
+
+    /// Whether route `route` lets `caller` make a call to `method` (`None`: its body could
+    /// not be read) at `now`: [`Reason::Denied`] when its access rules refuse it,
+    /// [`Reason::RateLimited`] when its rate limit is spent (a denied call takes no token).
+    /// Counted in the route's refusals. The one admission of both protocols; a route with
+    /// neither costs two `None` checks.
+    pub fn admit(
+        &self,
+        route: usize,
+        caller: &Caller<'_>,
+        method: Option<&str>,
+        now: Instant,
+    ) -> Result<(), Reason> {
+        let r = &self.routes[route];
+        if let Some(access) = &r.access {
+            if !access.permits(caller, method) {
+                r.refusals.denied.fetch_add(1, Relaxed);
+                return Err(Reason::Denied);
+            }
+        }
+        if let Some(limit) = &r.limit {
+            if !limit.admit(caller.identity, now) {
+                r.refusals.rate_limited.fetch_add(1, Relaxed);
+                return Err(Reason::RateLimited);
+            }
+        }
+        Ok(())
     }
 
     /// A scratch with this table's attachment slots.
@@ -466,5 +525,55 @@ mod tests {
         assert!(!t.needs.attachments);
         let smuggled = public().attach("path", "com.example.Admin");
         assert_eq!(decide(&t, &cache, smuggled.build().unwrap()), Ok("public"));
+    }
+
+    #[test]
+    fn admission_counts_and_reload_keeps_unchanged_limits() {
+        let conf = |rate: &str| {
+            format!(
+                r#"
+                [[listeners]]
+                address = "127.0.0.1:0"
+                [[routes]]
+                name = "pay"
+                cluster = "a"
+                [routes.access]
+                deny_methods = ["refund"]
+                [routes.rate_limit]
+                calls_per_second = {rate}
+                burst = 1
+                [[routes]]
+                name = "open"
+                cluster = "a"
+                [clusters.a]
+                endpoints = [{{ address = "127.0.0.1:1" }}]
+                "#
+            )
+        };
+        let names = vec!["default".to_owned()];
+        let metrics = Registry::new(1);
+        let compile =
+            |rate| RouteTable::compile(&Config::from_toml(&conf(rate)).unwrap(), &names, &metrics);
+        let t = compile("0.001");
+        let now = Instant::now() + Duration::from_secs(1);
+        let who = Caller::default();
+        assert_eq!(t.admit(0, &who, Some("refund"), now), Err(Reason::Denied));
+        assert_eq!(t.admit(0, &who, Some("pay"), now), Ok(()));
+        assert_eq!(t.admit(0, &who, Some("pay"), now), Err(Reason::RateLimited));
+        assert_eq!(t.admit(1, &who, None, now), Ok(()), "no rules, no limit");
+        let counted = metrics.access.route("pay");
+        assert_eq!(counted.denied.load(Relaxed), 1);
+        assert_eq!(counted.rate_limited.load(Relaxed), 1);
+        // The same limit after a reload: still spent.
+        let mut same = compile("0.001");
+        same.keep_limits(&t);
+        assert_eq!(
+            same.admit(0, &who, Some("pay"), now),
+            Err(Reason::RateLimited)
+        );
+        // A changed one starts full.
+        let mut changed = compile("0.002");
+        changed.keep_limits(&t);
+        assert_eq!(changed.admit(0, &who, Some("pay"), now), Ok(()));
     }
 }

@@ -323,7 +323,8 @@ impl Shared {
             &mut config,
             &self.discovered.lock().unwrap_or_else(|e| e.into_inner()),
         );
-        let routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
+        let mut routes = RouteTable::compile(&config, &self.listeners, &self.metrics);
+        routes.keep_limits(&old.routes);
         let mut registered = self
             .registered
             .lock()
@@ -361,7 +362,8 @@ impl Shared {
             warnings.push("admin/engine changed: the change takes effect on restart".to_owned());
         }
         self.publish(Some(config));
-        self.metrics.reloads.fetch_add(1, Ordering::Relaxed);
+        // Release: whoever sees the count (the engines' TLS files) sees the new snapshot.
+        self.metrics.reloads.fetch_add(1, Ordering::Release);
         warnings
     }
 

@@ -54,6 +54,55 @@ impl Door {
     }
 }
 
+/// A worker's TLS configurations, its listeners' doors and its TLS clusters', read from the
+/// PEM files when it starts and again after each configuration reload (SIGHUP), so that
+/// renewed certificates and keys are taken up without a restart: new connections use them,
+/// open ones keep their sessions. A reload is refused when its files cannot be read; should
+/// one become unreadable between that check and this reading, the listener keeps its door.
+pub(super) struct Doors {
+    /// The reloads counted (`dubbo_proxy_config_reloads_total`) when these were read.
+    reloads: u64,
+    /// Each listener's door, by listener index.
+    pub(super) listeners: Vec<Door>,
+    /// The clusters whose providers are spoken to over TLS, by name.
+    pub(super) clusters: std::collections::HashMap<String, Upstream>,
+}
+
+impl Doors {
+    /// Reads the TLS files of `shared`'s configuration.
+    pub(super) fn of(shared: &crate::core::Shared) -> Doors {
+        let reloads = shared
+            .metrics
+            .reloads
+            .load(std::sync::atomic::Ordering::Acquire);
+        let snap = shared.snapshot();
+        Doors {
+            reloads,
+            listeners: snap.config.listeners.iter().map(Door::of).collect(),
+            clusters: Upstream::of_clusters(&snap.config.clusters),
+        }
+    }
+
+    /// Reads the files again if the configuration was reloaded since they were read.
+    pub(super) fn refresh(&mut self, shared: &crate::core::Shared) {
+        let reloads = shared
+            .metrics
+            .reloads
+            .load(std::sync::atomic::Ordering::Acquire);
+        if reloads == self.reloads {
+            return;
+        }
+        let mut fresh = Doors::of(shared);
+        for (new, old) in fresh.listeners.iter_mut().zip(&self.listeners) {
+            if matches!(new, Door::Broken) {
+                *new = old.clone();
+            }
+        }
+        *self = fresh;
+        tracing::info!("TLS certificates and keys read again after the reload");
+    }
+}
+
 /// How the proxy connects to a cluster's providers: TLS, or TLS whose files could not be read
 /// when the worker started (no connection is opened: plain text would be worse).
 #[derive(Clone)]

@@ -52,7 +52,7 @@ use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
 use crate::triple::Pipeline;
 
-use super::tls::{Door, Got, Session, Upstream};
+use super::tls::{Door, Doors, Got, Session, Upstream};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -96,10 +96,8 @@ struct Local {
     effects_pending: Cell<bool>,
     /// Where HTTP/2 callers go.
     triple: Pipeline,
-    /// Each listener's door (plain or TLS), by listener index.
-    doors: Vec<Door>,
-    /// The clusters whose providers are spoken to over TLS, by name.
-    upstreams: HashMap<String, Upstream>,
+    /// The listeners' doors (plain or TLS) and the TLS clusters', read again after reloads.
+    doors: RefCell<Doors>,
 }
 
 /// A connection accepted by worker 0 for another worker: its listener, the socket, and its
@@ -172,14 +170,7 @@ async fn run_worker(
         flusher: Notify::new(),
         effects_pending: Cell::new(false),
         triple: Pipeline::on_caller_runtime(shared.clone()),
-        doors: shared
-            .snapshot()
-            .config
-            .listeners
-            .iter()
-            .map(Door::of)
-            .collect(),
-        upstreams: Upstream::of_clusters(&shared.snapshot().config.clusters),
+        doors: RefCell::new(Doors::of(&shared)),
     });
     drive(&local);
     tokio::task::spawn_local(flusher(local.clone()));
@@ -279,11 +270,15 @@ async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>)
 /// A caller's connection, accepted: counted against its listener's `max_connections` and
 /// registered (or, over the limit, closed at once: dropped).
 fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream, slot: CallerSlot) {
-    let door = local
-        .doors
-        .get(listener_index)
-        .cloned()
-        .unwrap_or(Door::Plain);
+    let door = {
+        let mut doors = local.doors.borrow_mut();
+        doors.refresh(local.worker.borrow().shared());
+        doors
+            .listeners
+            .get(listener_index)
+            .cloned()
+            .unwrap_or(Door::Plain)
+    };
     let (tls, handshake_timeout) = match door {
         Door::Plain => (None, None),
         Door::Broken => return,
@@ -300,6 +295,12 @@ fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream, slot: 
         .borrow_mut()
         .try_open_downstream(listener_index, Instant::now());
     let Some(key) = key else { return };
+    if let Ok(peer) = stream.peer_addr() {
+        local
+            .worker
+            .borrow_mut()
+            .set_downstream_source(key, peer.ip());
+    }
     let _ = stream.set_nodelay(true);
     let io = register(local, Conn::Down(key), stream, tls);
     io.caller.set(Some(slot));
@@ -735,11 +736,14 @@ fn drive(local: &Rc<Local>) {
                 }
             }
             Effect::Connect { up, addr, timeout } => {
-                let tls = local
-                    .worker
-                    .borrow()
-                    .upstream_cluster(up)
-                    .and_then(|name| local.upstreams.get(name).cloned());
+                let tls = {
+                    let worker = local.worker.borrow();
+                    let mut doors = local.doors.borrow_mut();
+                    doors.refresh(worker.shared());
+                    worker
+                        .upstream_cluster(up)
+                        .and_then(|name| doors.clusters.get(name).cloned())
+                };
                 tokio::task::spawn_local(connect(local.clone(), up, addr, timeout, tls));
             }
             Effect::PauseRead(conn) => {

@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 use std::future::{poll_fn, Future};
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -35,8 +36,10 @@ use super::state::Triple;
 use super::to_dubbo;
 use super::upstream::Chosen;
 use crate::config::ProviderProtocol;
+use crate::core::access::Caller;
 use crate::core::peek::Call;
 use crate::core::route::Route;
+use crate::core::Reason;
 use crate::core::Snapshot;
 
 /// The header `name`, if it is text.
@@ -44,12 +47,33 @@ fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
-/// Why a call has no route.
+/// Who a caller connection is: what routes' access rules and per-identity limits see.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Peer {
+    /// Its verified TLS client certificate's identity.
+    pub(super) identity: Option<Arc<str>>,
+    /// Its address.
+    pub(super) source: Option<IpAddr>,
+}
+
+impl Peer {
+    fn caller(&self) -> Caller<'_> {
+        Caller {
+            identity: self.identity.as_deref(),
+            source: self.source,
+        }
+    }
+}
+
+/// Why a call is not forwarded.
 pub(super) enum Unrouted {
     /// The path is not `/{interface}/{method}`.
     NotAPath,
     /// No route matches it (counted in the unrouted metrics here).
     NoRoute,
+    /// Its route (this index) does not admit it: [`Reason::Denied`] or
+    /// [`Reason::RateLimited`] (counted in the route's metrics by [`record_unrouted`]).
+    Refused(usize, Reason),
 }
 
 impl Unrouted {
@@ -68,18 +92,40 @@ impl Unrouted {
                     header(headers, TRI_SERVICE_GROUP).unwrap_or("")
                 ),
             ),
+            // gRPC's codes for "not allowed" and "quota spent": PERMISSION_DENIED and
+            // RESOURCE_EXHAUSTED, which gRPC clients do not retry at once by default.
+            Unrouted::Refused(_, reason) => {
+                let code = match reason {
+                    Reason::Denied => Code::PermissionDenied,
+                    _ => Code::ResourceExhausted,
+                };
+                Status::new(code, reason.message())
+            }
+        }
+    }
+
+    /// The HTTP status an HTTP/1.1 caller gets.
+    pub(super) fn http_status(&self) -> http::StatusCode {
+        match self {
+            Unrouted::Refused(_, Reason::Denied) => http::StatusCode::FORBIDDEN,
+            Unrouted::Refused(..) => http::StatusCode::TOO_MANY_REQUESTS,
+            Unrouted::NotAPath | Unrouted::NoRoute => http::StatusCode::NOT_FOUND,
         }
     }
 }
 
-/// The route of a call to `path` with `headers` that came in on `listener`: by the path's
-/// interface and method, `tri-service-version`, `tri-service-group` and the attachment
-/// headers, through the same table as Dubbo calls. A call with no route is counted here.
+/// The route of a call to `path` with `headers` that came in on `listener` from `peer`: by
+/// the path's interface and method, `tri-service-version`, `tri-service-group` and the
+/// attachment headers, through the same table as Dubbo calls, then admitted by the route
+/// (its access rules and rate limit) as a Dubbo call is. A call with no route is counted
+/// here. `now`: the call's arrival (its rate limit's clock).
 pub(super) fn find_route(
     snap: &Snapshot,
     listener: usize,
+    peer: &Peer,
     path: &str,
     headers: &HeaderMap,
+    now: Instant,
 ) -> Result<usize, Unrouted> {
     // `/{interface}/{method}`: the interface may hold dots, never a slash.
     let (interface, method) = path
@@ -93,29 +139,53 @@ pub(super) fn find_route(
         method: Cow::Borrowed(method),
     };
     let group = header(headers, TRI_SERVICE_GROUP).unwrap_or("");
-    snap.routes
+    let ri = snap
+        .routes
         .find_triple(listener, &call, group, |k| header(headers, k))
         .map_err(|_| {
             snap.routes.unrouted.request(0);
             Unrouted::NoRoute
-        })
+        })?;
+    snap.routes
+        .admit(ri, &peer.caller(), Some(method), now)
+        .map_err(|reason| Unrouted::Refused(ri, reason))?;
+    Ok(ri)
 }
 
-/// Counts the end of a call that found no route (answered by the proxy).
-pub(super) fn record_unrouted(snap: &Snapshot, start: Instant) {
-    let s = DubboStatus::ServiceNotFound.as_u8();
-    snap.routes.unrouted.response(0, s, start.elapsed(), true);
+/// Counts the end of a call that was not forwarded (answered by the proxy): in the unrouted
+/// metrics, or its route's when the route refused it.
+pub(super) fn record_unrouted(
+    triple: &Triple,
+    snap: &Snapshot,
+    unrouted: &Unrouted,
+    start: Instant,
+    peer: &Peer,
+) {
+    match *unrouted {
+        Unrouted::NotAPath => {}
+        Unrouted::NoRoute => {
+            let s = DubboStatus::ServiceNotFound.as_u8();
+            snap.routes.unrouted.response(0, s, start.elapsed(), true);
+        }
+        Unrouted::Refused(ri, reason) => {
+            let route = &snap.routes.routes[ri];
+            route.stats.request(0);
+            let identity = peer.identity.as_deref();
+            record(triple, snap, route, reason.status(), true, start, identity);
+        }
+    }
 }
 
-/// Serves one call; `listener`: the listener its connection came in on, `identity`: its
-/// caller's TLS client certificate's.
-pub async fn serve(
+/// Serves one call; `listener`: the listener its connection came in on, `peer`: who its
+/// caller is.
+pub(super) async fn serve(
     triple: Arc<Triple>,
     mut request: Request<RecvStream>,
     mut respond: SendResponse<Bytes>,
     listener: usize,
-    identity: Option<Arc<str>>,
+    peer: Peer,
 ) {
+    let identity = peer.identity.clone();
     let metrics = &triple.shared.metrics;
     metrics
         .triple
@@ -134,15 +204,12 @@ pub async fn serve(
     }
 
     let path = request.uri().path();
-    let ri = match find_route(&snap, listener, path, request.headers()) {
+    let ri = match find_route(&snap, listener, &peer, path, request.headers(), start) {
         Ok(ri) => ri,
         Err(unrouted) => {
             let status = unrouted.status(path, request.headers());
             answer::trailers_only(&mut respond, &status, &metrics.triple);
-            if let Unrouted::NoRoute = unrouted {
-                record_unrouted(&snap, start);
-            }
-            return;
+            return record_unrouted(&triple, &snap, &unrouted, start, &peer);
         }
     };
     let route = &snap.routes.routes[ri];

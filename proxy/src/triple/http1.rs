@@ -26,7 +26,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use super::call::{find_route, record, record_unrouted, Unrouted};
+use super::call::{find_route, record, record_unrouted, Peer};
 use super::prefixed::Prefixed;
 use super::state::Triple;
 use crate::config::ProviderProtocol;
@@ -47,18 +47,21 @@ const HOP_BY_HOP: [&str; 7] = [
 
 /// Serves one HTTP/1.1 caller connection (keep-alive) until it closes, or until the proxy
 /// drains (`draining` turns true: the exchange under way ends, then the connection closes);
-/// `io` holds the bytes read before the hand-off.
-pub async fn serve_connection(
+/// `io` holds the bytes read before the hand-off; `peer`: who the caller is.
+pub(super) async fn serve_connection(
     triple: Arc<Triple>,
     io: Prefixed,
     listener: usize,
+    peer: Peer,
     header_timeout: Option<Duration>,
     mut draining: tokio::sync::watch::Receiver<bool>,
 ) {
     let state = triple.clone();
+    let peer = Arc::new(peer);
     let service = hyper::service::service_fn(move |request| {
         let triple = state.clone();
-        async move { Ok::<_, Infallible>(call(&triple, request, listener).await) }
+        let peer = peer.clone();
+        async move { Ok::<_, Infallible>(call(&triple, request, listener, &peer).await) }
     });
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
@@ -120,7 +123,12 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 }
 
 /// Routes and forwards one request.
-async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> Response<Body> {
+async fn call(
+    triple: &Triple,
+    request: Request<Incoming>,
+    listener: usize,
+    peer: &Peer,
+) -> Response<Body> {
     let metrics = &triple.shared.metrics;
     metrics
         .triple
@@ -129,14 +137,12 @@ async fn call(triple: &Triple, request: Request<Incoming>, listener: usize) -> R
     let start = Instant::now();
     let snap = triple.shared.snapshot();
     let path = request.uri().path().to_owned();
-    let ri = match find_route(&snap, listener, &path, request.headers()) {
+    let ri = match find_route(&snap, listener, peer, &path, request.headers(), start) {
         Ok(ri) => ri,
         Err(unrouted) => {
             let status = unrouted.status(&path, request.headers());
-            if let Unrouted::NoRoute = unrouted {
-                record_unrouted(&snap, start);
-            }
-            return own(StatusCode::NOT_FOUND, status.message);
+            record_unrouted(triple, &snap, &unrouted, start, peer);
+            return own(unrouted.http_status(), status.message);
         }
     };
     let route = &snap.routes.routes[ri];

@@ -256,6 +256,7 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
         Handed::Plain(s) => (s, None),
         Handed::Tls(s, tls) => (s, Some(tls)),
     };
+    let source = std.peer_addr().ok().map(|a| a.ip());
     let stream = match std
         .set_nonblocking(true)
         .and_then(|()| tokio::net::TcpStream::from_std(std))
@@ -271,12 +272,20 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
             let limits = ConnLimits::of(&triple, listener);
             let draining = triple.draining.subscribe();
             let io = prefixed::Prefixed::new(read, stream);
-            http1::serve_connection(triple, io, listener, limits.handshake, draining).await;
+            let peer = call::Peer {
+                identity: None,
+                source,
+            };
+            http1::serve_connection(triple, io, listener, peer, limits.handshake, draining).await;
             drop(open)
         }
         None => {
             let io = prefixed::Prefixed::new(read, stream);
-            serve_h2(open, io, listener, None).await
+            let peer = call::Peer {
+                identity: None,
+                source,
+            };
+            serve_h2(open, io, listener, peer).await
         }
         // Not yet: hyper's HTTP/1.1 server takes plain sockets here, and a caller's identity
         // is not put in its headers on that path.
@@ -284,20 +293,14 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
         Some(tls) => {
             let identity = dubbo_rpc::tls::peer_identity(tls.peer_certificates())
                 .map(|i| Arc::<str>::from(i.as_str()));
-            serve_h2(
-                open,
-                tls_io::TlsIo::new(read, stream, *tls),
-                listener,
-                identity,
-            )
-            .await
+            let peer = call::Peer { identity, source };
+            serve_h2(open, tls_io::TlsIo::new(read, stream, *tls), listener, peer).await
         }
     }
 }
 
-/// The HTTP/2 server of one caller connection over `io`; `identity`: the caller's TLS
-/// client certificate's.
-async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize, identity: Option<Arc<str>>)
+/// The HTTP/2 server of one caller connection over `io`; `peer`: who the caller is.
+async fn serve_h2<T>(open: OpenConnection, io: T, listener: usize, peer: call::Peer)
 where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
@@ -346,9 +349,9 @@ where
             Some(Ok((request, respond))) => {
                 let running = calls.clone();
                 let triple = triple.clone();
-                let identity = identity.clone();
+                let peer = peer.clone();
                 tokio::spawn(async move {
-                    call::serve(triple, request, respond, listener, identity).await;
+                    call::serve(triple, request, respond, listener, peer).await;
                     drop(running);
                 });
             }

@@ -21,6 +21,18 @@ impl Worker {
         }
     }
 
+    /// The caller on `down` connects from `source` (routes' `allow_sources` and
+    /// `deny_sources` match it; without it, a route with either refuses the caller's calls).
+    pub fn set_downstream_source(&mut self, down: Key, source: std::net::IpAddr) {
+        if let Some(d) = self
+            .downs
+            .get_mut(down.idx())
+            .filter(|d| d.gen == down.gen())
+        {
+            d.source = Some(source);
+        }
+    }
+
     /// A caller connected to listener `listener` (index in the configuration), if the
     /// listener's `max_connections` allow one more; `None`: close it at once (it is counted as
     /// rejected).
@@ -85,6 +97,7 @@ impl Worker {
             max_inflight,
             serialization: dubbo_codec::Serialization::Hessian2.id(),
             identity: None,
+            source: None,
         });
         self.shared
             .metrics

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::config::ProviderProtocol;
+use crate::core::access::Caller;
 
 impl Worker {
     /// Bytes arrived from a caller. Whole frames are taken off the front of `buf`.
@@ -162,26 +163,29 @@ impl Worker {
         let d = &mut self.downs[down.idx()];
         d.serialization = ser;
         let listener = d.listener as usize;
+        let caller = Caller {
+            identity: d.identity.as_deref(),
+            source: d.source,
+        };
+        // Route, then admit on the route (its access rules and rate limit).
         let decision = {
             let snap = &*self.snap;
+            let routes = &snap.routes;
             let found = match BodyFormat::of(h.serialization()) {
-                Some(format) => {
-                    match peek(frame.body(), format, snap.routes.needs, &mut self.scratch) {
-                        Err(_) => Err(Reason::BadBody),
-                        Ok(call) => snap
-                            .routes
-                            .find(listener, &call, &self.scratch, &snap.cache),
-                    }
-                }
+                Some(format) => match peek(frame.body(), format, routes.needs, &mut self.scratch) {
+                    Err(_) => Err(Reason::BadBody),
+                    Ok(call) => routes
+                        .find(listener, &call, &self.scratch, &snap.cache)
+                        .map(|r| (r, routes.admit(r, &caller, Some(&call.method), now))),
+                },
                 // Unreadable: routed only by a route that needs nothing from the body.
-                None => snap.routes.find_blind(listener),
+                None => routes
+                    .find_blind(listener)
+                    .map(|r| (r, routes.admit(r, &caller, None, now))),
             };
-            found.map(|r| {
-                (
-                    r,
-                    snap.routes.routes[r].cluster,
-                    snap.routes.routes[r].timeout,
-                )
+            found.map(|(r, admitted)| {
+                let route = &routes.routes[r];
+                (r, route.cluster, route.timeout, admitted)
             })
         };
         // The caller's identity as the attachment its listener names (`Some(None)`: the
@@ -201,7 +205,7 @@ impl Worker {
         let body = rewritten.flatten();
         let body = body.as_ref().unwrap_or(frame.body());
         let body_len = u32::try_from(body.len()).unwrap_or(u32::MAX);
-        let (route, cluster, timeout) = match decision {
+        let (route, cluster, timeout, admitted) = match decision {
             Ok(d) => d,
             Err(reason) => {
                 self.unrouted.request(self.id);
@@ -216,6 +220,18 @@ impl Worker {
         let route_stats = self.route_slot[route];
         let stats = &self.route_stats[route_stats as usize].1;
         stats.request(self.id);
+        if let Err(reason) = admitted {
+            if two_way {
+                self.reply(down, h.request_id(), reason, ser);
+                self.route_stats[route_stats as usize].1.response(
+                    self.id,
+                    reason.status().as_u8(),
+                    Duration::ZERO,
+                    true,
+                );
+            }
+            return;
+        }
         self.clusters[cluster].stats.request(self.id);
         if self.clusters[cluster].spec.protocol == ProviderProtocol::Tri {
             return self.bridge(down, frame, route_stats, cluster, timeout, now);

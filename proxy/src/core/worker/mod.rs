@@ -210,6 +210,8 @@ struct Down {
     serialization: u8,
     /// The identity of its verified TLS client certificate (the access log names it).
     identity: Option<std::sync::Arc<str>>,
+    /// Its address, as the engine accepted it.
+    source: Option<std::net::IpAddr>,
 }
 
 #[derive(Debug, Clone, Default)]

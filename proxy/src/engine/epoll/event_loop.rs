@@ -406,6 +406,9 @@ impl Loop {
         let Some(key) = self.worker.try_open_downstream(listener, self.now) else {
             return;
         };
+        if let Ok(peer) = stream.peer_addr() {
+            self.worker.set_downstream_source(key, peer.ip());
+        }
         let t = match self.register(stream, Conn::Down(key), false) {
             Ok(t) => t,
             Err(e) => {
