@@ -17,7 +17,10 @@
 //! * `$echo` (Java's `EchoService`) is answered with its argument, and `$invoke` (generic
 //!   calls) is dispatched to the named method with the arguments it carries.
 //!
-//! Bad input: a request whose body cannot be read, or whose serialization is not Hessian2,
+//! Requests are read in the serialization their header names, Hessian2 or fastjson2 (what
+//! Dubbo 3.2+ consumers pick for a provider that prefers it), and answered in the same one.
+//!
+//! Bad input: a request whose body cannot be read, or whose serialization is neither,
 //! is answered with `BAD_REQUEST` and its request id; so is a request over the payload limit
 //! (its body is skipped as it arrives, and the connection goes on). Bytes that are not a
 //! frame (bad magic) close that connection only.
