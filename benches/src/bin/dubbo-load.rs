@@ -28,6 +28,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use benches::cli::{at_least_one, positive};
 use benches::load_stats::{short, Stats};
 use dubbo_codec::frame::Frame;
 use dubbo_codec::request::Request;
@@ -83,22 +84,6 @@ struct Opts {
     /// The label of the RESULT line.
     #[arg(long, default_value = "run")]
     label: String,
-}
-
-/// A count over 0.
-fn at_least_one(s: &str) -> Result<usize, String> {
-    match s.parse::<usize>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err(format!("{s:?} is not a positive integer")),
-    }
-}
-
-/// A number of seconds over 0.
-fn positive(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v > 0.0 => Ok(v),
-        _ => Err(format!("{s:?} is not a positive number")),
-    }
 }
 
 /// `K=V` with a non-empty K.

@@ -25,8 +25,9 @@
 //! payload=.. secs=.. calls=.. ok=.. errors=.. rps=.. p50_us=.. p99_us=.. p999_us=.. max_us=..
 //! cpu_ticks=.. [err_<kind>=n ...]` (`cpu_ticks`: this process's utime+stime over the measured
 //! seconds, from /proc/self/stat, in clock ticks), as `dubbo-load` prints. Exit status 0 when
-//! at least one call succeeded, 1 otherwise, 2 on a usage error.
+//! at least one call succeeded, 1 otherwise, 2 on a usage error (clap's).
 
+use benches::cli::{at_least_one, positive};
 use benches::load_stats::{short, Stats};
 use benches::triple_peer::{StringValue, ECHO_SERVER_STREAM, ECHO_UNARY, STREAM_MESSAGES};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -37,7 +38,8 @@ use dubbo_rpc::triple_client::{Client, TripleCall};
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What is called (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Mode {
     Interface,
     Idl,
@@ -45,84 +47,50 @@ enum Mode {
     Stream,
 }
 
-#[derive(Debug, Clone)]
+/// The command line (see the module docs).
+#[derive(Debug, Clone, clap::Parser)]
+#[command(
+    name = "triple-load",
+    about = "A closed-loop Triple load generator for benches/triple-compare"
+)]
 struct Opts {
+    /// The server or proxy, HOST:PORT.
+    #[arg(long)]
     target: String,
+    /// What is called.
+    #[arg(long, value_enum, default_value_t = Mode::Interface)]
     mode: Mode,
+    /// Connections (one client, one HTTP/2 connection each).
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     connections: usize,
+    /// Callers per connection.
+    #[arg(long, default_value_t = 1, value_parser = at_least_one)]
     inflight: usize,
+    /// Seconds measured.
+    #[arg(long, default_value_t = 5.0, value_parser = positive)]
     duration: f64,
+    /// Seconds of load before the measurement.
+    #[arg(long, default_value_t = 1.0)]
     warmup: f64,
+    /// Bytes of the string sent.
+    #[arg(long, default_value_t = 64)]
     payload: usize,
+    /// Tokio worker threads.
+    #[arg(long, default_value_t = 2, value_parser = at_least_one)]
     threads: usize,
+    /// Each call's timeout.
+    #[arg(long = "timeout-ms", default_value = "5000", value_parser = parse_millis)]
     timeout: Duration,
+    /// The label of the RESULT line.
+    #[arg(long, default_value = "run")]
     label: String,
 }
 
-fn usage(msg: &str) -> ! {
-    eprintln!("triple-load: {msg}");
-    eprintln!(
-        "usage: triple-load --target HOST:PORT --mode interface|idl|idl-tonic|stream [--connections N] \
-         [--inflight M] [--duration SECS] [--warmup SECS] [--payload BYTES] [--threads T] \
-         [--timeout-ms MS] [--label NAME]"
-    );
-    std::process::exit(2)
-}
-
-fn parse() -> Opts {
-    let mut o = Opts {
-        target: String::new(),
-        mode: Mode::Interface,
-        connections: 1,
-        inflight: 1,
-        duration: 5.0,
-        warmup: 1.0,
-        payload: 64,
-        threads: 2,
-        timeout: Duration::from_secs(5),
-        label: "run".into(),
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "-h" || a == "--help" {
-            usage("help");
-        }
-        let v = args
-            .next()
-            .unwrap_or_else(|| usage(&format!("missing value for {a}")));
-        fn num<T: std::str::FromStr>(a: &str, v: &str) -> T {
-            v.parse()
-                .unwrap_or_else(|_| usage(&format!("bad value {v:?} for {a}")))
-        }
-        match a.as_str() {
-            "--target" => o.target = v,
-            "--mode" => {
-                o.mode = match v.as_str() {
-                    "interface" => Mode::Interface,
-                    "idl" => Mode::Idl,
-                    "idl-tonic" => Mode::IdlTonic,
-                    "stream" => Mode::Stream,
-                    _ => usage("--mode is interface, idl, idl-tonic or stream"),
-                }
-            }
-            "--connections" => o.connections = num(&a, &v),
-            "--inflight" => o.inflight = num(&a, &v),
-            "--duration" => o.duration = num(&a, &v),
-            "--warmup" => o.warmup = num(&a, &v),
-            "--payload" => o.payload = num(&a, &v),
-            "--threads" => o.threads = num(&a, &v),
-            "--timeout-ms" => o.timeout = Duration::from_millis(num(&a, &v)),
-            "--label" => o.label = v,
-            _ => usage(&format!("unknown option {a}")),
-        }
-    }
-    if o.target.is_empty() {
-        usage("--target is required");
-    }
-    if o.connections == 0 || o.inflight == 0 || o.threads == 0 || o.duration <= 0.0 {
-        usage("--connections, --inflight, --threads and --duration must be positive");
-    }
-    o
+/// Milliseconds, as a duration.
+fn parse_millis(s: &str) -> Result<Duration, String> {
+    s.parse()
+        .map(Duration::from_millis)
+        .map_err(|_| format!("{s:?} is not a number of milliseconds"))
 }
 
 /// This process's utime + stime in clock ticks (fields 14 and 15 of /proc/self/stat).
@@ -206,7 +174,7 @@ impl Caller {
 }
 
 fn main() {
-    let o = parse();
+    let o = <Opts as clap::Parser>::parse();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(o.threads)
         .enable_all()

@@ -15,42 +15,56 @@
 //! Both run a multi-threaded tokio runtime of `--threads` workers (default 2). Prints
 //! `READY <port>` once listening; runs until killed.
 
+use benches::cli::at_least_one;
 use benches::triple_peer::{echo_service, serve_tonic};
 use dubbo_rpc::server::{Server, Service};
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
 
-fn usage(msg: &str) -> ! {
+/// Which server runs.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Which {
+    /// `dubbo_rpc::server::Server`.
+    Ours,
+    /// tonic's server.
+    Tonic,
+}
+
+/// The command line (see the module docs).
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "triple-server",
+    about = "The Rust servers of benches/triple-compare"
+)]
+struct Opts {
+    /// Which server runs.
+    #[arg(value_enum)]
+    which: Which,
+    /// Where it listens.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    listen: String,
+    /// Tokio worker threads.
+    #[arg(long, default_value_t = 2, value_parser = at_least_one)]
+    threads: usize,
+}
+
+/// Says why the server cannot run, and exits 2.
+fn fail(msg: &str) -> ! {
     eprintln!("triple-server: {msg}");
-    eprintln!("usage: triple-server ours|tonic [--listen HOST:PORT] [--threads N]");
     std::process::exit(2)
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let which = args.next().unwrap_or_else(|| usage("which server?"));
-    let mut listen = "127.0.0.1:0".to_string();
-    let mut threads = 2usize;
-    while let Some(a) = args.next() {
-        let v = args
-            .next()
-            .unwrap_or_else(|| usage(&format!("missing value for {a}")));
-        match a.as_str() {
-            "--listen" => listen = v,
-            "--threads" => threads = v.parse().unwrap_or_else(|_| usage("bad --threads")),
-            _ => usage(&format!("unknown option {a}")),
-        }
-    }
+    let o = <Opts as clap::Parser>::parse();
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads.max(1))
+        .worker_threads(o.threads)
         .enable_all()
         .build()
         .expect("tokio runtime");
     rt.block_on(async move {
-        match which.as_str() {
-            "ours" => ours(&listen).await,
-            "tonic" => tonic_server(&listen).await,
-            _ => usage("the server is ours or tonic"),
+        match o.which {
+            Which::Ours => ours(&o.listen).await,
+            Which::Tonic => tonic_server(&o.listen).await,
         }
     })
 }
@@ -68,7 +82,7 @@ async fn ours(listen: &str) {
         .service(echo_service())
         .bind(listen)
         .await
-        .unwrap_or_else(|e| usage(&format!("bind {listen}: {e}")));
+        .unwrap_or_else(|e| fail(&format!("bind {listen}: {e}")));
     println!("READY {}", server.local_addr().port());
     std::future::pending::<()>().await;
 }
@@ -76,7 +90,7 @@ async fn ours(listen: &str) {
 async fn tonic_server(listen: &str) {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
-        .unwrap_or_else(|e| usage(&format!("bind {listen}: {e}")));
+        .unwrap_or_else(|e| fail(&format!("bind {listen}: {e}")));
     println!("READY {}", listener.local_addr().unwrap().port());
     serve_tonic(listener).await.expect("tonic server");
 }
