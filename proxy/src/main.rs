@@ -85,6 +85,9 @@ async fn run(args: Args, config: dubbo_proxy::config::Config) -> std::io::Result
         .collect();
     let kind = config.engine;
     let shared = Shared::new(config, workers);
+    for (stats, addr) in shared.metrics.listeners.iter().zip(&bound.addrs) {
+        let _ = stats.bound.set(*addr);
+    }
     let draining = Arc::new(AtomicBool::new(false));
     let warming = Arc::new(AtomicBool::new(true));
     if let Some(l) = admin_listener {

@@ -112,6 +112,15 @@ async fn the_status_page_in_headless_chromium() {
     );
     let listeners = section(&dom, "listeners");
     assert!(listeners.contains("<td>main</td>"), "{listeners}");
+    // The address it is bound to (its configured port 0 resolved), and the callers' budget.
+    assert!(
+        listeners.contains(&format!("<td>{}</td>", p.addr())),
+        "{listeners}"
+    );
+    assert!(
+        dom.contains("<p id=\"fd-budget\">Caller connections of all listeners: 1 of the"),
+        "{dom}"
+    );
     // least_request counts calls in flight: none now.
     let clusters = section(&dom, "clusters");
     assert!(

@@ -174,13 +174,15 @@ pub fn render(state: &AdminState, rates: &Rates, health: (u16, &str), now: Insta
 }
 
 fn listeners(out: &mut String, state: &AdminState, config: &Config) {
-    out.push_str("<h2>Listeners</h2><table id=\"listeners\"><tr><th>Listener</th><th>Address (configured)</th><th>Open</th><th>Limit</th><th>Rejected</th></tr>");
-    for l in state.shared.metrics.listeners.iter() {
+    out.push_str("<h2>Listeners</h2><table id=\"listeners\"><tr><th>Listener</th><th>Bound to</th><th>Configured</th><th>Open</th><th>Limit</th><th>Rejected</th></tr>");
+    let metrics = &state.shared.metrics;
+    for l in metrics.listeners.iter() {
         let conf = config.listeners.iter().find(|c| c.name == l.name);
         let _ = write!(
             out,
-            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
             escape(&l.name),
+            l.bound.get().map(|a| a.to_string()).unwrap_or_default(),
             conf.map(|c| escape(&c.address)).unwrap_or_default(),
             l.open.load(Relaxed),
             conf.map(|c| c.max_connections.to_string()).unwrap_or_default(),
@@ -188,6 +190,16 @@ fn listeners(out: &mut String, state: &AdminState, config: &Config) {
         );
     }
     out.push_str("</table>");
+    let fds = &metrics.fds;
+    if fds.limit() != usize::MAX {
+        let _ = write!(
+            out,
+            "<p id=\"fd-budget\">Caller connections of all listeners: {} of the {} the file \
+             descriptors allow (<code>RLIMIT_NOFILE</code> less <code>limits.fd_reserve</code>).</p>",
+            fds.open(),
+            fds.limit()
+        );
+    }
 }
 
 fn endpoints(
@@ -392,6 +404,10 @@ mod tests {
         let shared = Shared::new(Config::from_toml(text).unwrap(), 1);
         let stats = shared.metrics.route("<b>bold</b>");
         stats.request(0);
+        let _ = shared.metrics.listeners[0]
+            .bound
+            .set("127.0.0.1:4242".parse().unwrap());
+        shared.metrics.fds.set_limit(170);
         stats.response(0, Status::Ok.as_u8(), Duration::from_micros(300), false);
         let state = AdminState {
             shared,
@@ -408,6 +424,11 @@ mod tests {
         assert!(page.contains("<td class=\"n calls\">1</td>"), "{page}");
         assert!(page.contains("≤ 500 µs"), "{page}");
         assert!(!page.contains("<script"), "no script");
+        assert!(
+            page.contains("<td>127.0.0.1:4242</td>"),
+            "the bound address: {page}"
+        );
+        assert!(page.contains("0 of the 170 the file"), "the budget: {page}");
         // The second view a second later has a rate.
         stats.request(0);
         let page = render(&state, &rates, (200, "ok\n"), t0 + Duration::from_secs(1));

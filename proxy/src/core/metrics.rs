@@ -147,6 +147,9 @@ pub struct ListenerStats {
     /// Connections accepted and closed at once for `max_connections` or the file
     /// descriptor budget.
     pub rejected: AtomicU64,
+    /// The address the listener is bound to (its configured one with port 0 resolved), set
+    /// once it is.
+    pub bound: std::sync::OnceLock<std::net::SocketAddr>,
 }
 
 /// Health of one endpoint of a cluster (its state is shared by all workers: see
