@@ -11,6 +11,7 @@
 //! * [`admin`]: the loopback HTTP endpoint (`/metrics`, `/healthz`, `/config`, downgrade,
 //!   `/metadata`).
 //! * [`memory`]: freed memory given back to the system after a burst (`malloc_trim`).
+//! * [`server`]: the proxy as a library: [`server::Server`] starts, reloads and drains one.
 //! * [`fd_limit`]: `RLIMIT_NOFILE` raised at start, and the caller connections it leaves.
 
 // `unsafe` is denied (the workspace's lints) everywhere but in `buffer::read` (reads into
@@ -25,4 +26,5 @@ pub mod discovery;
 pub mod engine;
 pub mod fd_limit;
 pub mod memory;
+pub mod server;
 pub mod triple;
