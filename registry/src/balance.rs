@@ -5,7 +5,7 @@
 //! many calls each has in flight, and for consistent hashing the call's key. It keeps its own
 //! small state (the smooth round-robin's current weights, a random generator, the hash ring);
 //! nothing is allocated per pick. `dubbo-proxy` keeps one per cluster and worker;
-//! `dubbo-codec`'s cluster client one per client.
+//! `dubbo-rpc`'s cluster client one per client.
 //!
 //! The policies are Dubbo's: `random` (weighted), `roundrobin` (smooth weighted, as Dubbo's
 //! `RoundRobinLoadBalance` and nginx), `leastactive` (fewest calls in flight; ties broken by

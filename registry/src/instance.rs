@@ -8,8 +8,9 @@
 //! the default) or reads from a metadata report (`remote`). [`provider_urls`] turns the two
 //! into the provider URLs interface-level discovery yields, so callers cannot tell them apart.
 //!
-//! The call to the MetadataService needs the Dubbo protocol, which this crate does not speak:
-//! a [`MetadataSource`] does it (`dubbo-codec` has one).
+//! The call to the MetadataService needs the Dubbo protocol (or Triple), which this crate does
+//! not speak: a [`MetadataSource`] does it (`dubbo-rpc`'s
+//! `instance_metadata::MetadataServiceSource` is one).
 
 use std::collections::BTreeMap;
 use std::fmt;

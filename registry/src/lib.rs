@@ -14,9 +14,11 @@
 //!   (`dubbo-rpc`'s `instance_metadata::MetadataServiceSource` calls its MetadataService).
 //! - [`definition`]: the service definitions (methods with their Java parameter and return
 //!   types) Java providers publish in a metadata report, [`Registry::service_definition`].
-//! - [`ServiceUrl`]: Dubbo URLs, written as Java writes them (sorted parameters: `application`,
-//!   `dubbo`, `interface`, `methods`, `pid`, `release`, `serialization`, `side`, `timestamp`,
-//!   `version`, `group`, `weight`...) and read through `registry-urlweight`.
+//! - [`ServiceUrl`]: Dubbo URLs, written as Java writes them (parameters sorted by key: a
+//!   provider's `application`, `deprecated`, `dubbo`, `dynamic`, `generic`, `interface`,
+//!   `methods`, `pid`, `prefer.serialization`, `release`, `serialization`, `side`,
+//!   `timestamp`, and `version`, `group`, `weight`... when given) and read through
+//!   `registry-urlweight`.
 //! - [`select`]: which providers a caller takes (version, group, methods, `enabled`) and their
 //!   weights (data-centre factor, Dubbo's warm-up).
 //! - [`balance`]: Dubbo's load balancers (random, round-robin, least-active, consistent-hash)

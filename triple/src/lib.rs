@@ -26,6 +26,8 @@
 //! * [`metadata`]: the path and headers of a call ([`RequestHead`]), attachments included;
 //! * [`timeout`], the `grpc-timeout` header;
 //! * [`status`]: `grpc-status` and `grpc-message` ([`Status`], [`Code`]);
+//! * [`unary`]: the one message of a unary request, collected as its DATA frames arrive, and
+//!   the status of each refusal;
 //! * [`wrapper`]: the request and response wrappers of interface-style calls.
 //!
 //! # Example

@@ -1,10 +1,11 @@
 //! The admin endpoint: a deliberately small HTTP/1.1 responder on loopback.
 //!
-//! Hand-written rather than pulling in hyper: it serves five operator URLs, one request per
-//! connection (`Connection: close`), to `curl` and Prometheus, and must never share a
-//! thread or a lock with the call path. A request line, headers up to 16 KiB, a body up to
-//! 64 KiB, a `Host` that is loopback; anything else is refused (see [`request`]). What
-//! changes state answers `POST`/`PUT` only, so no plain link or image can trigger it.
+//! Hand-written rather than pulling in hyper: it serves the operator URLs of the table below,
+//! one request per connection (`Connection: close`), to `curl`, browsers and Prometheus, and
+//! must never share a thread or a lock with the call path. A request line, headers up to
+//! 16 KiB, a body up to 64 KiB, a `Host` that is loopback; anything else is refused (see
+//! [`request`]). What changes state answers `POST`/`PUT` only, so no plain link or image can
+//! trigger it.
 //!
 //! | URL | |
 //! |---|---|

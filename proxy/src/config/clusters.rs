@@ -150,7 +150,8 @@ impl Default for Outlier {
 #[serde(deny_unknown_fields)]
 pub struct HealthCheck {
     /// `clusters.NAME.health_check.interval_ms`: a connection with nothing read for this
-    /// long gets a heartbeat (Java's `heartbeat`, 60 s by default); 0 = no heartbeats.
+    /// long gets a heartbeat (30000 by default; Java's `heartbeat` is 60 s); 0 = no
+    /// heartbeats.
     #[serde(default = "default_hc_interval")]
     pub interval_ms: u64,
     /// `clusters.NAME.health_check.timeout_ms`: a heartbeat unanswered for this long means

@@ -11,7 +11,9 @@
 //!
 //! One module per part, each with its types, defaults and checks: [`runtime`] (engine, admin,
 //! log, shutdown), [`workers`], [`listeners`], [`routes`] (and the metadata cache entries),
-//! [`clusters`] (endpoints, balancing, health), [`discovery`] and [`limits`].
+//! [`access`] (a route's access rules and rate limit), [`clusters`] (endpoints, balancing,
+//! health), [`tls`] (listeners' and clusters' TLS), [`discovery`], [`membership`] (the
+//! `[registry]` table) and [`limits`].
 
 use std::collections::BTreeMap;
 use std::fmt;

@@ -6,8 +6,12 @@
 //! cluster and watches the children of `/<root>/<interface>/providers`: each child is an
 //! ephemeral node named by the URL-encoded provider URL, written by the provider and gone when
 //! the provider unregisters or its session expires (the watch is `dubbo_registry`'s ZooKeeper
-//! registry). On every change the URLs are filtered (`dubbo_registry::select`: `dubbo://`
-//! only, version, group, methods, `enabled`), weighed
+//! registry), and the Dubbo 3 application instances that serve the interface
+//! (`/dubbo/mapping/<interface>`, `/services/<app>`: `Registry::subscribe_with_instances`,
+//! their URLs used when there are any). On every change the URLs are filtered
+//! (`dubbo_registry::select`: the cluster's protocol, `dubbo://` or, for a
+//! `protocol = "tri"` cluster, `tri://` and `dubbo://` with `tri` in its `ext.protocol`;
+//! version, group, methods, `enabled`), weighed
 //! (the URL's `weight` times the data centre's `idc_weights` factor, as
 //! `registry_urlweight::assemble_url_weight` writes it, then Dubbo's warm-up), and handed to
 //! [`Shared::set_discovered`], which publishes a new configuration snapshot: the workers keep the

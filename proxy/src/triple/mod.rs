@@ -13,7 +13,9 @@
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
 //! * [`http1`]: Triple's HTTP/1.1 form (`curl` with JSON), forwarded over HTTP/1.1;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
-//! * [`state`]: what the pipeline's tasks share;
+//! * [`state`]: what the pipeline's tasks share; [`tls_io`]: a TLS caller's socket, its
+//!   session carried on from the engine's handshake;
+//! * `fail`: how a forwarded or bridged call ends when it does not end well;
 //! * [`to_dubbo`]: calls bridged to a cluster whose providers speak only the Dubbo protocol;
 //! * [`from_dubbo`]: Dubbo callers' calls bridged to a cluster whose providers speak only
 //!   Triple (the core hands them over: [`Effect::Bridge`]).

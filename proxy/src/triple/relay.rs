@@ -7,8 +7,9 @@
 //! them, `ENHANCE_YOUR_CALM`: a gRPC stream of small messages is exactly that when the frames
 //! sit unread), but releases their window on the incoming stream only once the outgoing
 //! stream has sent them on, within the window the next hop granted. So a slow reader at
-//! either end stops its own stream's writer after one window (64 KiB by default), holds back
-//! no other stream, and the relay holds at most one window of bytes per stream direction.
+//! either end stops its own stream's writer after one window ([`STREAM_WINDOW`], 256 KiB, on
+//! both hops; HTTP/2's default would be 64 KiB), holds back no other stream, and the relay
+//! holds at most one window of bytes per stream direction.
 //! Frame boundaries may change on the way (several small frames leave as one); gRPC's
 //! length-prefixed messages do not depend on them.
 
