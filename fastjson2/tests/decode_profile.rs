@@ -2,7 +2,8 @@
 //! `#[ignore]`d). `PROFILE_CASE` picks the operation: `user` (`from_slice` of the interop
 //! model's `User`), `user_reused` (one `Deserializer`, `reset` per message), `mix` and
 //! `mix_reused` (the benches' nested `Mix`), `value` (`value::from_slice` of Java's
-//! self-referencing Mix, `tests/vectors/mix_self_ref.bin`); `user_floor`, `mix_floor` and
+//! self-referencing Mix, `tests/vectors/mix_self_ref.bin`), `value_encode` (`value::to_vec` of
+//! that `Value`); `user_floor`, `mix_floor` and
 //! `value_floor` clone and drop the value instead (the benches' floors). `PROFILE_ITERS` is
 //! the number of operations; instructions per operation are the difference of two runs
 //! divided by the difference of their iteration counts:
@@ -49,6 +50,7 @@ fn profile() {
             de.next_value::<Mix>().unwrap()
         }),
         "value" => repeat(iters, SELF_REF, |b| value::from_slice(b).unwrap()),
+        "value_encode" => repeat(iters, &tree, value::to_vec),
         "user_floor" => repeat(iters, &alice(), User::clone),
         "mix_floor" => repeat(iters, &mix(), Mix::clone),
         "value_floor" => repeat(iters, &tree, value::Value::clone),
