@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::ascii::ascii_str;
+use super::ascii::{ascii_str, is_ascii_in};
 use super::symbols::Span;
 use super::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -65,7 +65,7 @@ impl<'de> Decoder<'de> {
 
     /// Steps over a symbol after its `0x7f`, recording a definition.
     pub(super) fn skip_symbol_after(&mut self) -> Result<()> {
-        self.symbol_span_after().map(drop)
+        self.symbol_span_after(false).map(drop)
     }
 
     /// Steps over a class name after its `0x92`, recording a definition.
@@ -127,7 +127,7 @@ impl<'de> Decoder<'de> {
         }
         self.pos += 1;
         Some(
-            self.symbol_span_after()
+            self.symbol_span_after(true)
                 .and_then(|span| match self.ascii_of(span) {
                     Some(bytes) => Ok(Name::Ascii(bytes)),
                     None => self.text_of(span).map(Name::Text),
@@ -179,12 +179,15 @@ impl<'de> Decoder<'de> {
     /// After `0x7f`: a symbol reference (an int32) or definition (a string, then its number).
     #[inline]
     pub(super) fn symbol_after(&mut self) -> Result<Cow<'de, str>> {
-        let span = self.symbol_span_after()?;
+        let span = self.symbol_span_after(false)?;
         self.text_of(span)
     }
 
+    /// `check_ascii`: whether to find out if the name of a symbol defined here is ASCII (what
+    /// [`Self::next_if_symbol`] hands a field visitor); left unknown (`false`) where the text
+    /// is not wanted or [`Self::text_of`] checks it anyway.
     #[inline]
-    fn symbol_span_after(&mut self) -> Result<Span> {
+    fn symbol_span_after(&mut self, check_ascii: bool) -> Result<Span> {
         // Fast paths for what Java writes in a small document: a reference by a one-byte
         // number, and a definition of a short Latin-1 name numbered with one byte.
         let p = self.pos;
@@ -199,7 +202,7 @@ impl<'de> Decoder<'de> {
                 let (start, len) = (p + 1, usize::from(c - code::FIX_FIRST));
                 if let Some(&n @ 0..=0x2f) = self.data.get(start + len) {
                     if usize::from(n) == self.symbols.len() {
-                        let ascii = self.data[start..start + len].is_ascii();
+                        let ascii = check_ascii && is_ascii_in(self.data, start, start + len);
                         let span = Span {
                             code: c,
                             ascii,
@@ -244,11 +247,11 @@ impl<'de> Decoder<'de> {
         let c = self.peek()?;
         if c == code::SYMBOL {
             self.pos += 1;
-            return self.symbol_span_after();
+            return self.symbol_span_after(false);
         }
         if int::is_int32(c) || code::is_string(c) {
             // The same forms as a symbol's body.
-            return self.symbol_span_after();
+            return self.symbol_span_after(false);
         }
         Err(self.error(ErrorKind::Unexpected {
             found: c,
