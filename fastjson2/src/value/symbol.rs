@@ -174,7 +174,8 @@ mod tests {
             assert_eq!(String::from(sym.clone()), s);
             assert_eq!(format!("{sym:?}"), format!("{s:?}"));
         }
-        assert!(Symbol::from("a") < Symbol::from("b"));
+        let (a, b) = (Symbol::from("a"), Symbol::from("b"));
+        assert_eq!(a.cmp(&b), std::cmp::Ordering::Less);
     }
 
     #[test]
