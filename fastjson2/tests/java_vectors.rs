@@ -38,7 +38,7 @@ fn canon(v: &Value) -> Json {
         Value::Double(d) => json!({ "d": d.to_bits() as i64 }),
         Value::Char(c) => json!({ "c": c }),
         Value::String(s) => json!(s),
-        Value::Symbol(s) => json!({ "sym": s }),
+        Value::Symbol(s) => json!({ "sym": s.as_str() }),
         Value::Binary(b) => json!({ "bin": hex(b) }),
         Value::BigInteger(b) => json!({ "bigint": hex(b.as_be_bytes()) }),
         Value::BigDecimal(d) => {

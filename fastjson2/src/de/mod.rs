@@ -255,7 +255,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         // serde's derived field visitors take bytes as well as text: ASCII names need no
-        // UTF-8 check.
+        // UTF-8 check. Java's field names first, without the general symbol path's `Result`.
+        if let Some(bytes) = self.dec.next_if_ascii_symbol() {
+            return visitor.visit_borrowed_bytes(bytes);
+        }
         match self.dec.next_if_symbol() {
             Some(Ok(Name::Ascii(bytes))) => visitor.visit_borrowed_bytes(bytes),
             Some(Ok(Name::Text(Cow::Borrowed(s)))) => visitor.visit_borrowed_str(s),

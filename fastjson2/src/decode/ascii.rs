@@ -18,10 +18,26 @@ pub(crate) fn ascii_str(bytes: &[u8]) -> Option<&str> {
     }
 }
 
+/// Whether `data[start..end]` is ASCII. A name of at most 8 bytes (most field names) that ends
+/// at least 8 bytes into `data` is checked with one load of the word ending where it ends, the
+/// bytes before it masked out, rather than byte by byte.
+#[inline(always)]
+pub(crate) fn is_ascii_in(data: &[u8], start: usize, end: usize) -> bool {
+    let len = end - start;
+    if len <= 8 && end >= 8 {
+        let word = u64::from_le_bytes(data[end - 8..end].try_into().expect("8 bytes"));
+        // Little-endian: the name is the word's high `len` bytes.
+        let name = u64::MAX.checked_shl(64 - 8 * len as u32).unwrap_or(0);
+        word & name & 0x8080_8080_8080_8080 == 0
+    } else {
+        data[start..end].is_ascii()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! Run under Miri too: `cargo +nightly miri test -p fastjson2 --lib ascii`.
-    use super::ascii_str;
+    use super::{ascii_str, is_ascii_in};
 
     #[test]
     fn ascii_is_borrowed_and_anything_else_refused() {
@@ -34,5 +50,26 @@ mod tests {
         assert_eq!(ascii_str(b"caf\xe9"), None);
         assert_eq!(ascii_str("café".as_bytes()), None);
         assert_eq!(ascii_str(b"\x80"), None);
+    }
+
+    #[test]
+    fn a_name_is_checked_without_the_bytes_before_it() {
+        let data = b"\xff\xff\xff\xff\xff\xff\xff\xffactive\xe9name";
+        for (start, end, ascii) in [
+            (8, 14, true),
+            (8, 8, true),
+            (9, 14, true),
+            (7, 14, false),
+            (8, 15, false),
+            (14, 15, false),
+            (15, 19, true),
+            (0, 0, true),
+            (0, 1, false),
+            (10, 19, false),
+            (15, 19, true),
+        ] {
+            assert_eq!(is_ascii_in(data, start, end), ascii, "{start}..{end}");
+            assert_eq!(data[start..end].is_ascii(), ascii, "{start}..{end}");
+        }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::ascii::ascii_str;
+use super::ascii::{ascii_str, is_ascii_in};
 use super::symbols::Span;
 use super::Decoder;
 use crate::error::{Error, ErrorKind, Result};
@@ -117,9 +117,27 @@ impl<'de> Decoder<'de> {
         Some(s)
     }
 
-    /// The next value if it is a symbol (`0x7f`, a POJO field name), consumed: its bytes when
-    /// they are ASCII (no UTF-8 check needed), else its text. `None` (nothing consumed) for
-    /// anything else.
+    /// The next value if it is a symbol whose name is ASCII in a form [`Self::symbol_fast`]
+    /// reads (a POJO field name as Java writes it), consumed: its bytes, which need no UTF-8
+    /// check. `None` (nothing consumed) for anything else, other symbols included.
+    #[inline]
+    pub(crate) fn next_if_ascii_symbol(&mut self) -> Option<&'de [u8]> {
+        if self.data.get(self.pos) != Some(&code::SYMBOL) {
+            return None;
+        }
+        self.pos += 1;
+        match self.symbol_fast(true) {
+            Some(span) => Some(span.bytes(self.data)),
+            None => {
+                self.pos -= 1;
+                None
+            }
+        }
+    }
+
+    /// The next value if it is a symbol (`0x7f`, a POJO field name) in any form, consumed: its
+    /// bytes when they are known to be ASCII (no UTF-8 check needed), else its text. `None`
+    /// (nothing consumed) for anything else. [`Self::next_if_ascii_symbol`] is the fast path.
     #[inline]
     pub(crate) fn next_if_symbol(&mut self) -> Option<Result<Name<'de>>> {
         if self.data.get(self.pos) != Some(&code::SYMBOL) {
@@ -185,36 +203,51 @@ impl<'de> Decoder<'de> {
 
     #[inline]
     fn symbol_span_after(&mut self) -> Result<Span> {
-        // Fast paths for what Java writes in a small document: a reference by a one-byte
-        // number, and a definition of a short Latin-1 name numbered with one byte.
-        let p = self.pos;
-        match self.data.get(p) {
-            Some(&n @ 0..=0x2f) => {
-                if let Some(span) = self.symbols.get(usize::from(n)) {
-                    self.pos = p + 1;
-                    return Ok(span);
-                }
-            }
-            Some(&c @ code::FIX_FIRST..=code::FIX_LAST) => {
-                let (start, len) = (p + 1, usize::from(c - code::FIX_FIRST));
-                if let Some(&n @ 0..=0x2f) = self.data.get(start + len) {
-                    if usize::from(n) == self.symbols.len() {
-                        let ascii = self.data[start..start + len].is_ascii();
-                        let span = Span {
-                            code: c,
-                            ascii,
-                            start,
-                            len: len as u32,
-                        };
-                        self.symbols.push(span);
-                        self.pos = start + len + 1;
-                        return Ok(span);
-                    }
-                }
-            }
-            _ => {}
+        match self.symbol_fast(false) {
+            Some(span) => Ok(span),
+            None => self.symbol_span_slow(),
         }
-        self.symbol_span_slow()
+    }
+
+    /// The forms of a symbol (after its `0x7f`) Java writes in a small document: a reference
+    /// by a one-byte number, and a definition of a short Latin-1 name numbered with one byte.
+    /// With `ascii_only`, only a symbol whose name is ASCII (known for a reference, checked for
+    /// a definition); else a defined name is not checked (recorded as not known ASCII), as
+    /// where it is skipped or [`Self::text_of`] checks it anyway. `None`: nothing consumed.
+    #[inline(always)]
+    fn symbol_fast(&mut self, ascii_only: bool) -> Option<Span> {
+        let p = self.pos;
+        match *self.data.get(p)? {
+            n @ 0..=0x2f => {
+                let span = self.symbols.get(usize::from(n))?;
+                if ascii_only && !span.ascii {
+                    return None;
+                }
+                self.pos = p + 1;
+                Some(span)
+            }
+            c @ code::FIX_FIRST..=code::FIX_LAST => {
+                let (start, end) = (p + 1, p + 1 + usize::from(c - code::FIX_FIRST));
+                let n = *self.data.get(end)?;
+                if n > 0x2f || usize::from(n) != self.symbols.len() {
+                    return None;
+                }
+                let ascii = ascii_only && is_ascii_in(self.data, start, end);
+                if ascii_only && !ascii {
+                    return None;
+                }
+                let span = Span {
+                    code: c,
+                    ascii,
+                    start,
+                    len: (end - start) as u32,
+                };
+                self.symbols.push(span);
+                self.pos = end + 1;
+                Some(span)
+            }
+            _ => None,
+        }
     }
 
     #[inline(never)]

@@ -9,7 +9,8 @@ pub(crate) struct Span {
     /// A string's length is an int32: `u32` keeps a `Result<Span>` in two registers.
     pub(crate) len: u32,
     pub(crate) code: u8,
-    /// Set when a symbol is defined: its bytes are ASCII (so no UTF-8 check on each use).
+    /// Its bytes are known to be ASCII (so no UTF-8 check on each use): found out where a
+    /// field name is defined; `false` when they are not, or were not checked.
     pub(crate) ascii: bool,
 }
 

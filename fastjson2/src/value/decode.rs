@@ -36,7 +36,7 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
         Header::Double(v) => Value::Double(v),
         Header::Char(v) => Value::Char(v),
         Header::String(s) => Value::String(s.into_owned()),
-        Header::Symbol(s) => Value::Symbol(s.into_owned()),
+        Header::Symbol(s) => Value::Symbol(s.as_ref().into()),
         Header::Binary(b) => Value::Binary(b.to_vec()),
         Header::BigInteger(v) => Value::BigInteger(v),
         Header::BigDecimal(v) => Value::BigDecimal(v),
@@ -71,7 +71,7 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
             };
             loop {
                 let key = match d.next_if_symbol_text() {
-                    Some(name) => Value::Symbol(name?.into_owned()),
+                    Some(name) => Value::Symbol(name?.as_ref().into()),
                     None => match d.pull()? {
                         Header::End => break,
                         k => value_of(d, k)?,

@@ -26,6 +26,7 @@
 
 mod decode;
 mod encode;
+mod symbol;
 
 use crate::types::{
     BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
@@ -33,6 +34,7 @@ use crate::types::{
 
 pub use decode::{from_slice, read_value};
 pub use encode::{to_vec, to_vec_with, write_value};
+pub use symbol::Symbol;
 
 /// Any JSONB value.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,8 +61,8 @@ pub enum Value {
     /// A string.
     String(String),
     /// A string written as a symbol: POJO field names (defined on first use, referred to by
-    /// number after).
-    Symbol(String),
+    /// number after). Short names are held without an allocation.
+    Symbol(Symbol),
     /// A `byte[]` (or a `UUID`'s 16 bytes).
     Binary(Vec<u8>),
     /// A `java.math.BigInteger`.
@@ -109,14 +111,15 @@ impl Value {
     }
 
     /// A symbol (a POJO field name).
-    pub fn symbol(name: impl Into<String>) -> Value {
+    pub fn symbol(name: impl Into<Symbol>) -> Value {
         Value::Symbol(name.into())
     }
 
     /// The text of a string or symbol.
     pub fn as_str(&self) -> Option<&str> {
         match self {
-            Value::String(s) | Value::Symbol(s) => Some(s),
+            Value::String(s) => Some(s),
+            Value::Symbol(s) => Some(s),
             _ => None,
         }
     }
