@@ -4,7 +4,9 @@
 //! another call's token, and the proxy's fds come back; once more with the providers found in
 //! a real ZooKeeper that the schedule restarts; and once with providers that mix answers up,
 //! which must fail. Every run also sends 1,000 bad frames (bad magic, 2 GiB length claims,
-//! garbage bodies, truncated frames) while the callers are served. The long run is `benches/soak/run` (see `benches/soak/README.md`).
+//! garbage bodies, truncated frames) while the callers are served; on the tokio engine 2 callers in
+//! 8 call over mutual TLS while hostile handshakes (plaintext on the TLS listener, TLS to the plain
+//! one, stalled handshakes, bursts) come in. The long run is `benches/soak/run` (see `benches/soak/README.md`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -143,7 +145,18 @@ fn check(engine: &str, extra: &[&str]) -> HashMap<String, u64> {
 
 #[test]
 fn short_soak_tokio_engine() {
-    check("tokio", &[]);
+    let r = check("tokio", &[]);
+    let get = |k: &str| r.get(k).copied().unwrap_or(0);
+    // TLS at the door: a share of the callers over mutual TLS, under the same checks, and
+    // 10 rounds of hostile handshakes, each refused (or, the bursts, completed) as it must be.
+    assert!(get("tls_sent") >= get("sent") / 8, "{r:?}");
+    for kind in ["tls_plaintext", "tls_to_plain", "tls_stalled"] {
+        assert_eq!(get(kind), 10, "{kind}: {r:?}");
+    }
+    assert_eq!(get("tls_burst"), 160, "{r:?}");
+    assert_eq!((get("tls_not_closed"), get("tls_wrong")), (0, 0), "{r:?}");
+    assert!(get("proxy_tls_timeouts") >= 10, "{r:?}");
+    assert!(get("proxy_tls_plaintext_refused") >= 10, "{r:?}");
 }
 
 #[test]

@@ -3,10 +3,8 @@
 //! certificates made at run time: our Dubbo and Triple clients against Java providers that
 //! require client certificates.
 //!
-//! Not here: a Java 3.3.6 consumer over TLS. Its jar's Netty (4.2.2) verifies host names by
-//! default and Dubbo's `SslClientTlsHandler` makes its `SSLEngine` without the peer's host,
-//! so its every handshake fails on its own side ("Hostname or IP address is undefined"),
-//! against any server.
+//! Java consumers over TLS (3.3.6 needs Netty's `NETTY_NO_HOSTNAME_CHECK` property) are in
+//! the proxy's `tests/java_tls.rs`.
 
 mod common;
 
@@ -15,33 +13,15 @@ use common::*;
 use dubbo_rpc::client::{Client, ClientConfig};
 use dubbo_rpc::tls::ClientTls;
 use dubbo_rpc::triple_client::{Client as TripleClient, ClientConfig as TripleConfig};
+use dubbo_test_support::java::provider_tls;
 use dubbo_test_support::pki::Pki;
 use dubbo_test_support::LogDir;
 
 const LOGS: LogDir = LogDir("dubbo-rpc-java-tls");
 
-/// A Java provider's TLS: its certificate, and (Java's only mode with a trust collection)
-/// client certificates of the test CA required.
-fn provider_ssl(pki: &Pki) -> Vec<String> {
-    vec![
-        format!(
-            "-Ddubbo.ssl.server-key-cert-chain-path={}",
-            pki.server.cert.display()
-        ),
-        format!(
-            "-Ddubbo.ssl.server-private-key-path={}",
-            pki.server.key.display()
-        ),
-        format!(
-            "-Ddubbo.ssl.server-trust-cert-collection-path={}",
-            pki.ca.display()
-        ),
-    ]
-}
-
 fn start_provider(pki: &Pki, args: &[&str], name: &str) -> Option<Provider> {
     let mut b = Provider::builder("dubbo33").args(args).log(LOGS, name);
-    for a in provider_ssl(pki) {
+    for a in provider_tls(pki) {
         b = b.jvm_arg(&a);
     }
     b.start()

@@ -7,7 +7,9 @@
 //!   127.0.0.1, started by a [`ProviderBuilder`] (group, registry, JVM options), killed when it
 //!   drops.
 //! - [`run_consumer`]: the Java consumer's check list (`ok ...`/`FAIL ...` lines) against an
-//!   address, as a [`ConsumerRun`].
+//!   address, as a [`ConsumerRun`]; [`run_consumer_jvm`] with JVM options.
+//! - [`provider_tls`], [`consumer_tls`], [`NETTY_NO_HOSTNAME_CHECK`]: Java Dubbo's own TLS
+//!   settings (system properties) with the certificates of a [`Pki`].
 //!
 //! The Java side refuses every address off loopback (`NON-LOOPBACK`, exit status 3; see
 //! `interop/dubbo-java/README.md`).
@@ -18,6 +20,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::pki::{Identity, Pki};
 use crate::{missing, workspace_root, LogDir};
 
 /// The interface the Java provider exports and the consumer calls.
@@ -399,9 +402,22 @@ impl ConsumerRun {
 /// /dev/null, stderr to `<logs>/consumer-<flavour>-<pid>.log`); its stdout is printed to the
 /// test's output. `None` when the interop project is absent.
 pub fn run_consumer(flavour: &str, addr: &str, args: &[&str], logs: LogDir) -> Option<ConsumerRun> {
+    run_consumer_jvm(flavour, &[], addr, args, logs)
+}
+
+/// [`run_consumer`] with JVM options before `-jar` (system properties such as
+/// [`consumer_tls`]'s).
+pub fn run_consumer_jvm(
+    flavour: &str,
+    jvm: &[String],
+    addr: &str,
+    args: &[&str],
+    logs: LogDir,
+) -> Option<ConsumerRun> {
     let jar = dubbo_jar(flavour)?;
     let t0 = Instant::now();
     let out = Command::new("java")
+        .args(jvm)
         .arg("-jar")
         .arg(&jar)
         .arg("consumer")
@@ -427,4 +443,51 @@ pub fn run_consumer(flavour: &str, addr: &str, args: &[&str], logs: LogDir) -> O
         ok: out.status.success(),
         lines,
     })
+}
+
+/// A Java provider's TLS as a Java application sets it: the `dubbo.ssl.*` keys of Dubbo's
+/// `SslConfig`, as JVM system properties. Its certificate is [`Pki::server`]; with a trust
+/// collection (Java's only mode that has one) it requires client certificates of the test CA.
+pub fn provider_tls(pki: &Pki) -> Vec<String> {
+    vec![
+        format!(
+            "-Ddubbo.ssl.server-key-cert-chain-path={}",
+            pki.server.cert.display()
+        ),
+        format!(
+            "-Ddubbo.ssl.server-private-key-path={}",
+            pki.server.key.display()
+        ),
+        format!(
+            "-Ddubbo.ssl.server-trust-cert-collection-path={}",
+            pki.ca.display()
+        ),
+    ]
+}
+
+/// Netty 4.2 (Dubbo 3.3's) checks the server's host name by default, and Dubbo 3.3's
+/// `SslClientTlsHandler` makes its `SSLEngine` without the peer's host, so every handshake of a
+/// Dubbo 3.3 consumer fails on its own side ("Hostname or IP address is undefined"). This
+/// system property of Netty 4.2 turns that default off; the certificate chain is still
+/// checked against the trust collection. Netty 4.1 (Dubbo 2.7 and 3.2) has no such default.
+pub const NETTY_NO_HOSTNAME_CHECK: &str =
+    "-Dio.netty.handler.ssl.defaultEndpointVerificationAlgorithm=NONE";
+
+/// A Java consumer's TLS (`dubbo.ssl.client-*` of Dubbo's `SslConfig`, as JVM system
+/// properties): it presents `identity` and trusts servers signed by `ca`.
+pub fn consumer_tls(ca: &Path, identity: &Identity) -> Vec<String> {
+    vec![
+        format!(
+            "-Ddubbo.ssl.client-key-cert-chain-path={}",
+            identity.cert.display()
+        ),
+        format!(
+            "-Ddubbo.ssl.client-private-key-path={}",
+            identity.key.display()
+        ),
+        format!(
+            "-Ddubbo.ssl.client-trust-cert-collection-path={}",
+            ca.display()
+        ),
+    ]
 }

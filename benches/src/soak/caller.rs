@@ -13,12 +13,13 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use dubbo_codec::{Frame, FrameCodec, Outcome, Request, Response};
 use hessian2::value::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
 use super::provider::INTERFACE;
 use super::rng::Rng;
+use super::tls::Door;
 
 /// How many examples of failures one caller keeps, and a whole run.
 const EXAMPLES: usize = 5;
@@ -27,6 +28,8 @@ const RUN_EXAMPLES: usize = 20;
 /// What the callers share with the soak's driver.
 pub struct Shared {
     pub proxy: SocketAddr,
+    /// The proxy's TLS listener and the callers' TLS (tokio engine only).
+    pub tls: Option<(SocketAddr, Arc<Door>)>,
     pub started: Instant,
     /// Time between two calls of one caller.
     pub period: Duration,
@@ -45,9 +48,10 @@ pub struct Shared {
 #[derive(Debug, Default, Clone)]
 pub struct Tally {
     pub sent: u64,
-    /// Of them: sent in Triple, and sent in Dubbo to be bridged to Triple.
+    /// Of them: sent in Triple, sent in Dubbo to be bridged to Triple, sent over TLS.
     pub triple: u64,
     pub bridged: u64,
+    pub tls: u64,
     pub ok: u64,
     /// Answers with a status other than OK, by status byte.
     pub statuses: BTreeMap<u8, u64>,
@@ -69,6 +73,7 @@ impl Tally {
         self.sent += other.sent;
         self.triple += other.triple;
         self.bridged += other.bridged;
+        self.tls += other.tls;
         self.ok += other.ok;
         for (status, n) in other.statuses {
             *self.statuses.entry(status).or_default() += n;
@@ -100,20 +105,39 @@ struct InFlight {
 
 /// What a caller speaks, and where its calls go: of every 8 callers, one calls in Triple
 /// ([`super::triple_caller::triple_caller`]), two send Dubbo calls the route table sends to the Triple-only
-/// cluster (bridged by the proxy), five plain Dubbo calls.
+/// cluster (bridged by the proxy), two (with a TLS listener, else plain) Dubbo calls over
+/// mutual TLS, the others plain Dubbo calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Dubbo,
     Bridged,
     Triple,
+    Tls,
 }
 
 impl Kind {
-    pub fn of(caller: u32) -> Kind {
+    pub fn of(caller: u32, tls: bool) -> Kind {
         match caller % 8 {
             7 => Kind::Triple,
             1 | 4 => Kind::Bridged,
+            2 | 5 if tls => Kind::Tls,
             _ => Kind::Dubbo,
+        }
+    }
+}
+
+/// A caller's connection, plain or TLS.
+trait Conn: AsyncRead + AsyncWrite + Send + Unpin {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Conn for T {}
+
+/// A connection to the plain listener, or through the TLS listener's handshake.
+async fn connect(shared: &Shared, tls: bool) -> std::io::Result<Box<dyn Conn>> {
+    match (&shared.tls, tls) {
+        (Some((addr, door)), true) => Ok(Box::new(door.connect(*addr).await?)),
+        _ => {
+            let s = TcpStream::connect(shared.proxy).await?;
+            let _ = s.set_nodelay(true);
+            Ok(Box::new(s))
         }
     }
 }
@@ -133,9 +157,10 @@ pub async fn caller(id: u32, shared: Arc<Shared>, disconnect: Arc<Notify>) -> Ta
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut sweep = tokio::time::interval(Duration::from_millis(100));
     let mut drop_after_send = false;
-    let bridged = Kind::of(id) == Kind::Bridged;
+    let kind = Kind::of(id, shared.tls.is_some());
+    let (bridged, tls) = (kind == Kind::Bridged, kind == Kind::Tls);
     loop {
-        let stream = match TcpStream::connect(shared.proxy).await {
+        let stream = match connect(&shared, tls).await {
             Ok(s) => s,
             Err(e) => {
                 tally.connect_errors += 1;
@@ -147,8 +172,7 @@ pub async fn caller(id: u32, shared: Arc<Shared>, disconnect: Arc<Notify>) -> Ta
                 continue;
             }
         };
-        let _ = stream.set_nodelay(true);
-        let (mut rd, mut wr) = stream.into_split();
+        let (mut rd, mut wr) = tokio::io::split(stream);
         let mut pending: HashMap<u64, InFlight> = HashMap::new();
         let mut buf = BytesMut::with_capacity(16 * 1024);
         let mut codec = FrameCodec::new();
@@ -192,6 +216,7 @@ pub async fn caller(id: u32, shared: Arc<Shared>, disconnect: Arc<Notify>) -> Ta
                     pending.insert(seq, InFlight { token, sent: Instant::now() });
                     tally.sent += 1;
                     tally.bridged += u64::from(bridged);
+                    tally.tls += u64::from(tls);
                     shared.sent.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = wr.write_all(&out).await {
                         forget(id, &shared, &mut tally, &mut pending, &format!("write: {e}"));

@@ -41,7 +41,13 @@ pub fn registered(zookeeper: Option<&str>, provider: usize) -> Option<Registered
 /// soak's faults: `echo`, whose calls go on in the protocol they came in, and `echo-tri`,
 /// Triple-only (`protocol = "tri"`), where the Dubbo calls that carry the bridge attachment go
 /// (the proxy makes them Triple calls; the providers serve both protocols on one port).
-pub fn proxy_config(engine: &str, backends: Backends<'_>, route_timeout: Duration) -> String {
+/// `tls_listener`: a second listener's table (see [`super::tls::Door::listener`]), or empty.
+pub fn proxy_config(
+    engine: &str,
+    backends: Backends<'_>,
+    route_timeout: Duration,
+    tls_listener: &str,
+) -> String {
     let timeout = route_timeout.as_millis();
     let (key, value) = BRIDGE_ATTACHMENT;
     format!(
@@ -57,7 +63,7 @@ level = "warn"
 [[listeners]]
 name = "main"
 address = "127.0.0.1:0"
-
+{tls_listener}
 [[routes]]
 name = "bridged"
 interface = "{INTERFACE}"

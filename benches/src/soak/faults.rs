@@ -90,6 +90,8 @@ pub struct World {
     pub config_path: PathBuf,
     pub engine: String,
     pub route_timeout: Duration,
+    /// The TLS listener's table in the config, or empty.
+    pub tls_listener: String,
     pub callers: Vec<Arc<Notify>>,
     pub started: Instant,
     /// Discovery mode: the ZooKeeper the providers register in and the proxy watches.
@@ -115,7 +117,12 @@ impl World {
             zookeeper: zookeeper.as_deref(),
             without,
         };
-        let config = proxy_config(&self.engine, backends, self.route_timeout);
+        let config = proxy_config(
+            &self.engine,
+            backends,
+            self.route_timeout,
+            &self.tls_listener,
+        );
         std::fs::write(&self.config_path, config)?;
         self.proxy.proc.signal(Signal::Hup)?;
         let end = Instant::now() + Duration::from_secs(5);

@@ -1,5 +1,6 @@
 //! The chaos soak of `dubbo-proxy` (`dubbo-soak`, issue 17): a seeded fault schedule while 64
-//! callers send calls whose every answer is checked against its own call. See
+//! callers send calls whose every answer is checked against its own call (on the tokio engine
+//! a share of them over mutual TLS, beside hostile handshakes: `tls`). See
 //! `benches/soak/README.md` for how to run it and the latest table.
 
 mod caller;
@@ -11,6 +12,7 @@ mod procs;
 pub mod provider;
 pub mod report;
 mod rng;
+mod tls;
 mod triple_caller;
 
 use std::path::PathBuf;
@@ -28,9 +30,10 @@ pub use faults::Fault;
 use faults::{run_schedule, FaultCounts, World};
 pub use heap::Heap;
 pub use procs::Memory;
-use procs::{memory_kib, open_fds, start_provider, start_proxy, Held, ScratchDir, Trims};
+use procs::{memory_kib, metric, open_fds, start_provider, start_proxy, Held, ScratchDir, Trims};
 use provider::ProviderOptions;
 pub use report::Report;
+use tls::{Door, HostileTls, TlsCounters};
 use triple_caller::triple_caller;
 
 /// Providers behind the proxy.
@@ -47,6 +50,8 @@ const CLIENT_TIMEOUT: Duration = Duration::from_millis(5000);
 pub const RSS_TOLERANCE_KIB: u64 = 64;
 /// Calls one caller keeps in flight at most.
 const WINDOW: usize = 8;
+/// Bad frames per round of hostile handshakes (one of each kind, see `tls`).
+const FRAMES_PER_TLS_ROUND: u64 = 100;
 
 /// `dubbo-soak run` options.
 #[derive(Debug, Clone)]
@@ -163,10 +168,21 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         zookeeper: zookeeper_address.as_deref(),
         without: None,
     };
-    let config = proxy_config(&opts.engine, backends, ROUTE_TIMEOUT);
+    // TLS at the door where the engine serves it.
+    let door = match opts.engine.as_str() {
+        "tokio" => Some(Arc::new(Door::new()?)),
+        _ => None,
+    };
+    let tls_listener = door.as_ref().map(|d| d.listener()).unwrap_or_default();
+    let config = proxy_config(&opts.engine, backends, ROUTE_TIMEOUT, &tls_listener);
     std::fs::write(&config_path, config)?;
     let proxy = start_proxy(&opts.proxy_bin, &config_path, &opts.engine)?;
     let (pid, admin, listen) = (proxy.proc.pid(), proxy.admin, proxy.listen);
+    let tls = match (door, proxy.listen_tls) {
+        (Some(door), Some(addr)) => Some((addr, door)),
+        (None, _) => None,
+        (Some(_), None) => return Err("the proxy started without its TLS listener".into()),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -175,6 +191,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
     let shared = |seed: u64| {
         Arc::new(Shared {
             proxy: listen,
+            tls: tls.clone(),
             started,
             period: Duration::from_secs_f64(f64::from(opts.callers) / opts.rate),
             window: WINDOW,
@@ -220,6 +237,7 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         config_path,
         engine: opts.engine.clone(),
         route_timeout: ROUTE_TIMEOUT,
+        tls_listener,
         callers: Vec::new(),
         started,
         zookeeper,
@@ -272,9 +290,18 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         opts.calls,
     )?;
     let trims_load = Trims::read(admin);
-    let (world, counts, hostile, load_secs) =
-        (phase.world, phase.counts, phase.hostile, phase.secs);
+    let (world, counts, hostile, hostile_tls, load_secs) = (
+        phase.world,
+        phase.counts,
+        phase.hostile,
+        phase.hostile_tls,
+        phase.secs,
+    );
     tally.merge(phase.tally);
+    let tls_counters = match tls {
+        Some(_) => Some(TlsCounters::read(|series| metric(admin, series))?),
+        None => None,
+    };
 
     // Every caller has closed; the proxy should be back to its baseline.
     let slack = WORKERS * PROVIDERS;
@@ -304,6 +331,8 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         trims: [trims_before, trims_load, trims_after],
         hostile_wanted: opts.hostile_frames,
         hostile,
+        hostile_tls,
+        tls_counters,
     })
 }
 
@@ -315,6 +344,7 @@ struct Phase {
     tally: Tally,
     counts: FaultCounts,
     hostile: hostile::Hostile,
+    hostile_tls: HostileTls,
     secs: f64,
 }
 
@@ -341,6 +371,10 @@ fn faulted_load(
     };
     let started = Instant::now();
     let hostile = runtime.spawn(hostile::send(calls.proxy, hostile_frames, calls.seed));
+    let hostile_tls = calls.tls.clone().map(|(addr, door)| {
+        let rounds = hostile_frames / FRAMES_PER_TLS_ROUND;
+        runtime.spawn(tls::hostile(door, calls.proxy, addr, rounds))
+    });
     let tally = runtime.block_on(load(opts.callers, calls, &notifies, || {
         if calls.sent.load(Ordering::Relaxed) >= until_sent {
             enough.store(true, Ordering::Release);
@@ -349,12 +383,17 @@ fn faulted_load(
     }));
     let secs = started.elapsed().as_secs_f64();
     let hostile = runtime.block_on(hostile)?;
+    let hostile_tls = match hostile_tls {
+        Some(h) => runtime.block_on(h)?,
+        None => HostileTls::default(),
+    };
     let (world, counts) = schedule.join().map_err(|_| "the fault schedule panicked")?;
     Ok(Phase {
         world,
         tally,
         counts: counts?,
         hostile,
+        hostile_tls,
         secs,
     })
 }
@@ -371,9 +410,11 @@ async fn load(
                 .get(id as usize)
                 .cloned()
                 .unwrap_or_else(|| Arc::new(Notify::new()));
-            match Kind::of(id) {
+            match Kind::of(id, shared.tls.is_some()) {
                 Kind::Triple => tokio::spawn(triple_caller(id, shared.clone(), notify)),
-                Kind::Dubbo | Kind::Bridged => tokio::spawn(caller(id, shared.clone(), notify)),
+                Kind::Dubbo | Kind::Bridged | Kind::Tls => {
+                    tokio::spawn(caller(id, shared.clone(), notify))
+                }
             }
         })
         .collect();

@@ -114,6 +114,8 @@ pub fn start_provider(port: u16, options: &ProviderOptions) -> std::io::Result<(
 pub struct ProxyProc {
     pub proc: Proc,
     pub listen: SocketAddr,
+    /// The second listener (the TLS one, when configured).
+    pub listen_tls: Option<SocketAddr>,
     pub admin: SocketAddr,
 }
 
@@ -134,8 +136,14 @@ pub fn start_proxy(proxy_bin: &Path, config: &Path, engine: &str) -> std::io::Re
             .and_then(|v| v.parse::<SocketAddr>().ok())
             .ok_or_else(|| std::io::Error::other(format!("no {key} in the proxy's {line:?}")))
     };
+    let second = line
+        .split_whitespace()
+        .find_map(|part| part.strip_prefix("listen="))
+        .and_then(|v| v.split(',').nth(1))
+        .and_then(|v| v.parse().ok());
     Ok(ProxyProc {
         listen: field("listen=")?,
+        listen_tls: second,
         admin: field("admin=")?,
         proc,
     })

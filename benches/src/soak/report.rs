@@ -10,6 +10,7 @@ use super::faults::{Fault, FaultCounts};
 use super::heap::Heap;
 use super::hostile::Hostile;
 use super::procs::{Held, Memory, Trims};
+use super::tls::{HostileTls, TlsCounters};
 
 /// What one run measured.
 #[derive(Debug, Clone)]
@@ -51,6 +52,10 @@ pub struct Report {
     pub hostile_wanted: u64,
     /// The bad frames sent.
     pub hostile: Hostile,
+    /// The hostile handshakes sent and what went wrong with them (none without TLS).
+    pub hostile_tls: HostileTls,
+    /// The proxy's TLS counters after the load (`None`: no TLS listener, epoll engine).
+    pub tls_counters: Option<TlsCounters>,
 }
 
 /// The table's header (the columns of [`Report::row`]).
@@ -78,6 +83,27 @@ impl Report {
         ] {
             if n > 0 {
                 out.push(format!("{n} {what}"));
+            }
+        }
+        let h = &self.hostile_tls;
+        for (n, what) in [
+            (
+                h.not_closed,
+                "refused TLS connections the proxy left open (plaintext, stalled handshakes)",
+            ),
+            (
+                h.wrong,
+                "wrong TLS outcomes (a handshake served on the plain listener, a burst handshake failed, a connect failed)",
+            ),
+        ] {
+            if n > 0 {
+                out.push(format!("{n} {what}"));
+            }
+        }
+        if let Some(c) = &self.tls_counters {
+            out.extend(c.failures(h));
+            if t.tls == 0 {
+                out.push("no call sent over TLS".into());
             }
         }
         if self.fds_after > self.fds_before + self.fd_slack {
@@ -284,6 +310,15 @@ impl Report {
             " hostile_frames={} hostile_bytes={}",
             self.hostile.frames, self.hostile.bytes
         );
+        if let Some(c) = &self.tls_counters {
+            let h = &self.hostile_tls;
+            let _ = write!(
+                s,
+                " tls_sent={} tls_plaintext={} tls_to_plain={} tls_stalled={} tls_burst={} tls_not_closed={} tls_wrong={} proxy_tls_handshakes={} proxy_tls_failed={} proxy_tls_timeouts={} proxy_tls_plaintext_refused={}",
+                t.tls, h.plaintext, h.to_plain, h.stalled, h.burst, h.not_closed, h.wrong,
+                c.handshakes, c.failed, c.timeouts, c.plaintext_refused
+            );
+        }
         for (when, heap) in [("before", self.heap_before), ("after", self.heap_after)] {
             if let Some(h) = heap {
                 let _ = write!(

@@ -1,0 +1,145 @@
+//! Java Dubbo consumers over mutual TLS through the proxy (tokio engine) to a Java provider
+//! that requires client certificates, on 127.0.0.1 with certificates made at run time: the
+//! consumer's TLS and the provider's are Dubbo's own `dubbo.ssl.*` settings (system
+//! properties), the proxy's listener requires client certificates and names the caller in
+//! `identity_attachment`, and its cluster presents the proxy's client certificate.
+//!
+//! A Dubbo 3.3 consumer needs one Java-side setting: Netty 4.2 (Dubbo 3.3.6 ships 4.2.2)
+//! checks the server's host name by default, and Dubbo's `SslClientTlsHandler` makes its
+//! `SSLEngine` without the peer's host, so without
+//! `-Dio.netty.handler.ssl.defaultEndpointVerificationAlgorithm=NONE` every handshake fails on
+//! the consumer's own side ("Hostname or IP address is undefined"), against any server; this
+//! test asserts that too. The certificate chain is still checked against the consumer's trust
+//! collection. A Dubbo 3.2 consumer (Netty 4.1.113) needs nothing.
+//!
+//! Not asserted here: the identity attachment as the Java provider sees it (the interop
+//! provider has no method that echoes attachments; `tests/tls.rs` asserts it with a Rust
+//! provider). The access log's identity of each call is asserted instead.
+
+mod common;
+
+use common::*;
+use dubbo_test_support::java::{
+    consumer_tls, provider_tls, run_consumer_jvm, ConsumerRun, Provider, NETTY_NO_HOSTNAME_CHECK,
+};
+use dubbo_test_support::pki::{Identity, Pki, CLIENT_SPIFFE_ID};
+use dubbo_test_support::LogDir;
+
+const LOGS: LogDir = LogDir("dubbo-proxy-java-tls");
+
+/// The proxy's listener: the server certificate, client certificates of the test CA
+/// required, the caller's identity in `x-caller-identity`, the access log on; `cluster`: the
+/// cluster's endpoints and TLS.
+fn tls_proxy(pki: &Pki, cluster: &str) -> Proxy {
+    let conf = config(
+        1,
+        &format!(
+            "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
+             identity_attachment = \"x-caller-identity\"\n\
+             [log]\naccess_log = true\n\
+             [[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\n\
+             timeout_ms = 10000\n[clusters.demo]\n{cluster}",
+            pki.server.cert, pki.server.key, pki.ca
+        ),
+    );
+    Proxy::start_logging(
+        "tokio",
+        &conf,
+        Some("warn,dubbo_proxy::access=info,dubbo_proxy::core::metrics_tls=debug"),
+    )
+}
+
+/// The Java consumer of `flavour` against the proxy, presenting `identity`, with the JVM
+/// options `extra`.
+async fn consumer(
+    flavour: &'static str,
+    pki: &Pki,
+    identity: &Identity,
+    extra: &[&str],
+    proxy: &Proxy,
+    args: &'static [&'static str],
+) -> ConsumerRun {
+    let mut jvm = consumer_tls(&pki.ca, identity);
+    jvm.extend(extra.iter().map(|&s| s.to_owned()));
+    let addr = proxy.addr().to_string();
+    tokio::task::spawn_blocking(move || run_consumer_jvm(flavour, &jvm, &addr, args, LOGS))
+        .await
+        .unwrap()
+        .expect("interop/dubbo-java")
+}
+
+/// Short runs for consumers that get no answer.
+const REFUSED_RUN: &[&str] = &["--only", "demo", "--timeout", "3000"];
+
+#[tokio::test]
+async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
+    let pki = Pki::new();
+    let mut provider = Provider::builder("dubbo33").log(LOGS, "dubbo33-tls");
+    for a in provider_tls(&pki) {
+        provider = provider.jvm_arg(&a);
+    }
+    let Some(provider) = provider.start() else {
+        return;
+    };
+    let proxy = tls_proxy(
+        &pki,
+        &format!(
+            "endpoints = [{{ address = \"{}\" }}]\n[clusters.demo.tls]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
+            provider.addr(),
+            pki.ca,
+            pki.client.cert,
+            pki.client.key
+        ),
+    );
+    let run = consumer(
+        "dubbo33",
+        &pki,
+        &pki.client,
+        &[NETTY_NO_HOSTNAME_CHECK],
+        &proxy,
+        &[],
+    )
+    .await;
+    run.assert_all_passed("3.3.6 consumer (Netty's host name check off) -> TLS proxy -> TLS 3.3.6");
+    let run = consumer("dubbo3", &pki, &pki.client, &[], &proxy, &[]).await;
+    run.assert_all_passed("3.2.19 consumer -> TLS proxy -> TLS 3.3.6 provider");
+    // Every call the proxy logged came from the client certificate's SPIFFE ID.
+    let log = proxy.log();
+    let named = log.matches(&format!("\"{CLIENT_SPIFFE_ID}\"")).count();
+    assert!(named >= 2 * run.oks(), "{named} calls named: {log}");
+    assert!(proxy.metric("dubbo_proxy_tls_handshakes_total") >= 2.0);
+
+    // Without Netty's property a 3.3.6 consumer fails its own handshake: no call is made.
+    let failed = "dubbo_proxy_tls_handshake_failed_total";
+    let before = proxy.metric(failed);
+    let run = consumer("dubbo33", &pki, &pki.client, &[], &proxy, REFUSED_RUN).await;
+    assert!(!run.ok && run.oks() == 0, "{:#?}", run.lines);
+    let named_after = proxy.log().matches(CLIENT_SPIFFE_ID).count();
+    assert_eq!(named_after, log.matches(CLIENT_SPIFFE_ID).count());
+    assert!(eventually(|| proxy.metric(failed) > before).await);
+}
+
+#[tokio::test]
+async fn a_java_consumer_of_another_ca_is_refused_and_counted() {
+    let pki = Pki::new();
+    let upstream = Upstream::start("a").await;
+    let proxy = tls_proxy(
+        &pki,
+        &format!("endpoints = [{{ address = \"{}\" }}]\n", upstream.addr),
+    );
+    let run = consumer(
+        "dubbo33",
+        &pki,
+        &pki.foreign_client,
+        &[NETTY_NO_HOSTNAME_CHECK],
+        &proxy,
+        REFUSED_RUN,
+    )
+    .await;
+    assert!(!run.ok && run.oks() == 0, "{:#?}", run.lines);
+    assert_eq!(upstream.calls(), 0);
+    let failed = "dubbo_proxy_tls_handshake_failed_total";
+    assert!(eventually(|| proxy.metric(failed) >= 1.0).await);
+    let log = proxy.log();
+    assert!(log.contains("TLS handshake failed"), "{log}");
+}
