@@ -15,6 +15,7 @@ use std::time::Duration;
 use dubbo_codec::Status;
 
 use crate::core::fd_budget::FdBudget;
+use crate::core::label::escape;
 use crate::memory::Trimmer;
 
 /// Upper bounds of the latency buckets, in microseconds.
@@ -652,12 +653,6 @@ impl Registry {
         }
         out
     }
-}
-
-pub(crate) fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
 }
 
 fn render_family(out: &mut String, label: &str, map: &BTreeMap<String, Arc<Stats>>) {

@@ -45,7 +45,7 @@ impl AccessMetrics {
         ] {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter");
             for (route, r) in m.iter() {
-                let route = crate::core::metrics::escape(route);
+                let route = crate::core::label::escape(route);
                 let _ = writeln!(out, "{name}{{route=\"{route}\"}} {}", get(r));
             }
         }

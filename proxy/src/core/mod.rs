@@ -18,6 +18,7 @@ pub mod health;
 pub mod identity;
 pub mod inflight;
 pub mod key;
+pub(crate) mod label;
 pub mod metrics;
 pub mod metrics_access;
 pub mod metrics_tls;
