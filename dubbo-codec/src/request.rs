@@ -748,7 +748,7 @@ impl RequestBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hessian2::encode::LiteVersion;
+    use hessian2::encode::PeerVersion;
     use hessian2::value::Object;
     use serde::{Deserialize, Serialize};
 
@@ -824,7 +824,7 @@ mod tests {
             name: "a".into(),
             id: 7,
         };
-        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2] {
             let user = format.encode_alone(&u).unwrap();
             let name = format.encode_alone("x").unwrap();
             let three = format.encode_alone(&3).unwrap();
@@ -888,7 +888,7 @@ mod tests {
             name: "a".into(),
             id: 7,
         };
-        for format in [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2] {
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2] {
             let body = Request::builder("S", "m")
                 .format(format)
                 .arg("com.example.User", &u)

@@ -23,7 +23,7 @@
 //!   [`Error::is_eof`] tells a cut-short input from a corrupt one.
 //! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java picks: fastjson2
 //!   2.0.52's (Dubbo 3.2.19) by default, 2.0.56's (Dubbo 3.3.5) with
-//!   [`encode::Fastjson2Version::V2_0_56`].
+//!   [`encode::PeerVersion::V2_0_56`].
 //! - [`value::Value`]: everything Java sent, class names, symbols and references included.
 //! - [`types`]: big numbers, `Date` and `java.time` values.
 //! - [`frame`]: Dubbo's framing of each object (a 4-byte length, then one JSONB document).
@@ -45,6 +45,25 @@
 //! table: nothing is shared between frames. `FastJson2ObjectInput` reads each frame with
 //! `JSONB.parseObject(bytes, class, filter, UseDefaultConstructorAsPossible, UseNativeObject,
 //! IgnoreAutoTypeNotMatch, FieldBased[, ErrorOnNoneSerializable])`.
+//!
+//! # One vocabulary with `hessian2`
+//!
+//! The sibling crate `hessian2` (Dubbo's other serialization) has the same shape and names:
+//! [`to_vec`], [`to_writer`], [`from_slice`], [`from_bytes`], [`from_buf`], [`Serializer`] and
+//! [`Deserializer`] (with `reset` for reuse), [`PeerVersion`] (which Java library's bytes to
+//! match), `encode::Encoder::write_*` / `write_ref`, `value::{Value, from_slice, to_vec,
+//! to_vec_with}` with `Value::Binary` holding `bytes::Bytes`, and an [`Error`] with a byte
+//! offset and [`Error::is_eof`]. What differs is what the formats differ in: a JSONB document
+//! stands alone (each Dubbo argument is one, [`frame`]), and a reference is a JSONPath here
+//! and an index in Hessian.
+//!
+//! # Semver
+//!
+//! The crate follows semver from 0.2 on. Enums that Java may grow ([`ErrorKind`],
+//! [`value::Value`], whose families follow JSONB's type codes, [`PeerVersion`]) are `#[non_exhaustive]`: match them with a `_` arm. The byte
+//! forms written for a [`PeerVersion`] are part of the contract: a change of bytes for an
+//! existing version is a breaking change. Names replaced in 0.2 stay one release as
+//! deprecated aliases; `CHANGELOG.md` lists every change.
 
 pub mod de;
 pub mod decode;
@@ -56,6 +75,7 @@ pub mod ser;
 pub mod types;
 pub mod value;
 
-pub use de::{from_slice, Deserializer};
+pub use de::{from_buf, from_bytes, from_slice, Deserializer};
+pub use encode::PeerVersion;
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_writer, Serializer};

@@ -16,7 +16,7 @@ mod common;
 
 use common::{vectors, vectors_2_0_56};
 use fastjson2::decode::Decoder;
-use fastjson2::encode::Fastjson2Version;
+use fastjson2::encode::PeerVersion;
 use fastjson2::frame::read_framed;
 use fastjson2::value::{self, Value};
 use serde_json::{json, Value as Json};
@@ -79,10 +79,10 @@ fn date_time(dt: &fastjson2::types::LocalDateTime) -> Vec<Json> {
 
 /// The two vector sets: fastjson2 2.0.52 (Dubbo 3.2.19) and 2.0.56 (Dubbo 3.3.5), with the
 /// encoder version that must give their bytes.
-fn sets() -> [(PathBuf, Fastjson2Version, &'static str); 2] {
+fn sets() -> [(PathBuf, PeerVersion, &'static str); 2] {
     [
-        (vectors(), Fastjson2Version::V2_0_52, "2.0.52"),
-        (vectors_2_0_56(), Fastjson2Version::V2_0_56, "2.0.56"),
+        (vectors(), PeerVersion::V2_0_52, "2.0.52"),
+        (vectors_2_0_56(), PeerVersion::V2_0_56, "2.0.56"),
     ]
 }
 
@@ -114,7 +114,7 @@ fn java_vectors_decode_to_javas_values_and_reencode_to_javas_bytes() {
     }
 }
 
-fn check_set(dir: &Path, version: Fastjson2Version, set: &str) -> usize {
+fn check_set(dir: &Path, version: PeerVersion, set: &str) -> usize {
     let mut checked = 0;
     for case in manifest_of(dir, set) {
         let name = case["name"].as_str().unwrap();

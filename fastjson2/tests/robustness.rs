@@ -119,7 +119,7 @@ fn scalar() -> impl Strategy<Value = Value> {
         any::<u16>().prop_map(Value::Char),
         ".{0,60}".prop_map(Value::String),
         "[a-z]{1,3}".prop_map(Value::symbol),
-        proptest::collection::vec(any::<u8>(), 0..40).prop_map(Value::Binary),
+        proptest::collection::vec(any::<u8>(), 0..40).prop_map(|b| Value::Binary(b.into())),
         any::<i64>().prop_map(Value::Date),
         "[$.a-z0-9\\[\\]]{1,8}".prop_map(Value::Ref),
     ]

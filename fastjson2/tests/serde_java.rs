@@ -261,14 +261,14 @@ fn bob() -> User {
 /// 2.0.52 (Dubbo 3.2.19) only up to 47: `Serializer::with_version` matches either.
 #[test]
 fn float_forms_follow_the_fastjson2_version() {
-    use fastjson2::encode::Fastjson2Version;
+    use fastjson2::encode::PeerVersion;
     for (name, v) in [
         ("float_48", 48.0f32),
         ("float_m17", -17.0),
         ("float_47", 47.0),
     ] {
         assert_eq!(fastjson2::to_vec(&v).unwrap(), vector(name), "{name}");
-        let mut s = fastjson2::Serializer::with_version(Vec::new(), Fastjson2Version::V2_0_56);
+        let mut s = fastjson2::Serializer::with_version(Vec::new(), PeerVersion::V2_0_56);
         serde::Serialize::serialize(&v, &mut s).unwrap();
         let java = std::fs::read(common::vectors_2_0_56().join(format!("{name}.bin"))).unwrap();
         assert_eq!(s.into_inner(), java, "{name} as 2.0.56");

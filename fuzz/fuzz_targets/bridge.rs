@@ -18,7 +18,7 @@ use dubbo_proxy::triple::from_dubbo::{dubbo_answer, triple_request, TripleAnswer
 use dubbo_proxy::triple::to_dubbo::{dubbo_request, triple_answer, Answer};
 use dubbo_triple::{Code, Status as TriStatus};
 use fuzz_support::values_eq;
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use libfuzzer_sys::fuzz_target;
 
 const TIMEOUT: Duration = Duration::from_millis(1500);
@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let format = if plan & 1 == 0 {
-        BodyFormat::Hessian2(LiteVersion::V3)
+        BodyFormat::Hessian2(PeerVersion::V3)
     } else {
         BodyFormat::Fastjson2
     };

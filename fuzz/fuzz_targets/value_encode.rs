@@ -9,9 +9,9 @@ use std::sync::Arc;
 use arbitrary::Arbitrary;
 use bytes::Bytes;
 use hessian2::decode::Decoder;
-use hessian2::encode::{Encoder, LiteVersion};
+use hessian2::encode::{Encoder, PeerVersion};
 use hessian2::input::SliceInput;
-use hessian2::value::{self, List, Map, Object, Stream, Value};
+use hessian2::value::{List, Map, Object, Stream, Value};
 use libfuzzer_sys::fuzz_target;
 
 /// Nesting kept below the decoder's default limit of 128.
@@ -163,9 +163,9 @@ fuzz_target!(|input: Input| {
     };
     let values: Vec<Value> = input.values.iter().map(|v| build.value(v, 0)).collect();
     let version = if input.v4 {
-        LiteVersion::V4
+        PeerVersion::V4
     } else {
-        LiteVersion::V3
+        PeerVersion::V3
     };
 
     // Encode value by value, remembering where each ends.
@@ -176,7 +176,8 @@ fuzz_target!(|input: Input| {
         ends.push(enc.get_ref().len() as u64);
     }
     let bytes = enc.into_inner();
-    assert_eq!(bytes, value::to_vec_with(&values, version));
+    let whole = Stream { values: values.clone() };
+    assert_eq!(bytes, whole.to_vec_with(version));
 
     let decoded = match Stream::from_slice(&bytes) {
         Ok(s) => s.values,

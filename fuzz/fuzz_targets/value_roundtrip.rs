@@ -1,11 +1,11 @@
 //! decode -> encode -> decode gives the same stream; and re-encoding is a fixed point (the
 //! second encoding equals the first byte for byte).
 //!
-//! Input: one selector byte (bit 0: `LiteVersion::V4`, else `V3`), then the Hessian bytes.
+//! Input: one selector byte (bit 0: `PeerVersion::V4`, else `V3`), then the Hessian bytes.
 #![no_main]
 
-use hessian2::encode::LiteVersion;
-use hessian2::value::{to_vec_with, Stream};
+use hessian2::encode::PeerVersion;
+use hessian2::value::Stream;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -13,14 +13,14 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let version = if selector & 1 == 1 {
-        LiteVersion::V4
+        PeerVersion::V4
     } else {
-        LiteVersion::V3
+        PeerVersion::V3
     };
     let Ok(first) = Stream::from_slice(bytes) else {
         return;
     };
-    let encoded = to_vec_with(&first.values, version);
+    let encoded = first.to_vec_with(version);
     let second = match Stream::from_slice(&encoded) {
         Ok(s) => s,
         Err(e) => panic!(
@@ -34,6 +34,6 @@ fuzz_target!(|data: &[u8]| {
         first.values,
         second.values
     );
-    let again = to_vec_with(&second.values, version);
+    let again = second.to_vec_with(version);
     assert_eq!(encoded, again, "re-encoding is not a fixed point");
 });

@@ -35,7 +35,7 @@
 //!   the bytes present can hold, and can [`skip`](decode::Decoder::skip) a value without
 //!   building it.
 //! - [`encode::Encoder`]: writes into any `bytes::BufMut` in the forms Java's `Hessian2Output`
-//!   picks, for hessian-lite 3.2 or 4.x ([`encode::LiteVersion`]).
+//!   picks, for hessian-lite 3.2 or 4.x ([`encode::PeerVersion`]).
 //! - [`ser`] / [`de`]: serde [`Serializer`] and [`Deserializer`] ([`to_vec`], [`to_writer`],
 //!   [`from_slice`], [`from_bytes`], [`from_buf`]); [`types`] has the Java types serde has no word
 //!   for (`java.time`, `java.sql` dates, `BigDecimal`, `UUID`, `Locale`, typed lists), with a
@@ -46,6 +46,26 @@
 //! input.
 //!
 //! The `hessian2-dump` binary prints a Hessian stream with its Java types, or re-encodes it.
+//!
+//! # One vocabulary with `fastjson2`
+//!
+//! The sibling crate `fastjson2` (Dubbo's other serialization) has the same shape and names:
+//! [`to_vec`], [`to_writer`], [`from_slice`], [`from_bytes`], [`from_buf`], [`Serializer`] and
+//! [`Deserializer`] (with `reset` for reuse), [`PeerVersion`] (which Java library's bytes to
+//! match), `encode::Encoder::write_*` / `write_ref`, `value::{Value, from_slice, to_vec,
+//! to_vec_with}` with `Value::Binary` holding `bytes::Bytes`, and an [`Error`] with a byte
+//! offset and [`Error::is_eof`]. What differs is what the formats differ in: a Hessian stream
+//! shares tables between its values ([`value::Stream`], [`value::ValueDecoder`]), a reference
+//! is an index here and a JSONPath there.
+//!
+//! # Semver
+//!
+//! The crate follows semver from 0.2 on. Enums that may grow ([`ErrorKind`], [`PeerVersion`])
+//! are `#[non_exhaustive]`: match them with a `_` arm. [`value::Value`] is exhaustive: Hessian
+//! 2.0's families of values are closed (a Java type is an object, list or map of them). The byte
+//! forms written for a [`PeerVersion`] are part of the contract: a change of bytes for an
+//! existing version is a breaking change. Names replaced in 0.2 stay one release as
+//! deprecated aliases; `CHANGELOG.md` lists every change.
 
 pub mod de;
 pub mod decode;
@@ -58,5 +78,6 @@ pub mod types;
 pub mod value;
 
 pub use de::{from_buf, from_bytes, from_slice, Deserializer};
+pub use encode::PeerVersion;
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_writer, Serializer};

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::types::{self, ConvertError, LocalDate, LocalTime};
 use hessian2::{Deserializer, Serializer};
 use rust_decimal::Decimal;
@@ -52,7 +52,7 @@ fn event() -> Event {
 
 #[test]
 fn chrono_uuid_and_decimal_fields_read_and_write_javas_bytes() {
-    for (generation, version) in [("lite3", LiteVersion::V3), ("lite4", LiteVersion::V4)] {
+    for (generation, version) in [("lite3", PeerVersion::V3), ("lite4", PeerVersion::V4)] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/vectors")
             .join(generation)

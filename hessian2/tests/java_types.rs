@@ -6,7 +6,7 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::types::{
     sql, BigDecimal, BigInteger, Currency, Date, Duration, EnumSet, Instant, JavaClass, LocalDate,
     LocalDateTime, LocalTime, Locale, MonthDay, OffsetDateTime, OffsetTime, Period, Uuid, Year,
@@ -15,8 +15,8 @@ use hessian2::types::{
 use hessian2::{Deserializer, Serializer};
 use serde::{Deserialize, Serialize};
 
-const GENERATIONS: [(&str, LiteVersion); 2] =
-    [("lite3", LiteVersion::V3), ("lite4", LiteVersion::V4)];
+const GENERATIONS: [(&str, PeerVersion); 2] =
+    [("lite3", PeerVersion::V3), ("lite4", PeerVersion::V4)];
 
 fn vector(generation: &str, name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

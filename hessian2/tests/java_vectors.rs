@@ -7,12 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use hessian2::encode::{Encoder, LiteVersion};
+use hessian2::encode::{Encoder, PeerVersion};
 use hessian2::value::{Stream, Value};
 use serde_json::{json, Value as Json};
 
-const GENERATIONS: [(&str, LiteVersion); 2] =
-    [("lite3", LiteVersion::V3), ("lite4", LiteVersion::V4)];
+const GENERATIONS: [(&str, PeerVersion); 2] =
+    [("lite3", PeerVersion::V3), ("lite4", PeerVersion::V4)];
 
 fn vectors_dir(generation: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -121,7 +121,7 @@ fn canonical(v: &Value) -> Json {
     }
 }
 
-fn reencode(stream: &Stream, version: LiteVersion) -> Vec<u8> {
+fn reencode(stream: &Stream, version: PeerVersion) -> Vec<u8> {
     let mut enc = Encoder::with_version(Vec::new(), version);
     for v in &stream.values {
         v.encode(&mut enc);

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::types::{BigDecimal, Date, JavaArray};
 use hessian2::{Deserializer, Serializer};
 use interop_model::{alice, mix_no_self_ref, Mix, Node, User};
@@ -22,11 +22,11 @@ fn vector(generation: &str, name: &str) -> Vec<u8> {
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-const GENERATIONS: [(&str, LiteVersion); 2] =
-    [("lite3", LiteVersion::V3), ("lite4", LiteVersion::V4)];
+const GENERATIONS: [(&str, PeerVersion); 2] =
+    [("lite3", PeerVersion::V3), ("lite4", PeerVersion::V4)];
 
 /// Encodes `values` as one stream, as the given hessian-lite generation would.
-fn encode<T: Serialize>(version: LiteVersion, values: &[T]) -> Vec<u8> {
+fn encode<T: Serialize>(version: PeerVersion, values: &[T]) -> Vec<u8> {
     let mut ser = Serializer::with_version(Vec::new(), version);
     for v in values {
         ser.serialize(v).unwrap();

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::fmt::Debug;
 
 use bytes::Bytes;
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::types::{java, BigDecimal, Date, JavaArray, Typed};
 use hessian2::{Deserializer, Serializer};
 use proptest::prelude::*;
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 /// Encodes with both generations; decodes each back (from a slice, from `Bytes`, and from a
 /// chunked buffer) and compares.
 fn round_trip<T: Serialize + DeserializeOwned + PartialEq + Debug>(value: &T) -> Vec<u8> {
-    for version in [LiteVersion::V3, LiteVersion::V4] {
+    for version in [PeerVersion::V3, PeerVersion::V4] {
         let mut ser = Serializer::with_version(Vec::new(), version);
         ser.serialize(value).unwrap();
         let bytes = ser.into_inner();
@@ -144,7 +144,7 @@ fn sequences_are_array_lists() {
         round_trip(&vec![1, 2]),
         b"\x72\x13java.util.ArrayList\x91\x92"
     );
-    let mut ser = Serializer::with_version(Vec::new(), LiteVersion::V4);
+    let mut ser = Serializer::with_version(Vec::new(), PeerVersion::V4);
     ser.serialize(&vec![1, 2]).unwrap();
     assert_eq!(ser.into_inner(), b"\x7a\x91\x92");
     // Longer than 7: `V`, then the type, then the length.

@@ -4,7 +4,7 @@
 
 use std::fmt::Debug;
 
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::types::{
     BigInteger, Duration, Instant, LocalDate, LocalDateTime, LocalTime, MonthDay, OffsetDateTime,
     OffsetTime, Period, Uuid, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
@@ -17,7 +17,7 @@ fn hessian_round_trip<T>(v: &T) -> Result<(), TestCaseError>
 where
     T: Serialize + for<'de> Deserialize<'de> + PartialEq + Debug,
 {
-    for version in [LiteVersion::V3, LiteVersion::V4] {
+    for version in [PeerVersion::V3, PeerVersion::V4] {
         let mut ser = Serializer::with_version(Vec::new(), version);
         ser.serialize(v).unwrap();
         let bytes = ser.into_inner();

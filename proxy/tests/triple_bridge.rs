@@ -14,7 +14,7 @@ use dubbo_rpc::client::{CallError, Client as DubboClient};
 use dubbo_rpc::server::{HandlerError, Protocol, Reply, Server, Service};
 use dubbo_rpc::triple_client::{Client, TripleCall, TripleError};
 use dubbo_triple::Code;
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use serde::{Deserialize, Serialize};
 
 for_each_engine!(
@@ -117,7 +117,7 @@ fn call(method: &str, format: BodyFormat) -> TripleCall {
         .timeout(Duration::from_secs(5))
 }
 
-const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2];
+const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2];
 
 async fn triple_calls_cross_to_a_dubbo_provider(engine: &str) {
     let a = provider().await;

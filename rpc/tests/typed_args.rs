@@ -316,10 +316,10 @@ fn fallbacks_keep_one_stream() {
     // Another hessian-lite generation: through values, as a value request would be.
     let typed = builder().arg(USER_CLASS, &u).build().unwrap();
     let mut enc =
-        hessian2::encode::Encoder::with_version(Vec::new(), hessian2::encode::LiteVersion::V4);
+        hessian2::encode::Encoder::with_version(Vec::new(), hessian2::encode::PeerVersion::V4);
     typed.encode_with(&mut enc);
     let mut value_enc =
-        hessian2::encode::Encoder::with_version(Vec::new(), hessian2::encode::LiteVersion::V4);
+        hessian2::encode::Encoder::with_version(Vec::new(), hessian2::encode::PeerVersion::V4);
     builder()
         .value_arg(USER_CLASS, as_value(&u))
         .build()

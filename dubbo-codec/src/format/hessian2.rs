@@ -17,7 +17,7 @@ use std::borrow::Cow;
 
 use bytes::{BufMut, Bytes};
 use hessian2::decode::{Decoder, Header, Reference};
-use hessian2::encode::{Encoder, LiteVersion};
+use hessian2::encode::{Encoder, PeerVersion};
 use hessian2::input::{BufInput, Input, SliceInput};
 use hessian2::value::{Value, ValueDecoder};
 use hessian2::Serializer;
@@ -34,7 +34,7 @@ use crate::typed;
 /// The Hessian2 format, writing as hessian-lite `lite` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Hessian2 {
-    pub(crate) lite: LiteVersion,
+    pub(crate) lite: PeerVersion,
 }
 
 impl Format for Hessian2 {
@@ -69,7 +69,7 @@ impl Format for Hessian2 {
         HessianArgs {
             ser: match self.lite {
                 // The generation `hessian2::Serializer` writes by default: pooled per thread.
-                LiteVersion::V3 => typed::serializer(typed::ARGS.buffer()),
+                PeerVersion::V3 => typed::serializer(typed::ARGS.buffer()),
                 lite => Serializer::with_version(Vec::new(), lite),
             },
         }
@@ -131,14 +131,14 @@ impl Format for Hessian2 {
             source,
         };
         let mut ser = match self.lite {
-            LiteVersion::V3 => typed::serializer(typed::RESULT.buffer()),
+            PeerVersion::V3 => typed::serializer(typed::RESULT.buffer()),
             lite => Serializer::with_version(Vec::new(), lite),
         };
         // A placeholder for the flag (an int, which starts no table entry, so the value's
         // stream is the body's), set once the value is known to be null or not.
         ser.get_mut().push(0x90);
         let written = ser.serialize(value);
-        let mut out = if self.lite == LiteVersion::V3 {
+        let mut out = if self.lite == PeerVersion::V3 {
             typed::finish(ser)
         } else {
             ser.into_inner()
@@ -175,7 +175,7 @@ impl Format for Hessian2 {
 /// after a placeholder flag byte in `body`: sets the flag and appends the attachments, which
 /// must be plain (no list, map or object: they would need the value's tables).
 fn finish_result<B: BufMut + AsMut<[u8]>>(
-    lite: LiteVersion,
+    lite: PeerVersion,
     body: &mut B,
     null: bool,
     attachments: Option<&Attachments>,
@@ -204,7 +204,7 @@ pub(crate) fn encoded_result_body(value: &[u8], attachments: Option<&Attachments
     if !null {
         body.put_slice(value);
     }
-    finish_result(LiteVersion::V3, &mut body, null, attachments);
+    finish_result(PeerVersion::V3, &mut body, null, attachments);
     body.freeze()
 }
 
@@ -396,8 +396,8 @@ impl<B: BufMut> Writer<B> for Encoder<B> {
         // Only hessian-lite 3's: 4 sizes a binary's first chunk by what precedes it in the
         // stream, which the section's own serializer did not see (the head strings).
         let copy = plain_after
-            && self.version() == LiteVersion::V3
-            && section == BodyFormat::Hessian2(LiteVersion::V3);
+            && self.version() == PeerVersion::V3
+            && section == BodyFormat::Hessian2(PeerVersion::V3);
         if copy {
             self.get_mut().put_slice(bytes);
         }
@@ -425,7 +425,7 @@ impl super::ArgsSink for HessianArgs {
     }
 
     fn finish(self) -> Vec<u8> {
-        let bytes = if self.ser.version() == LiteVersion::V3 {
+        let bytes = if self.ser.version() == PeerVersion::V3 {
             typed::finish(self.ser)
         } else {
             self.ser.into_inner()
@@ -475,7 +475,7 @@ mod tests {
     #[test]
     fn lite4_bodies_when_asked() {
         let blob = vec![7u8; 10_000];
-        for lite in [LiteVersion::V3, LiteVersion::V4] {
+        for lite in [PeerVersion::V3, PeerVersion::V4] {
             let format = BodyFormat::Hessian2(lite);
             let req = Request::builder("S", "m")
                 .format(format)
@@ -488,7 +488,7 @@ mod tests {
             let at = head.args_offset;
             // What precedes the binary in the stream shortens lite 4's first chunk.
             let first = |before: usize| match lite {
-                LiteVersion::V4 => lite.binary_chunk() - before,
+                PeerVersion::V4 => lite.binary_chunk() - before,
                 _ => lite.binary_chunk(),
             };
             let chunk = first(at);

@@ -9,7 +9,7 @@
 //! serialization is one module that says how it reads and writes those few things:
 //!
 //! * `hessian2`: one Hessian2 stream for the whole body (tables shared by all its values),
-//!   in hessian-lite 3 or 4 form ([`BodyFormat::Hessian2`]'s [`LiteVersion`]).
+//!   in hessian-lite 3 or 4 form ([`BodyFormat::Hessian2`]'s [`PeerVersion`]).
 //! * `fastjson2`: one length-framed JSONB document per value ([`BodyFormat::Fastjson2`]).
 //!
 //! [`BodyFormat`] is the public choice of one of them; internally each is a type implementing
@@ -25,7 +25,7 @@
 
 use std::borrow::Cow;
 
-use ::hessian2::encode::LiteVersion;
+use ::hessian2::encode::PeerVersion;
 use ::hessian2::value::Value;
 use bytes::{BufMut, Bytes};
 use serde::de::DeserializeOwned;
@@ -46,7 +46,7 @@ pub(crate) mod hessian2;
 pub enum BodyFormat {
     /// Hessian2 (id 2), as hessian-lite 3 (Dubbo 2.7 and 3.2) or 4 (Dubbo 3.3) writes it. The
     /// two read the same; they write binaries in chunks of different sizes.
-    Hessian2(LiteVersion),
+    Hessian2(PeerVersion),
     /// fastjson2's JSONB (id 23), as Dubbo 3.2 and 3.3 write it: what they prefer when both
     /// sides have it.
     Fastjson2,
@@ -55,7 +55,7 @@ pub enum BodyFormat {
 impl Default for BodyFormat {
     /// Hessian2 as hessian-lite 3 writes it: what Dubbo 2.7 and 3.2 send by default.
     fn default() -> Self {
-        BodyFormat::Hessian2(LiteVersion::V3)
+        BodyFormat::Hessian2(PeerVersion::V3)
     }
 }
 
@@ -64,7 +64,7 @@ impl BodyFormat {
     /// serialization this crate cannot read.
     pub const fn of(serialization: Serialization) -> Option<BodyFormat> {
         match serialization {
-            Serialization::Hessian2 => Some(BodyFormat::Hessian2(LiteVersion::V3)),
+            Serialization::Hessian2 => Some(BodyFormat::Hessian2(PeerVersion::V3)),
             Serialization::Fastjson2 => Some(BodyFormat::Fastjson2),
             _ => None,
         }

@@ -19,7 +19,8 @@ mod access;
 
 use std::borrow::Cow;
 
-use serde::de::{self, DeserializeSeed, Visitor};
+use bytes::{Buf, Bytes};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 
 use crate::decode::{Decoder, Header, Name};
 use crate::error::{Error, ErrorKind, Result};
@@ -33,6 +34,37 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     let v = T::deserialize(&mut d).map_err(|e| d.locate(e))?;
     d.dec.end()?;
     Ok(v)
+}
+
+/// Deserializes one JSONB document held in [`Bytes`] (trailing bytes are an error). The
+/// same as [`from_slice`] on its bytes; here so code written against `hessian2::from_bytes`
+/// reads the same with either crate.
+pub fn from_bytes<T: DeserializeOwned>(data: Bytes) -> Result<T> {
+    from_slice(&data)
+}
+
+/// Deserializes one JSONB document from what remains of `buf` (trailing bytes are an error),
+/// and consumes it. A contiguous buffer is read in place; one in several chunks is copied into
+/// one first, since a JSONB decoder reads from a slice.
+///
+/// ```
+/// use bytes::Buf;
+///
+/// let doc = fastjson2::to_vec(&(1i32, "hi"))?;
+/// let (head, tail) = doc.split_at(3);
+/// let v: (i32, String) = fastjson2::from_buf(head.chain(tail))?;
+/// assert_eq!(v, (1, "hi".to_owned()));
+/// # Ok::<(), fastjson2::Error>(())
+/// ```
+pub fn from_buf<T: DeserializeOwned>(mut buf: impl Buf) -> Result<T> {
+    let len = buf.remaining();
+    if buf.chunk().len() == len {
+        let value = from_slice(buf.chunk());
+        buf.advance(len);
+        value
+    } else {
+        from_slice(&buf.copy_to_bytes(len))
+    }
 }
 
 /// A serde deserializer over one JSONB document.
@@ -74,6 +106,16 @@ impl<'de> Deserializer<'de> {
     /// Fails with [`ErrorKind::TrailingBytes`] unless the whole input was read.
     pub fn end(&self) -> Result<()> {
         self.dec.end()
+    }
+
+    /// Whether the whole input has been read.
+    pub fn is_end(&self) -> bool {
+        self.dec.is_end()
+    }
+
+    /// The byte offset of the next value.
+    pub fn offset(&self) -> u64 {
+        self.dec.offset() as u64
     }
 
     /// The decoder underneath (its offset, its symbols).

@@ -6,7 +6,7 @@
 //! - a double that is 0 (also -0.0) or 1 in one byte, one that is whole and fits an `int` as
 //!   `0xb4` and an int64 value, any other as eight bytes; a float that is whole and in -16..=47
 //!   as `0xb6` and one byte (2.0.56, Dubbo 3.3.5: whole and in -2^18..2^18, as `0xb6` and its
-//!   int32; see [`Fastjson2Version`]), any other as four bytes (NaN as Java's canonical NaN);
+//!   int32; see [`PeerVersion`]), any other as four bytes (NaN as Java's canonical NaN);
 //! - strings by Java's rule for its compact strings ([`Encoder::write_str`]);
 //! - a `Date` in whole seconds when it is whole seconds that fit an `int`, else in whole
 //!   minutes when those fit (and the seconds did not), else in milliseconds;
@@ -37,13 +37,13 @@ use crate::types::{
 pub struct Encoder<B> {
     out: B,
     symbols: Symbols,
-    version: Fastjson2Version,
+    version: PeerVersion,
 }
 
 /// The fastjson2 writer whose bytes to match. The versions Dubbo ships differ in one form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum Fastjson2Version {
+pub enum PeerVersion {
     /// 2.0.52, what Dubbo 3.2.19 ships (the default): a whole `float` in -16..=47 is `0xb6` and
     /// one byte, any other `float` four bytes.
     #[default]
@@ -53,14 +53,21 @@ pub enum Fastjson2Version {
     V2_0_56,
 }
 
+/// The name of [`PeerVersion`] before 0.2.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed to `PeerVersion`, the name both data-format crates use"
+)]
+pub type Fastjson2Version = PeerVersion;
+
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing into `out` as fastjson2 2.0.52 does.
     pub fn new(out: B) -> Self {
-        Self::with_version(out, Fastjson2Version::default())
+        Self::with_version(out, PeerVersion::default())
     }
 
     /// An encoder writing into `out` as fastjson2 `version` does.
-    pub fn with_version(out: B, version: Fastjson2Version) -> Self {
+    pub fn with_version(out: B, version: PeerVersion) -> Self {
         Encoder {
             out,
             symbols: Symbols::default(),
@@ -69,7 +76,7 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// The fastjson2 version whose forms this encoder writes.
-    pub fn version(&self) -> Fastjson2Version {
+    pub fn version(&self) -> PeerVersion {
         self.version
     }
 
@@ -178,10 +185,10 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_float(&mut self, v: f32) {
         let i = v as i32;
         let whole = i as f32 == v;
-        if whole && self.version == Fastjson2Version::V2_0_52 && (-16.0..=47.0).contains(&v) {
+        if whole && self.version == PeerVersion::V2_0_52 && (-16.0..=47.0).contains(&v) {
             self.out.put_slice(&[float::FLOAT_INT, i as u8]);
         } else if whole
-            && self.version != Fastjson2Version::V2_0_52
+            && self.version != PeerVersion::V2_0_52
             && (int::SHORT_MIN..=int::SHORT_MAX).contains(&i)
         {
             self.out.put_u8(float::FLOAT_INT);
@@ -385,10 +392,20 @@ impl<B: BufMut> Encoder<B> {
         }
     }
 
-    /// A reference to an earlier value, by its JSONPath.
-    pub fn write_reference(&mut self, path: &str) {
+    /// A reference to an earlier value, by its JSONPath (`hessian2`'s `write_ref` takes the
+    /// earlier value's index: each format names what it points with).
+    pub fn write_ref(&mut self, path: &str) {
         self.out.put_u8(marker::REFERENCE);
         self.write_str(path);
+    }
+
+    /// The name of [`Encoder::write_ref`] before 0.2.
+    #[deprecated(
+        since = "0.2.0",
+        note = "renamed to `write_ref`, the name both data-format crates use"
+    )]
+    pub fn write_reference(&mut self, path: &str) {
+        self.write_ref(path);
     }
 
     /// A length or count.

@@ -31,7 +31,7 @@ mod compound;
 use bytes::BufMut;
 use serde::ser::{self, Serialize};
 
-use crate::encode::{Encoder, Fastjson2Version};
+use crate::encode::{Encoder, PeerVersion};
 use crate::error::{Error, ErrorKind, Result};
 
 pub use compound::Compound;
@@ -67,11 +67,11 @@ pub struct Serializer<B> {
 impl<B: BufMut> Serializer<B> {
     /// A serializer writing into `out` as fastjson2 2.0.52 does.
     pub fn new(out: B) -> Self {
-        Self::with_version(out, Fastjson2Version::default())
+        Self::with_version(out, PeerVersion::default())
     }
 
     /// A serializer writing into `out` as fastjson2 `version` does.
-    pub fn with_version(out: B, version: Fastjson2Version) -> Self {
+    pub fn with_version(out: B, version: PeerVersion) -> Self {
         Serializer {
             enc: Encoder::with_version(out, version),
             raw: false,

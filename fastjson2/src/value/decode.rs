@@ -1,5 +1,7 @@
 //! Bytes to [`Value`].
 
+use bytes::Bytes;
+
 use crate::decode::{Decoder, Header};
 use crate::error::{Error, ErrorKind, Result};
 use crate::marker::container;
@@ -37,7 +39,7 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
         Header::Char(v) => Value::Char(v),
         Header::String(s) => Value::String(s.into_owned()),
         Header::Symbol(s) => Value::Symbol(s.as_ref().into()),
-        Header::Binary(b) => Value::Binary(b.to_vec()),
+        Header::Binary(b) => Value::Binary(Bytes::copy_from_slice(b)),
         Header::BigInteger(v) => Value::BigInteger(v),
         Header::BigDecimal(v) => Value::BigDecimal(v),
         Header::Date(v) => Value::Date(v),

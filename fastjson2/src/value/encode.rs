@@ -2,17 +2,17 @@
 
 use bytes::BufMut;
 
-use crate::encode::{Encoder, Fastjson2Version};
+use crate::encode::{Encoder, PeerVersion};
 
 use super::Value;
 
 /// Encodes `value` as one JSONB document, as fastjson2 2.0.52 writes it.
 pub fn to_vec(value: &Value) -> Vec<u8> {
-    to_vec_with(value, Fastjson2Version::default())
+    to_vec_with(value, PeerVersion::default())
 }
 
 /// Encodes `value` as one JSONB document, as fastjson2 `version` writes it.
-pub fn to_vec_with(value: &Value, version: Fastjson2Version) -> Vec<u8> {
+pub fn to_vec_with(value: &Value, version: PeerVersion) -> Vec<u8> {
     let mut e = Encoder::with_version(Vec::with_capacity(crate::ser::INITIAL_CAPACITY), version);
     write_value(&mut e, value);
     e.into_inner()
@@ -59,6 +59,6 @@ pub fn write_value<B: BufMut>(e: &mut Encoder<B>, value: &Value) {
             e.write_type_name(&t.class);
             write_value(e, &t.value);
         }
-        Value::Ref(path) => e.write_reference(path),
+        Value::Ref(path) => e.write_ref(path),
     }
 }

@@ -28,6 +28,8 @@ mod decode;
 mod encode;
 mod symbol;
 
+use bytes::Bytes;
+
 use crate::types::{
     BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
@@ -64,7 +66,7 @@ pub enum Value {
     /// number after). Short names are held without an allocation.
     Symbol(Symbol),
     /// A `byte[]` (or a `UUID`'s 16 bytes).
-    Binary(Vec<u8>),
+    Binary(Bytes),
     /// A `java.math.BigInteger`.
     BigInteger(BigInteger),
     /// A `java.math.BigDecimal`.

@@ -19,7 +19,7 @@ use crate::marker::{self, binary, date, double, int, list, long, map, object, re
 /// the internal buffer, which sets the size of binary chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
-pub enum LiteVersion {
+pub enum PeerVersion {
     /// `com.alibaba:hessian-lite` 3.2.x, shipped by Dubbo 2.7 and 3.2: binary chunks of 4093
     /// bytes (its `writeBytes` flushes its 4096-byte buffer first).
     #[default]
@@ -30,9 +30,9 @@ pub enum LiteVersion {
     V4,
 }
 
-impl LiteVersion {
+impl PeerVersion {
     /// The data bytes per full binary chunk: Java's buffer size less the 3-byte chunk header.
-    /// With [`LiteVersion::V4`] the first chunk of a binary is shorter when other values
+    /// With [`PeerVersion::V4`] the first chunk of a binary is shorter when other values
     /// precede it in Java's buffer.
     pub const fn binary_chunk(self) -> usize {
         self.buffer_size() - 3
@@ -41,14 +41,21 @@ impl LiteVersion {
     /// The size of Java's `Hessian2Output` buffer.
     const fn buffer_size(self) -> usize {
         match self {
-            LiteVersion::V3 => 4096,
-            LiteVersion::V4 => V4_BUFFER,
+            PeerVersion::V3 => 4096,
+            PeerVersion::V4 => V4_BUFFER,
         }
     }
 }
 
 /// hessian-lite 4's output buffer.
 const V4_BUFFER: usize = 8192;
+
+/// The name of [`PeerVersion`] before 0.2.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed to `PeerVersion`, the name both data-format crates use"
+)]
+pub type LiteVersion = PeerVersion;
 /// A write that finds this many bytes or more in hessian-lite 4's buffer flushes it first
 /// (`SIZE <= offset + 16`, the check of string text, ints, longs, doubles).
 const V4_FLUSH_AT: usize = V4_BUFFER - 16;
@@ -68,7 +75,7 @@ enum Fields {
 #[derive(Debug)]
 pub struct Encoder<B> {
     buf: B,
-    version: LiteVersion,
+    version: PeerVersion,
     /// Type names and class definitions to their index in the stream, or [`UNDEFINED`]: the
     /// entries of earlier streams are kept across [`Encoder::reset`] (up to [`KEPT`] of each),
     /// so that a reused encoder does not copy the same names again for every message.
@@ -110,11 +117,11 @@ macro_rules! put_compact {
 impl<B: BufMut> Encoder<B> {
     /// An encoder writing to `buf`, byte-identical with hessian-lite 3.2.
     pub fn new(buf: B) -> Self {
-        Self::with_version(buf, LiteVersion::default())
+        Self::with_version(buf, PeerVersion::default())
     }
 
     /// An encoder byte-identical with the given hessian-lite generation.
-    pub fn with_version(buf: B, version: LiteVersion) -> Self {
+    pub fn with_version(buf: B, version: PeerVersion) -> Self {
         Encoder {
             java_empty_at: buf.remaining_mut(),
             buf,
@@ -128,7 +135,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// Forgets the stream's type names and class definitions (keeping their memory), as a new
     /// Java `Hessian2Output` would. The new stream starts at the output's current state: with
-    /// [`LiteVersion::V4`], clear or replace a reused buffer *before* calling this (see
+    /// [`PeerVersion::V4`], clear or replace a reused buffer *before* calling this (see
     /// [`write_binary`](Self::write_binary)).
     pub fn reset(&mut self) {
         self.java_empty_at = self.buf.remaining_mut();
@@ -172,7 +179,7 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// The hessian-lite generation this encoder follows.
-    pub fn version(&self) -> LiteVersion {
+    pub fn version(&self) -> PeerVersion {
         self.version
     }
 
@@ -270,7 +277,7 @@ impl<B: BufMut> Encoder<B> {
     }
 
     /// A binary: compact forms up to 1023 bytes, else `A` chunks sized as the chosen
-    /// [`LiteVersion`] does and a final `B`.
+    /// [`PeerVersion`] does and a final `B`.
     ///
     /// hessian-lite 3 flushes its buffer before a binary, so its chunks are always 4093 bytes.
     /// hessian-lite 4 does not: the first chunk takes what is left of its 8192-byte buffer
@@ -287,7 +294,7 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_binary(&mut self, mut data: &[u8]) {
         let size = self.version.buffer_size();
         let mut buffered = match self.version {
-            LiteVersion::V3 => 0,
+            PeerVersion::V3 => 0,
             _ => self.java_buffered(),
         };
         let chunked = size - buffered - 3 < data.len();
@@ -322,7 +329,7 @@ impl<B: BufMut> Encoder<B> {
             3
         };
         self.buf.put_slice(data);
-        if self.version != LiteVersion::V3 && buffered + header + len >= V4_FLUSH_AT {
+        if self.version != PeerVersion::V3 && buffered + header + len >= V4_FLUSH_AT {
             // The binary filled Java's buffer past the flush mark: its next write flushes.
             self.java_empty_at = self.buf.remaining_mut();
         }
@@ -690,7 +697,7 @@ mod tests {
             enc.write_str("hello");
             enc.write_binary(&data);
         };
-        let mut fresh = Encoder::with_version(Vec::new(), LiteVersion::V4);
+        let mut fresh = Encoder::with_version(Vec::new(), PeerVersion::V4);
         stream(&mut fresh);
         assert_eq!(&fresh.get_ref()[6..9], &[b'A', 0x1f, 0xf7]); // 8183 = 8189 - 6
                                                                  // A reused encoder whose buffer is cleared before `reset` starts a new Java buffer.
@@ -698,12 +705,12 @@ mod tests {
         reused.get_mut().clear();
         reused.reset();
         stream(&mut reused);
-        let mut again = Encoder::with_version(Vec::new(), LiteVersion::V4);
+        let mut again = Encoder::with_version(Vec::new(), PeerVersion::V4);
         stream(&mut again);
         assert_eq!(reused.get_ref(), again.get_ref());
         // An encoder over a buffer that already holds other bytes (a frame header) counts
         // from where it started.
-        let mut after_header = Encoder::with_version(vec![0u8; 16], LiteVersion::V4);
+        let mut after_header = Encoder::with_version(vec![0u8; 16], PeerVersion::V4);
         stream(&mut after_header);
         assert_eq!(&after_header.get_ref()[16..], again.get_ref());
         // hessian-lite 3 flushes first: always 4093-byte chunks.

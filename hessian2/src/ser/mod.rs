@@ -30,7 +30,7 @@
 //! | bytes (`serde_bytes`, `bytes::Bytes`) | binary | `byte[]` |
 //! | `None`, `()`, unit struct | `N` | `null` |
 //! | `Some(v)`, newtype struct | `v` | |
-//! | sequence, tuple, tuple struct (`Vec`, arrays, `HashSet`, ...) | fixed-length list typed `java.util.ArrayList` with [`LiteVersion::V3`] (what hessian-lite 3 writes for an `ArrayList`), untyped with [`LiteVersion::V4`]; sequences of unknown length are variable-length lists | `ArrayList` |
+//! | sequence, tuple, tuple struct (`Vec`, arrays, `HashSet`, ...) | fixed-length list typed `java.util.ArrayList` with [`PeerVersion::V3`] (what hessian-lite 3 writes for an `ArrayList`), untyped with [`PeerVersion::V4`]; sequences of unknown length are variable-length lists | `ArrayList` |
 //! | map (`HashMap`, `BTreeMap`, `#[serde(flatten)]` structs) | untyped map `H` | `HashMap` |
 //! | struct | object of class = the serde name, fields = the serde field names | the class |
 //! | unit variant | object of class = the enum's serde name with one field `name` = the variant's serde name (a repeat of the same constant in a stream is a `Q` reference, as Java's enum singletons are) | `enum` |
@@ -100,7 +100,7 @@ use std::fmt::{self, Display};
 use bytes::BufMut;
 use serde::ser::{self, Serialize};
 
-use crate::encode::{Encoder, LiteVersion};
+use crate::encode::{Encoder, PeerVersion};
 use crate::error::{Error, ErrorKind, Result};
 use crate::types::token;
 use compound::StructState;
@@ -176,15 +176,15 @@ struct State {
 }
 
 impl<B: BufMut> Serializer<B> {
-    /// A serializer writing to `buf`, byte-identical with hessian-lite 3 ([`LiteVersion::V3`]).
+    /// A serializer writing to `buf`, byte-identical with hessian-lite 3 ([`PeerVersion::V3`]).
     pub fn new(buf: B) -> Self {
-        Self::with_version(buf, LiteVersion::default())
+        Self::with_version(buf, PeerVersion::default())
     }
 
     /// A serializer byte-identical with the given hessian-lite generation.
-    pub fn with_version(buf: B, version: LiteVersion) -> Self {
+    pub fn with_version(buf: B, version: PeerVersion) -> Self {
         let list_type = match version {
-            LiteVersion::V3 => Some("java.util.ArrayList"),
+            PeerVersion::V3 => Some("java.util.ArrayList"),
             _ => None,
         };
         Serializer {
@@ -231,7 +231,7 @@ impl<B: BufMut> Serializer<B> {
     }
 
     /// The hessian-lite generation this serializer follows.
-    pub fn version(&self) -> LiteVersion {
+    pub fn version(&self) -> PeerVersion {
         self.enc.version()
     }
 
@@ -443,7 +443,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// The value is written into a per-thread reusable buffer and then copied into `buf` (one
 /// `put_slice`), so nothing is allocated in steady state; to write straight into a buffer,
 /// use a [`Serializer`] over it.
-pub fn to_writer<W: BufMut, T: ?Sized + Serialize>(buf: &mut W, value: &T) -> Result<()> {
+pub fn to_writer<W: BufMut, T: ?Sized + Serialize>(mut buf: W, value: &T) -> Result<()> {
     thread_local! {
         static SCRATCH: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
     }

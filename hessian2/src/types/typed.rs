@@ -52,7 +52,7 @@ macro_rules! java_type {
 pub mod java {
     crate::java_type!(
         /// `java.util.ArrayList` (what hessian-lite 3 writes for every `ArrayList`; this
-        /// crate writes a Rust sequence that way by default with `LiteVersion::V3`).
+        /// crate writes a Rust sequence that way by default with `PeerVersion::V3`).
         pub ArrayList = "java.util.ArrayList"
     );
     crate::java_type!(

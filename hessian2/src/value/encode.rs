@@ -2,8 +2,8 @@
 
 use bytes::BufMut;
 
-use super::Value;
-use crate::encode::{Encoder, LiteVersion};
+use super::{Stream, Value};
+use crate::encode::{Encoder, PeerVersion};
 
 impl Value {
     /// Writes this value. Lists are written with their length (as Java writes collections),
@@ -47,14 +47,25 @@ impl Value {
 
 /// Encodes one value, byte-identical with hessian-lite 3.2.
 pub fn to_vec(value: &Value) -> Vec<u8> {
-    to_vec_with(std::slice::from_ref(value), LiteVersion::default())
+    to_vec_with(value, PeerVersion::default())
 }
 
-/// Encodes several values as one stream (shared tables), following `version`.
-pub fn to_vec_with(values: &[Value], version: LiteVersion) -> Vec<u8> {
+/// Encodes one value as hessian-lite `version` does. Several values of one stream (shared
+/// tables): [`Stream::to_vec_with`].
+pub fn to_vec_with(value: &Value, version: PeerVersion) -> Vec<u8> {
     let mut enc = Encoder::with_version(Vec::new(), version);
-    for v in values {
-        v.encode(&mut enc);
-    }
+    value.encode(&mut enc);
     enc.into_inner()
+}
+
+impl Stream {
+    /// Encodes every value as one stream (class definitions and types shared, as in one Java
+    /// `Hessian2Output`), as hessian-lite `version` does.
+    pub fn to_vec_with(&self, version: PeerVersion) -> Vec<u8> {
+        let mut enc = Encoder::with_version(Vec::new(), version);
+        for v in &self.values {
+            v.encode(&mut enc);
+        }
+        enc.into_inner()
+    }
 }

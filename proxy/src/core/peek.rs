@@ -185,7 +185,7 @@ mod tests {
     use super::*;
     use dubbo_codec::Request;
 
-    const H2: BodyFormat = BodyFormat::Hessian2(hessian2::encode::LiteVersion::V3);
+    const H2: BodyFormat = BodyFormat::Hessian2(hessian2::encode::PeerVersion::V3);
 
     fn body(group: Option<&str>) -> bytes::Bytes {
         let mut b = Request::builder("com.example.Svc", "echo")

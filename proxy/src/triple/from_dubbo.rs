@@ -288,10 +288,10 @@ mod tests {
     use dubbo_codec::response::{Outcome, RpcResult};
     use dubbo_codec::Request;
     use dubbo_triple::message::MessageDecoder;
-    use hessian2::encode::LiteVersion;
+    use hessian2::encode::PeerVersion;
     use hessian2::value::Value;
 
-    const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(LiteVersion::V3), BodyFormat::Fastjson2];
+    const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2];
 
     /// A Dubbo request becomes the Triple call a Java Triple consumer would make.
     #[test]

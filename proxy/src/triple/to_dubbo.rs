@@ -46,7 +46,7 @@ use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, Response
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
 use h2::RecvStream;
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::value::Value;
 use http::{HeaderMap, HeaderValue, Request, Response};
 
@@ -97,7 +97,7 @@ pub fn dubbo_request(
         )
     })?;
     let format = match serialization_of_wire_name(&wrapper.serialize_type) {
-        "hessian2" => BodyFormat::Hessian2(LiteVersion::V3),
+        "hessian2" => BodyFormat::Hessian2(PeerVersion::V3),
         "fastjson2" => BodyFormat::Fastjson2,
         other => {
             return Err(Status::new(
@@ -299,7 +299,7 @@ mod tests {
     #[test]
     fn a_wrapped_call_becomes_a_dubbo_request() {
         for (format, wire) in [
-            (BodyFormat::Hessian2(LiteVersion::V3), "hessian4"),
+            (BodyFormat::Hessian2(PeerVersion::V3), "hessian4"),
             (BodyFormat::Fastjson2, "fastjson2"),
         ] {
             let args = [
@@ -340,7 +340,7 @@ mod tests {
         let e = dubbo_request(&head(), proto, t).unwrap_err();
         assert_eq!(e.code, Code::Unimplemented, "{e}");
         // An argument that is not one value.
-        let f = BodyFormat::Hessian2(LiteVersion::V3);
+        let f = BodyFormat::Hessian2(PeerVersion::V3);
         let two = [
             &f.value_alone(&Value::Int(1))[..],
             &f.value_alone(&Value::Int(2))[..],
@@ -369,7 +369,7 @@ mod tests {
     #[test]
     fn dubbo_answers_become_triple_answers() {
         for (format, wire) in [
-            (BodyFormat::Hessian2(LiteVersion::V3), "hessian4"),
+            (BodyFormat::Hessian2(PeerVersion::V3), "hessian4"),
             (BodyFormat::Fastjson2, "fastjson2"),
         ] {
             let value = Value::from("Hello, world");

@@ -23,7 +23,7 @@ use bytes::Bytes;
 use dubbo_codec::BodyFormat;
 use dubbo_triple::wrapper::{wire_name_of_serialization, RequestWrapper, ResponseWrapper};
 use dubbo_triple::{Code, Status};
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::value::Value;
 use http::HeaderMap;
 use serde::de::DeserializeOwned;
@@ -41,7 +41,7 @@ fn format_or_default(format: &SharedFormat) -> BodyFormat {
     format
         .get()
         .copied()
-        .unwrap_or(BodyFormat::Hessian2(LiteVersion::V3))
+        .unwrap_or(BodyFormat::Hessian2(PeerVersion::V3))
 }
 
 /// One call of an interface-style streaming method, as its handler sees it: the request

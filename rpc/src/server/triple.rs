@@ -32,7 +32,7 @@ use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, Response
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
 use h2::RecvStream;
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::value::Value;
 use http::{HeaderMap, HeaderValue, Response, StatusCode};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -438,7 +438,7 @@ fn with_args(mut call: Call, message: Bytes) -> Result<(Call, String), Refusal> 
 /// The format of a wrapper's `serializeType` (`hessian4` is Hessian2).
 pub(super) fn format_of_wire_name(wire: &str) -> Result<BodyFormat, Status> {
     match serialization_of_wire_name(wire) {
-        "hessian2" => Ok(BodyFormat::Hessian2(LiteVersion::V3)),
+        "hessian2" => Ok(BodyFormat::Hessian2(PeerVersion::V3)),
         "fastjson2" => Ok(BodyFormat::Fastjson2),
         other => Err(Status::new(
             Code::Unimplemented,

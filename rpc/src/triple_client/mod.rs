@@ -34,7 +34,7 @@ use dubbo_triple::metadata::{
 };
 use dubbo_triple::wrapper::{wire_name_of_serialization, RequestWrapper, ResponseWrapper};
 use dubbo_triple::{Code, Status};
-use hessian2::encode::LiteVersion;
+use hessian2::encode::PeerVersion;
 use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -149,7 +149,7 @@ impl TripleCall {
         head.timeout = Some(DEFAULT_TIMEOUT);
         TripleCall {
             head,
-            format: BodyFormat::Hessian2(LiteVersion::V3),
+            format: BodyFormat::Hessian2(PeerVersion::V3),
             args: Vec::new(),
             arg_types: Vec::new(),
         }

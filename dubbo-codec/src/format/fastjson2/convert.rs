@@ -20,7 +20,6 @@
 //! converted (a cycle, such as a `Throwable`'s own `cause`) is `null`; a JSONB reference to
 //! the root (`$`) is Hessian's reference 0, and any other path `null`.
 
-use bytes::Bytes;
 use fastjson2::value::Value as Jv;
 use hessian2::value::{List, Map, Object, Value as Hv};
 
@@ -43,7 +42,7 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>, classes: bool) -> Jv {
         Hv::String(s) => Jv::String(s.to_string()),
         // Lone surrogates: JSONB strings here are Rust strings.
         Hv::Utf16(units) => Jv::String(String::from_utf16_lossy(units)),
-        Hv::Binary(b) => Jv::Binary(b.to_vec()),
+        Hv::Binary(b) => Jv::Binary(b.clone()),
         Hv::Ref(n) => done.get(*n as usize).cloned().flatten().unwrap_or(Jv::Null),
         Hv::List(l) => {
             let slot = start(done);
@@ -213,7 +212,7 @@ fn to_hessian_typed(v: &Jv, class: Option<&str>) -> Hv {
         Jv::Char(c) => Hv::from(String::from_utf16_lossy(&[*c])),
         Jv::String(s) => Hv::from(s.as_str()),
         Jv::Symbol(s) => Hv::from(s.as_str()),
-        Jv::Binary(b) => Hv::Binary(Bytes::copy_from_slice(b)),
+        Jv::Binary(b) => Hv::Binary(b.clone()),
         Jv::Date(ms) => Hv::Date(*ms),
         Jv::Ref(path) if path == "$" => Hv::Ref(0),
         Jv::Ref(_) => Hv::Null,

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use annotate::{annotate, AnnotateError};
 
-use hessian2::encode::{Encoder, LiteVersion};
+use hessian2::encode::{Encoder, PeerVersion};
 use hessian2::input::SliceInput;
 use hessian2::value::ValueDecoder;
 
@@ -32,13 +32,13 @@ examples:
 fn main() -> ExitCode {
     let mut reencode = false;
     let mut annotated = false;
-    let mut version = LiteVersion::V3;
+    let mut version = PeerVersion::V3;
     let mut path = None;
     for arg in std::env::args().skip(1) {
         match arg.as_str() {
             "--reencode" => reencode = true,
             "--annotate" => annotated = true,
-            "--lite4" => version = LiteVersion::V4,
+            "--lite4" => version = PeerVersion::V4,
             "-h" | "--help" => {
                 println!("{USAGE}");
                 return ExitCode::SUCCESS;
