@@ -824,7 +824,7 @@ mod tests {
             name: "a".into(),
             id: 7,
         };
-        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2] {
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2] {
             let user = format.encode_alone(&u).unwrap();
             let name = format.encode_alone("x").unwrap();
             let three = format.encode_alone(&3).unwrap();
@@ -858,7 +858,7 @@ mod tests {
                 .encoded_arg("com.example.User", &user)
                 .build()
                 .unwrap();
-            assert_eq!(req.args.is_empty(), format == BodyFormat::Fastjson2);
+            assert_eq!(req.args.is_empty(), format == BodyFormat::FASTJSON2);
             let body = req.to_bytes();
             let head = RequestHead::decode_in(format, &body).unwrap();
             let args: (User, User) = format
@@ -888,7 +888,7 @@ mod tests {
             name: "a".into(),
             id: 7,
         };
-        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2] {
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2] {
             let body = Request::builder("S", "m")
                 .format(format)
                 .arg("com.example.User", &u)

@@ -586,7 +586,7 @@ mod tests {
     fn results_alone_make_bodies() {
         use crate::format::BodyFormat;
         use hessian2::encode::PeerVersion;
-        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2] {
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2] {
             let value = super::Value::from("hi");
             let alone = format.value_alone(&value);
             for exception in [false, true] {
@@ -612,7 +612,7 @@ mod tests {
     fn result_spans_hold_the_value_alone() {
         use crate::format::BodyFormat;
         use hessian2::encode::PeerVersion;
-        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2] {
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2] {
             for dubbo in ["2.0.2", "2.0.0"] {
                 let value = super::Value::from("hi");
                 for outcome in [

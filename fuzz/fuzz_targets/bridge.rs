@@ -35,7 +35,7 @@ fuzz_target!(|data: &[u8]| {
     let format = if plan & 1 == 0 {
         BodyFormat::Hessian2(PeerVersion::V3)
     } else {
-        BodyFormat::Fastjson2
+        BodyFormat::FASTJSON2
     };
 
     // A Dubbo request across and back.

@@ -1,4 +1,4 @@
-//! The routing peek of fastjson2 bodies (`peek_with` in `BodyFormat::Fastjson2`, which steps
+//! The routing peek of fastjson2 bodies (`peek_with` in `BodyFormat::FASTJSON2`, which steps
 //! over each argument by its length) against a full decode of the same body
 //! (`Request::decode_in`): whenever the full decode succeeds, the peek succeeds too and
 //! reports the same fixed fields, argument count and `interface` / `group` / `timeout`
@@ -11,7 +11,7 @@ use dubbo_codec::{BodyFormat, Request, RequestHead};
 use fuzz_support::values_eq;
 use libfuzzer_sys::fuzz_target;
 
-const F: BodyFormat = BodyFormat::Fastjson2;
+const F: BodyFormat = BodyFormat::FASTJSON2;
 
 fuzz_target!(|body: &[u8]| {
     let peeked = peek_with(body, PeekOptions::new(F), &[""; 0], |_, _| {});

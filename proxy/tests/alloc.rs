@@ -131,7 +131,7 @@ fn forwarding_allocates_nothing_in_steady_state() {
 #[test]
 fn forwarding_fastjson2_calls_allocates_nothing_in_steady_state() {
     let req = Request::builder(SVC, "sayHello")
-        .format(dubbo_codec::BodyFormat::Fastjson2)
+        .format(dubbo_codec::BodyFormat::FASTJSON2)
         .version("1.0.0")
         .arg("java.lang.String", "world")
         .attach("env", "canary")

@@ -341,7 +341,7 @@ endpoints = [{{ address = "{}" }}]
             assert!(msg.contains("disagrees with its head"), "{msg}");
         }
         // In fastjson2, the refusal is in fastjson2.
-        let json = two_faced(PUBLIC, &[("path", DEMO)], true, BodyFormat::Fastjson2);
+        let json = two_faced(PUBLIC, &[("path", DEMO)], true, BodyFormat::FASTJSON2);
         c.send_call(12, &json).await;
         let f = c.response(12).await;
         assert_eq!(f.header().serialization(), Serialization::Fastjson2);

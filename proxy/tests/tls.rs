@@ -235,7 +235,7 @@ async fn the_identity_is_forwarded_as_the_named_attachment() {
     .await
     .unwrap();
     match client
-        .call::<String>(&spoofing(BodyFormat::Fastjson2))
+        .call::<String>(&spoofing(BodyFormat::FASTJSON2))
         .await
     {
         Err(CallError::Status { status, .. }) => assert_eq!(status, Status::BadRequest),

@@ -117,7 +117,7 @@ fn call(method: &str, format: BodyFormat) -> TripleCall {
         .timeout(Duration::from_secs(5))
 }
 
-const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2];
+const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2];
 
 async fn triple_calls_cross_to_a_dubbo_provider(engine: &str) {
     let a = provider().await;

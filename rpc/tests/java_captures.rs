@@ -137,7 +137,7 @@ fn check_dir(flavour: &str, dir: &Path, format: BodyFormat) {
                 // (maps with string keys) does not keep, and the class names of collections
                 // in fields are left out (fastjson2 refuses some it did not write itself).
                 // It still reads back as the same exception.
-                if format == BodyFormat::Fastjson2 && name.starts_with("throwError") {
+                if format == BodyFormat::FASTJSON2 && name.starts_with("throwError") {
                     let back = RpcResult::decode_in(format, &reencoded).unwrap();
                     let (e, back) = (result.exception().unwrap(), back.exception().unwrap());
                     assert_eq!((&back.class, &back.message), (&e.class, &e.message));
@@ -210,6 +210,6 @@ fn java_3_2_and_3_3_fastjson2_frames_decode_and_reencode_identically() {
         let dir = interop_dir("dubbo-java")
             .join("captures")
             .join(format!("{flavour}-fastjson2"));
-        check_dir(flavour, &dir, BodyFormat::Fastjson2);
+        check_dir(flavour, &dir, BodyFormat::FASTJSON2);
     }
 }

@@ -20,17 +20,17 @@ const FASTJSON2: &[&str] = &["--serialization", "fastjson2"];
 const DEFAULT: &[&str] = &["--serialization", "default"];
 
 fn f2(method: &str) -> dubbo_codec::RequestBuilder {
-    req(method).format(BodyFormat::Fastjson2)
+    req(method).format(BodyFormat::FASTJSON2)
 }
 
 async fn client_checks(addr: String) {
     let config = ClientConfig {
         timeout: Duration::from_secs(10),
-        format: BodyFormat::Fastjson2,
+        format: BodyFormat::FASTJSON2,
         ..ClientConfig::default()
     };
     let client = Client::connect_with(addr, config).await.unwrap();
-    demo_calls(&client, BodyFormat::Fastjson2, "fastjson2").await;
+    demo_calls(&client, BodyFormat::FASTJSON2, "fastjson2").await;
     let err = client
         .call::<String>(
             &f2("throwError")

@@ -61,7 +61,7 @@ async fn java_3_3_triple_consumers_against_our_server() {
 /// "Unexpected serialization type").
 async fn our_client_against_java_triple(flavour: &str, format: BodyFormat) {
     let serialization = match format {
-        BodyFormat::Fastjson2 => "fastjson2",
+        BodyFormat::Fastjson2(_) => "fastjson2",
         _ => "hessian2",
     };
     let Some(p) = Provider::builder(flavour)
@@ -116,5 +116,5 @@ async fn our_triple_client_against_java_3_2_provider() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_triple_client_against_java_3_3_providers() {
     our_client_against_java_triple("dubbo33", BodyFormat::default()).await;
-    our_client_against_java_triple("dubbo33", BodyFormat::Fastjson2).await;
+    our_client_against_java_triple("dubbo33", BodyFormat::FASTJSON2).await;
 }

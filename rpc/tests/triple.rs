@@ -21,7 +21,7 @@ async fn the_demo_service_answers_triple_and_dubbo_on_one_port() {
     let server = demo_server().await;
     let addr = server.local_addr().to_string();
     let client = Client::connect(&addr).await.unwrap();
-    for format in [BodyFormat::default(), BodyFormat::Fastjson2] {
+    for format in [BodyFormat::default(), BodyFormat::FASTJSON2] {
         triple_demo_calls(&client, format, &format!("our server, {format:?}")).await;
     }
     // The Dubbo protocol on the same port.

@@ -57,7 +57,7 @@ async fn interface_style_streams() {
         .await
         .unwrap();
     let client = connect(&server).await;
-    for format in [BodyFormat::default(), BodyFormat::Fastjson2] {
+    for format in [BodyFormat::default(), BodyFormat::FASTJSON2] {
         stream_call_shapes(&client, format).await;
     }
     assert!(common::eventually(|| server.inflight() == 0).await);

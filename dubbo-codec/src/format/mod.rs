@@ -10,7 +10,9 @@
 //!
 //! * `hessian2`: one Hessian2 stream for the whole body (tables shared by all its values),
 //!   in hessian-lite 3 or 4 form ([`BodyFormat::Hessian2`]'s [`PeerVersion`]).
-//! * `fastjson2`: one length-framed JSONB document per value ([`BodyFormat::Fastjson2`]).
+//! * `fastjson2`: one length-framed JSONB document per value, as fastjson2 2.0.52 (Dubbo 3.2)
+//!   or 2.0.56 (Dubbo 3.3) writes it ([`BodyFormat::FASTJSON2`]'s
+//!   [`fastjson2::PeerVersion`](::fastjson2::PeerVersion)).
 //!
 //! [`BodyFormat`] is the public choice of one of them; internally each is a type implementing
 //! `Format`, picked with `with_format!`.
@@ -47,25 +49,31 @@ pub enum BodyFormat {
     /// Hessian2 (id 2), as hessian-lite 3 (Dubbo 2.7 and 3.2) or 4 (Dubbo 3.3) writes it. The
     /// two read the same; they write binaries in chunks of different sizes.
     Hessian2(PeerVersion),
-    /// fastjson2's JSONB (id 23), as Dubbo 3.2 and 3.3 write it: what they prefer when both
-    /// sides have it.
-    Fastjson2,
+    /// fastjson2's JSONB (id 23), as fastjson2 2.0.52 (Dubbo 3.2) or 2.0.56 (Dubbo 3.3)
+    /// writes it: what Dubbo 3 prefers when both sides have it. The two read the same; they
+    /// write some `float`s in different forms.
+    Fastjson2(::fastjson2::PeerVersion),
 }
 
 impl Default for BodyFormat {
     /// Hessian2 as hessian-lite 3 writes it: what Dubbo 2.7 and 3.2 send by default.
     fn default() -> Self {
-        BodyFormat::Hessian2(PeerVersion::V3)
+        BodyFormat::HESSIAN2
     }
 }
 
 impl BodyFormat {
+    /// Hessian2 as hessian-lite 3 writes it (Dubbo 2.7 and 3.2): [`BodyFormat::default`].
+    pub const HESSIAN2: BodyFormat = BodyFormat::Hessian2(PeerVersion::V3);
+    /// fastjson2 as 2.0.52 writes it (Dubbo 3.2).
+    pub const FASTJSON2: BodyFormat = BodyFormat::Fastjson2(::fastjson2::PeerVersion::V2_0_52);
+
     /// The format of bodies in `serialization`, with default options; `None` for a
     /// serialization this crate cannot read.
     pub const fn of(serialization: Serialization) -> Option<BodyFormat> {
         match serialization {
-            Serialization::Hessian2 => Some(BodyFormat::Hessian2(PeerVersion::V3)),
-            Serialization::Fastjson2 => Some(BodyFormat::Fastjson2),
+            Serialization::Hessian2 => Some(BodyFormat::HESSIAN2),
+            Serialization::Fastjson2 => Some(BodyFormat::FASTJSON2),
             _ => None,
         }
     }
@@ -79,7 +87,7 @@ impl BodyFormat {
     pub const fn serialization(self) -> Serialization {
         match self {
             BodyFormat::Hessian2(_) => Serialization::Hessian2,
-            BodyFormat::Fastjson2 => Serialization::Fastjson2,
+            BodyFormat::Fastjson2(_) => Serialization::Fastjson2,
         }
     }
 }
@@ -92,8 +100,8 @@ macro_rules! with_format {
                 let $f = $crate::format::hessian2::Hessian2 { lite };
                 $body
             }
-            $crate::format::BodyFormat::Fastjson2 => {
-                let $f = $crate::format::fastjson2::Fastjson2;
+            $crate::format::BodyFormat::Fastjson2(version) => {
+                let $f = $crate::format::fastjson2::Fastjson2 { version };
                 $body
             }
         }
@@ -231,7 +239,7 @@ pub(crate) trait ArgsSink {
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum ArgsBuf {
     Hessian2(BodyFormat, hessian2::HessianArgs),
-    Fastjson2(fastjson2::JsonbArgs),
+    Fastjson2(BodyFormat, fastjson2::JsonbArgs),
 }
 
 impl std::fmt::Debug for ArgsBuf {
@@ -246,28 +254,30 @@ impl ArgsBuf {
             BodyFormat::Hessian2(lite) => {
                 ArgsBuf::Hessian2(format, hessian2::Hessian2 { lite }.args())
             }
-            BodyFormat::Fastjson2 => ArgsBuf::Fastjson2(fastjson2::Fastjson2.args()),
+            BodyFormat::Fastjson2(version) => {
+                ArgsBuf::Fastjson2(format, fastjson2::Fastjson2 { version }.args())
+            }
         }
     }
 
     pub(crate) fn format(&self) -> BodyFormat {
         match self {
             ArgsBuf::Hessian2(format, _) => *format,
-            ArgsBuf::Fastjson2(_) => BodyFormat::Fastjson2,
+            ArgsBuf::Fastjson2(format, _) => *format,
         }
     }
 
     pub(crate) fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
         match self {
             ArgsBuf::Hessian2(_, a) => a.push(value),
-            ArgsBuf::Fastjson2(a) => a.push(value),
+            ArgsBuf::Fastjson2(_, a) => a.push(value),
         }
     }
 
     pub(crate) fn finish(self) -> Vec<u8> {
         match self {
             ArgsBuf::Hessian2(_, a) => a.finish(),
-            ArgsBuf::Fastjson2(a) => a.finish(),
+            ArgsBuf::Fastjson2(_, a) => a.finish(),
         }
     }
 }

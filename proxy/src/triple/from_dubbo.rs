@@ -291,7 +291,7 @@ mod tests {
     use hessian2::encode::PeerVersion;
     use hessian2::value::Value;
 
-    const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::Fastjson2];
+    const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2];
 
     /// A Dubbo request becomes the Triple call a Java Triple consumer would make.
     #[test]

@@ -98,7 +98,7 @@ pub fn dubbo_request(
     })?;
     let format = match serialization_of_wire_name(&wrapper.serialize_type) {
         "hessian2" => BodyFormat::Hessian2(PeerVersion::V3),
-        "fastjson2" => BodyFormat::Fastjson2,
+        "fastjson2" => BodyFormat::FASTJSON2,
         other => {
             return Err(Status::new(
                 Code::Unimplemented,
@@ -300,7 +300,7 @@ mod tests {
     fn a_wrapped_call_becomes_a_dubbo_request() {
         for (format, wire) in [
             (BodyFormat::Hessian2(PeerVersion::V3), "hessian4"),
-            (BodyFormat::Fastjson2, "fastjson2"),
+            (BodyFormat::FASTJSON2, "fastjson2"),
         ] {
             let args = [
                 (
@@ -370,7 +370,7 @@ mod tests {
     fn dubbo_answers_become_triple_answers() {
         for (format, wire) in [
             (BodyFormat::Hessian2(PeerVersion::V3), "hessian4"),
-            (BodyFormat::Fastjson2, "fastjson2"),
+            (BodyFormat::FASTJSON2, "fastjson2"),
         ] {
             let value = Value::from("Hello, world");
             for (outcome, exception) in [

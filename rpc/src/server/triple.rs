@@ -439,7 +439,7 @@ fn with_args(mut call: Call, message: Bytes) -> Result<(Call, String), Refusal> 
 pub(super) fn format_of_wire_name(wire: &str) -> Result<BodyFormat, Status> {
     match serialization_of_wire_name(wire) {
         "hessian2" => Ok(BodyFormat::Hessian2(PeerVersion::V3)),
-        "fastjson2" => Ok(BodyFormat::Fastjson2),
+        "fastjson2" => Ok(BodyFormat::FASTJSON2),
         other => Err(Status::new(
             Code::Unimplemented,
             format!("serialization {other:?} is not supported (hessian2, fastjson2 are)"),

@@ -529,7 +529,7 @@ impl Client {
                 .map_err(|e| TripleError::Status(Status::new(Code::Internal, e.to_string())))?;
             let format =
                 match dubbo_triple::wrapper::serialization_of_wire_name(&wrapper.serialize_type) {
-                    "fastjson2" => BodyFormat::Fastjson2,
+                    "fastjson2" => BodyFormat::FASTJSON2,
                     _ => call.format,
                 };
             if exception {

@@ -101,7 +101,7 @@ impl TripleStream {
             ))
         })?;
         let format = match serialization_of_wire_name(&wrapper.serialize_type) {
-            "fastjson2" => BodyFormat::Fastjson2,
+            "fastjson2" => BodyFormat::FASTJSON2,
             _ => self.format,
         };
         Ok(Some((format, wrapper.data)))

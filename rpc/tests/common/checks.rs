@@ -18,7 +18,7 @@ use super::{user_for, Provider, User, INTERFACE, USER_CLASS, VERSION};
 /// entries back) and a generic `sayHello`; `label` names the provider in failures.
 pub async fn demo_calls(client: &Client, format: BodyFormat, label: &str) {
     let req = |method: &str| super::req(method).format(format);
-    let fastjson2 = format == BodyFormat::Fastjson2;
+    let fastjson2 = format == BodyFormat::FASTJSON2;
     // fastjson2 leaves `false` and `0` primitive fields out (Dubbo's NotWriteDefaultValue):
     // a struct reads them back only with `#[serde(default)]`, which `User` has not.
     let user = &User {

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 
 use bytes::{BufMut, Bytes, BytesMut};
 use fastjson2::decode::{Decoder, Header};
-use fastjson2::encode::Encoder;
+use fastjson2::encode::{Encoder, PeerVersion};
 use fastjson2::frame::{read_framed, write_framed, LENGTH_BYTES};
 use hessian2::value::Value;
 use serde::de::DeserializeOwned;
@@ -30,9 +30,11 @@ use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 
 mod convert;
 
-/// The fastjson2 format.
+/// The fastjson2 format, writing as fastjson2 `version` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Fastjson2;
+pub(crate) struct Fastjson2 {
+    pub(crate) version: PeerVersion,
+}
 
 /// `writeObject(null)`: a one-byte document, JSONB `null` (`0xaf`).
 const NULL_BODY: &[u8] = &[0, 0, 0, 1, 0xaf];
@@ -62,15 +64,13 @@ impl Format for Fastjson2 {
         JsonbWriter {
             out: buf,
             doc: Vec::new(),
+            version: self.version,
         }
     }
 
     fn args(self) -> JsonbArgs {
         JsonbArgs {
-            out: JsonbWriter {
-                out: Vec::new(),
-                doc: Vec::new(),
-            },
+            out: self.writer(Vec::new()),
         }
     }
 
@@ -112,7 +112,7 @@ impl Format for Fastjson2 {
         value: &T,
         attachments: Option<&Attachments>,
     ) -> Result<Bytes, BodyError> {
-        let doc = serialize(value, "value")?;
+        let doc = serialize(value, "value", self.version)?;
         let null = doc == [NULL];
         let flag = if null {
             RESPONSE_NULL_VALUE
@@ -147,9 +147,18 @@ impl Format for Fastjson2 {
 /// JSONB `null`.
 const NULL: u8 = 0xaf;
 
-/// A Rust value as one JSONB document, through serde.
-fn serialize<T: Serialize + ?Sized>(value: &T, field: &'static str) -> Result<Vec<u8>, BodyError> {
-    fastjson2::to_vec(value).map_err(|source| BodyError::Fastjson2 { field, source })
+/// A Rust value as one JSONB document, through serde, as fastjson2 `version` writes it.
+fn serialize<T: Serialize + ?Sized>(
+    value: &T,
+    field: &'static str,
+    version: PeerVersion,
+) -> Result<Vec<u8>, BodyError> {
+    // Room for a POJO of a few fields in one allocation, as `fastjson2::to_vec` starts with.
+    let mut doc = Vec::with_capacity(256);
+    value
+        .serialize(&mut fastjson2::Serializer::with_version(&mut doc, version))
+        .map_err(|source| BodyError::Fastjson2 { field, source })?;
+    Ok(doc)
 }
 
 /// The arguments left in a body: each is one framed document.
@@ -421,12 +430,13 @@ fn copied<'a: 'v, 'v>(v: AttachmentValue<'a, 'v>) -> AttachmentValue<'static, 'v
 pub(crate) struct JsonbWriter<B> {
     out: B,
     doc: Vec<u8>,
+    version: PeerVersion,
 }
 
 impl<B: BufMut> JsonbWriter<B> {
     fn document(&mut self, write: impl FnOnce(&mut Encoder<&mut Vec<u8>>)) {
         self.doc.clear();
-        write(&mut Encoder::new(&mut self.doc));
+        write(&mut Encoder::with_version(&mut self.doc, self.version));
         write_framed(&mut self.out, &self.doc);
     }
 
@@ -462,8 +472,9 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 
     fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], _plain_after: bool) -> bool {
-        // Documents share nothing: a section is copied into any body.
-        let same = section == BodyFormat::Fastjson2;
+        // Documents share nothing: a section is copied into any fastjson2 body (documents
+        // of either fastjson2 version read the same).
+        let same = matches!(section, BodyFormat::Fastjson2(_));
         if same {
             self.out.put_slice(bytes);
         }
@@ -482,7 +493,7 @@ pub(crate) struct JsonbArgs {
 
 impl ArgsSink for JsonbArgs {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
-        let doc = serialize(value, "argument")?;
+        let doc = serialize(value, "argument", self.out.version)?;
         write_framed(&mut self.out.out, &doc);
         Ok(())
     }
@@ -503,7 +514,7 @@ mod tests {
     };
     use crate::Serialization;
 
-    const F: BodyFormat = BodyFormat::Fastjson2;
+    const F: BodyFormat = BodyFormat::FASTJSON2;
 
     #[test]
     fn requests_round_trip_and_peek() {
@@ -546,6 +557,42 @@ mod tests {
         }
     }
 
+    /// `BodyFormat::Fastjson2`'s version reaches the documents: a whole `float` outside
+    /// -16..=47 is four bytes from 2.0.52 and `0xb6` with a short int from 2.0.56, in typed
+    /// arguments as fastjson2's own serializer writes them.
+    #[test]
+    fn the_fastjson2_version_sets_the_float_form() {
+        let framed = |version| {
+            let mut doc = Vec::new();
+            serde::Serialize::serialize(
+                &1000.0f32,
+                &mut fastjson2::Serializer::with_version(&mut doc, version),
+            )
+            .unwrap();
+            let mut out = Vec::new();
+            write_framed(&mut out, &doc);
+            out
+        };
+        let (old, new) = (framed(PeerVersion::V2_0_52), framed(PeerVersion::V2_0_56));
+        assert_ne!(old, new);
+        for (version, want, other) in [
+            (PeerVersion::V2_0_52, &old, &new),
+            (PeerVersion::V2_0_56, &new, &old),
+        ] {
+            let format = BodyFormat::Fastjson2(version);
+            let req = Request::builder("com.example.Meter", "set")
+                .format(format)
+                .arg("float", &1000.0f32)
+                .build()
+                .unwrap();
+            let body = req.to_frame(1, true).body().clone();
+            let has = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
+            assert!(has(want) && !has(other), "{version:?}");
+            let back = Request::from_frame(&req.to_frame(1, true)).unwrap();
+            assert_eq!(back.format.serialization(), Serialization::Fastjson2);
+        }
+    }
+
     /// Fuzz finding (request_peek_fastjson2): an attachment whose value is a `java.time`
     /// value was a string to the full decode (its text) and not one to the peek. Now it is an
     /// object to both.
@@ -556,7 +603,10 @@ mod tests {
             .build()
             .unwrap()
             .to_bytes();
-        let mut r = Fastjson2.reader(&body, 0);
+        let mut r = Fastjson2 {
+            version: PeerVersion::default(),
+        }
+        .reader(&body, 0);
         for _ in 0..5 {
             r.skip("head").unwrap();
         }

@@ -79,7 +79,7 @@ impl Rig {
 /// A fastjson2 call of `method`, version 1.0.0, with `attachments`.
 fn fastjson2_call(id: u64, method: &str, attachments: &[(&str, &str)]) -> Frame {
     let mut b = Request::builder(SVC, method)
-        .format(BodyFormat::Fastjson2)
+        .format(BodyFormat::FASTJSON2)
         .version("1.0.0")
         .arg("java.lang.String", "x");
     for (k, v) in attachments {
@@ -152,7 +152,7 @@ fn own_answers_are_in_the_callers_serialization() {
     assert_eq!(error_of(&a[0]).0, Status::ServerTimeout);
 
     // A heartbeat: answered with its own body, in its serialization.
-    let hb = Frame::heartbeat_request_in(2, BodyFormat::Fastjson2);
+    let hb = Frame::heartbeat_request_in(2, BodyFormat::FASTJSON2);
     r.send(&hb);
     let a = r.answers();
     assert_eq!(a.len(), 1);
