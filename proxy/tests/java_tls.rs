@@ -12,9 +12,9 @@
 //! test asserts that too. The certificate chain is still checked against the consumer's trust
 //! collection. A Dubbo 3.2 consumer (Netty 4.1.113) needs nothing.
 //!
-//! Not asserted here: the identity attachment as the Java provider sees it (the interop
-//! provider has no method that echoes attachments; `tests/tls.rs` asserts it with a Rust
-//! provider). The access log's identity of each call is asserted instead.
+//! The identity the proxy forwards is asserted where it lands: the Java provider reads the
+//! `x-caller-identity` attachment of a call (`DemoService.attachment`, checked by the consumer's
+//! `--expect-attachment`), and the access log names each call's caller.
 
 mod common;
 
@@ -57,15 +57,19 @@ async fn consumer(
     identity: &Identity,
     extra: &[&str],
     proxy: &Proxy,
-    args: &'static [&'static str],
+    args: &[&str],
 ) -> ConsumerRun {
     let mut jvm = consumer_tls(&pki.ca, identity);
     jvm.extend(extra.iter().map(|&s| s.to_owned()));
     let addr = proxy.addr().to_string();
-    tokio::task::spawn_blocking(move || run_consumer_jvm(flavour, &jvm, &addr, args, LOGS))
-        .await
-        .unwrap()
-        .expect("interop/dubbo-java")
+    let args: Vec<String> = args.iter().map(|&s| s.to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run_consumer_jvm(flavour, &jvm, &addr, &args, LOGS)
+    })
+    .await
+    .unwrap()
+    .expect("interop/dubbo-java")
 }
 
 /// Short runs for consumers that get no answer.
@@ -91,18 +95,35 @@ async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
             pki.client.key
         ),
     );
+    // The Java provider sees the caller's identity as the proxy's attachment.
+    let expect = format!("x-caller-identity={CLIENT_SPIFFE_ID}");
+    let seen = ["--expect-attachment", expect.as_str()];
     let run = consumer(
         "dubbo33",
         &pki,
         &pki.client,
         &[NETTY_NO_HOSTNAME_CHECK],
         &proxy,
-        &[],
+        &seen,
     )
     .await;
     run.assert_all_passed("3.3.6 consumer (Netty's host name check off) -> TLS proxy -> TLS 3.3.6");
-    let run = consumer("dubbo3", &pki, &pki.client, &[], &proxy, &[]).await;
+    assert!(
+        run.lines
+            .iter()
+            .any(|l| l == "ok attachment_x-caller-identity"),
+        "{:#?}",
+        run.lines
+    );
+    let run = consumer("dubbo3", &pki, &pki.client, &[], &proxy, &seen).await;
     run.assert_all_passed("3.2.19 consumer -> TLS proxy -> TLS 3.3.6 provider");
+    assert!(
+        run.lines
+            .iter()
+            .any(|l| l == "ok attachment_x-caller-identity"),
+        "{:#?}",
+        run.lines
+    );
     // Every call the proxy logged came from the client certificate's SPIFFE ID.
     let log = proxy.log();
     let named = log.matches(&format!("\"{CLIENT_SPIFFE_ID}\"")).count();

@@ -43,4 +43,11 @@ public interface DemoService {
 
     /** Number of calls of any method of this service handled so far, this one included. */
     long count();
+
+    /**
+     * The attachment {@code key} as this call reached the provider ({@code null} without it): what
+     * a proxy in between added is seen here. Not called by the default checks (the Rust demo
+     * server does not serve it); {@code consumer --expect-attachment K=V} calls it.
+     */
+    String attachment(String key);
 }

@@ -94,4 +94,22 @@ public class DemoServiceImpl implements DemoService {
     public long count() {
         return calls.incrementAndGet();
     }
+
+    @Override
+    public String attachment(String key) {
+        called();
+        // The attachments a call arrived with: RpcContext.getServerAttachment() in Dubbo 3,
+        // RpcContext.getContext() in 2.7 (which has no getServerAttachment).
+        try {
+            Object ctx;
+            try {
+                ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getServerAttachment").invoke(null);
+            } catch (NoSuchMethodException e) {
+                ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getContext").invoke(null);
+            }
+            return (String) ctx.getClass().getMethod("getAttachment", String.class).invoke(ctx, key);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

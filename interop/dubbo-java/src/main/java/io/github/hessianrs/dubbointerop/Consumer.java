@@ -24,10 +24,11 @@ import io.github.hessianrs.demo.User;
 
 /**
  * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--load CALLS] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
+ * [--attach K=V]... [--expect-attachment K=V]... [--load CALLS] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
  * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
- * attachments on every call; {@code --load}: instead of the checks, CALLS sayHello calls over
+ * attachments on every call; {@code --expect-attachment}: a check that the provider saw attachment K
+ * with value V, through {@code DemoService.attachment}, which only the Java provider serves; {@code --load}: instead of the checks, CALLS sayHello calls over
  * {@code --concurrency} threads, see {@link #load}; {@code --connections}: that many connections to the
  * provider instead of Dubbo's one shared connection, the reference's {@code connections}).
  * With a {@code tri://} target (Dubbo 3) the {@code echo_*} checks of the IDL-style EchoService
@@ -157,6 +158,7 @@ final class Consumer {
         int concurrency = 200;
         String group = null;
         Map<String, String> attach = new LinkedHashMap<>();
+        Map<String, String> expectAttach = new LinkedHashMap<>();
         long load = -1;
         int connections = 0;
         String only = null;
@@ -185,11 +187,11 @@ final class Consumer {
                 System.setProperty("dubbo.application.register-mode", mode);
                 continue;
             }
-            if (a.equals("--attach")) {
+            if (a.equals("--attach") || a.equals("--expect-attachment")) {
                 String kv = args[++i];
                 int eq = kv.indexOf('=');
-                if (eq <= 0) throw new Main.UsageException("--attach needs KEY=VALUE, got " + kv);
-                attach.put(kv.substring(0, eq), kv.substring(eq + 1));
+                if (eq <= 0) throw new Main.UsageException(a + " needs KEY=VALUE, got " + kv);
+                (a.equals("--attach") ? attach : expectAttach).put(kv.substring(0, eq), kv.substring(eq + 1));
                 continue;
             }
             int v;
@@ -256,6 +258,9 @@ final class Consumer {
         for (int it = 0; it < iterations; it++) {
             if (iterations > 1) println("# iteration " + (it + 1));
             c.runChecks(svc, concurrency);
+            for (Map.Entry<String, String> e : expectAttach.entrySet()) {
+                c.check("attachment_" + e.getKey(), () -> eq(e.getValue(), svc.attachment(e.getKey())));
+            }
             if (erc != null) c.runEchoChecks(erc);
         }
         synchronized (ProtocolRecorder.USED) {
