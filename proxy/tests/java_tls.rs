@@ -49,19 +49,19 @@ fn tls_proxy(pki: &Pki, cluster: &str) -> Proxy {
     )
 }
 
-/// The Java consumer of `flavour` against the proxy, presenting `identity`, with the JVM
-/// options `extra`.
+/// The Java consumer of `flavour` against `target` (the proxy's `HOST:PORT`, or
+/// `tri://HOST:PORT`), presenting `identity`, with the JVM options `extra`.
 async fn consumer(
     flavour: &'static str,
     pki: &Pki,
     identity: &Identity,
     extra: &[&str],
-    proxy: &Proxy,
+    target: String,
     args: &[&str],
 ) -> ConsumerRun {
     let mut jvm = consumer_tls(&pki.ca, identity);
     jvm.extend(extra.iter().map(|&s| s.to_owned()));
-    let addr = proxy.addr().to_string();
+    let addr = target;
     let args: Vec<String> = args.iter().map(|&s| s.to_owned()).collect();
     tokio::task::spawn_blocking(move || {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -75,6 +75,17 @@ async fn consumer(
 /// Short runs for consumers that get no answer.
 const REFUSED_RUN: &[&str] = &["--only", "demo", "--timeout", "3000"];
 
+/// A cluster of `provider` spoken to over TLS, presenting the proxy's client certificate.
+fn tls_cluster(pki: &Pki, provider: &Provider) -> String {
+    format!(
+        "endpoints = [{{ address = \"{}\" }}]\n[clusters.demo.tls]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
+        provider.addr(),
+        pki.ca,
+        pki.client.cert,
+        pki.client.key
+    )
+}
+
 #[tokio::test]
 async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
     let pki = Pki::new();
@@ -85,16 +96,7 @@ async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
     let Some(provider) = provider.start() else {
         return;
     };
-    let proxy = tls_proxy(
-        &pki,
-        &format!(
-            "endpoints = [{{ address = \"{}\" }}]\n[clusters.demo.tls]\nca = {:?}\ncert = {:?}\nkey = {:?}\n",
-            provider.addr(),
-            pki.ca,
-            pki.client.cert,
-            pki.client.key
-        ),
-    );
+    let proxy = tls_proxy(&pki, &tls_cluster(&pki, &provider));
     // The Java provider sees the caller's identity as the proxy's attachment.
     let expect = format!("x-caller-identity={CLIENT_SPIFFE_ID}");
     let seen = ["--expect-attachment", expect.as_str()];
@@ -103,7 +105,7 @@ async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
         &pki,
         &pki.client,
         &[NETTY_NO_HOSTNAME_CHECK],
-        &proxy,
+        proxy.addr().to_string(),
         &seen,
     )
     .await;
@@ -115,7 +117,15 @@ async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
         "{:#?}",
         run.lines
     );
-    let run = consumer("dubbo3", &pki, &pki.client, &[], &proxy, &seen).await;
+    let run = consumer(
+        "dubbo3",
+        &pki,
+        &pki.client,
+        &[],
+        proxy.addr().to_string(),
+        &seen,
+    )
+    .await;
     run.assert_all_passed("3.2.19 consumer -> TLS proxy -> TLS 3.3.6 provider");
     assert!(
         run.lines
@@ -133,7 +143,15 @@ async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
     // Without Netty's property a 3.3.6 consumer fails its own handshake: no call is made.
     let failed = "dubbo_proxy_tls_handshake_failed_total";
     let before = proxy.metric(failed);
-    let run = consumer("dubbo33", &pki, &pki.client, &[], &proxy, REFUSED_RUN).await;
+    let run = consumer(
+        "dubbo33",
+        &pki,
+        &pki.client,
+        &[],
+        proxy.addr().to_string(),
+        REFUSED_RUN,
+    )
+    .await;
     assert!(!run.ok && run.oks() == 0, "{:#?}", run.lines);
     let named_after = proxy.log().matches(CLIENT_SPIFFE_ID).count();
     assert_eq!(named_after, log.matches(CLIENT_SPIFFE_ID).count());
@@ -153,7 +171,7 @@ async fn a_java_consumer_of_another_ca_is_refused_and_counted() {
         &pki,
         &pki.foreign_client,
         &[NETTY_NO_HOSTNAME_CHECK],
-        &proxy,
+        proxy.addr().to_string(),
         REFUSED_RUN,
     )
     .await;
@@ -163,4 +181,31 @@ async fn a_java_consumer_of_another_ca_is_refused_and_counted() {
     assert!(eventually(|| proxy.metric(failed) >= 1.0).await);
     let log = proxy.log();
     assert!(log.contains("TLS handshake failed"), "{log}");
+}
+
+#[tokio::test]
+async fn a_java_triple_consumer_crosses_mutual_tls_through_the_proxy() {
+    let pki = Pki::new();
+    let mut provider = Provider::builder("dubbo33")
+        .args(&["--protocol", "tri"])
+        .log(LOGS, "dubbo33-tls-tri");
+    for a in provider_tls(&pki) {
+        provider = provider.jvm_arg(&a);
+    }
+    let Some(provider) = provider.start() else {
+        return;
+    };
+    let proxy = tls_proxy(&pki, &tls_cluster(&pki, &provider));
+    let run = consumer(
+        "dubbo33",
+        &pki,
+        &pki.client,
+        &[NETTY_NO_HOSTNAME_CHECK],
+        format!("tri://{}", proxy.addr()),
+        &[],
+    )
+    .await;
+    run.assert_triple_passed("3.3.6 Triple consumer -> TLS proxy -> TLS 3.3.6 Triple provider");
+    let log = proxy.log();
+    assert!(log.contains(&format!("\"{CLIENT_SPIFFE_ID}\"")), "{log}");
 }

@@ -288,6 +288,15 @@ async fn clusters_speak_mutual_tls_to_their_providers() {
     assert_eq!(status, dubbo_codec::Status::Ok, "{who}");
     assert!(who.contains(CLIENT_SPIFFE_ID), "{who}");
     assert!(provider.stats().tls_handshakes >= 1);
+    // A Triple caller's calls go over TLS too (ALPN h2, the Triple pipeline's own connection).
+    let triple = dubbo_rpc::triple_client::Client::connect(&proxy.addr().to_string())
+        .await
+        .unwrap();
+    let handshakes = provider.stats().tls_handshakes;
+    let call = dubbo_rpc::triple_client::TripleCall::new(SVC, "whoAmI");
+    let who: String = triple.call(&call).await.unwrap();
+    assert_eq!(who, CLIENT_SPIFFE_ID);
+    assert_eq!(provider.stats().tls_handshakes, handshakes + 1);
 
     let untrusting = Proxy::start("tokio", &proxy_to(&pki.other_ca));
     let mut caller = Client::connect(untrusting.addr()).await;

@@ -367,7 +367,7 @@ async fn forward(
     let failed = |e: &dyn std::fmt::Display| Fail::ProviderFailed(e.to_string());
     let mut sender = triple
         .upstreams
-        .sender(chosen.addr, chosen.connect_timeout)
+        .sender(chosen)
         .await
         .map_err(|e| failed(&e))?;
 

@@ -217,7 +217,7 @@ async fn exchange(
 ) -> Result<TripleAnswer, Reason> {
     let mut sender = triple
         .upstreams
-        .sender(chosen.addr, chosen.connect_timeout)
+        .sender(chosen)
         .await
         .map_err(|_| Reason::ConnectFailed)?;
     let mut http = http::Request::builder()

@@ -190,7 +190,7 @@ async fn call(
     let exchange = async {
         let mut sender = triple
             .upstreams
-            .http1(chosen.addr, chosen.connect_timeout)
+            .http1(&chosen)
             .await
             .map_err(|e| (StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
         let (mut parts, body) = request.into_parts();
@@ -202,7 +202,7 @@ async fn call(
                 format!("the provider broke off: {e}"),
             )
         })?;
-        triple.upstreams.give_back_http1(chosen.addr, sender);
+        triple.upstreams.give_back_http1(&chosen, sender);
         Ok::<_, (StatusCode, String)>(response)
     };
     match tokio::time::timeout(route.timeout, exchange).await {

@@ -11,6 +11,7 @@
 //! * [`call`]: one stream, from routing to its end, and the answers the proxy makes;
 //! * [`relay`]: one direction of a stream's body, flow control end to end;
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
+//!   [`upstream_tls`]: TLS on them, for clusters with `[clusters.NAME.tls]`;
 //! * [`http1`]: Triple's HTTP/1.1 form (`curl` with JSON), forwarded over HTTP/1.1;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
 //! * [`state`]: what the pipeline's tasks share; [`tls_io`]: a TLS caller's socket, its
@@ -45,6 +46,7 @@ pub mod state;
 pub mod tls_io;
 pub mod to_dubbo;
 pub mod upstream;
+pub mod upstream_tls;
 
 use relay::{CONNECTION_WINDOW, STREAM_WINDOW};
 use state::Triple;

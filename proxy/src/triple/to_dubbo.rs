@@ -217,10 +217,7 @@ pub(super) async fn forward(
     let message = unary.finish().map_err(|e| Fail::Refused(e.status()))?;
     let bridged = dubbo_request(&head, message, timeout).map_err(Fail::Refused)?;
 
-    let client =
-        triple
-            .upstreams
-            .dubbo_client(chosen.addr, chosen.connect_timeout, chosen.max_payload);
+    let client = triple.upstreams.dubbo_client(chosen);
     let response = client
         .send_frame(bridged.frame, timeout)
         .await

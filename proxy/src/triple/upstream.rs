@@ -6,7 +6,9 @@
 //! of them ejected: as if none were, Envoy's panic mode). HTTP/2 multiplexes, so an endpoint
 //! needs one connection: every stream routed to it shares it, each with its own flow control.
 //! Calls bridged to a Dubbo-only cluster go on one multiplexed Dubbo connection per endpoint
-//! ([`Upstreams::dubbo_client`]), dubbo-rpc's client.
+//! ([`Upstreams::dubbo_client`]), dubbo-rpc's client. A cluster with `[clusters.NAME.tls]` is
+//! spoken to over TLS on every one of these connections ([`super::upstream_tls`]); its
+//! connections are pooled apart from plain ones to the same address.
 
 use std::collections::HashMap;
 use std::io;
@@ -18,7 +20,10 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use dubbo_registry::balance::Balancer;
 use h2::client::SendRequest;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
+
+use super::upstream_tls::{Alpn, UpstreamTls};
 
 use crate::config::LbPolicy;
 use crate::core::shared::SharedEndpoint;
@@ -42,7 +47,16 @@ pub enum UpstreamError {
     /// The provider did not complete the HTTP/1.1 handshake.
     #[error("HTTP/1.1 with {0}: {1}")]
     Http1(SocketAddr, hyper::Error),
+    /// The TLS handshake with the provider failed.
+    #[error("TLS with {0}: {1}")]
+    Tls(SocketAddr, String),
+    /// The cluster's TLS files are unusable: no connection is made.
+    #[error("cluster {0}: TLS: {1}")]
+    ClusterTls(String, String),
 }
+
+/// The pools' key: a provider's address, and whether the connection to it is TLS.
+type Key = (SocketAddr, bool);
 
 /// An HTTP/1.1 connection to a provider, for Triple's HTTP/1.1 form.
 pub type Http1Sender = hyper::client::conn::http1::SendRequest<hyper::body::Incoming>;
@@ -60,9 +74,11 @@ struct ClusterLb {
 /// See the [module docs](self).
 #[derive(Default)]
 pub struct Upstreams {
-    conns: Mutex<HashMap<SocketAddr, SendRequest<Bytes>>>,
-    dubbo: Mutex<HashMap<SocketAddr, dubbo_rpc::client::Client>>,
-    http1: Mutex<HashMap<SocketAddr, Vec<Http1Sender>>>,
+    conns: Mutex<HashMap<Key, SendRequest<Bytes>>>,
+    dubbo: Mutex<HashMap<Key, dubbo_rpc::client::Client>>,
+    http1: Mutex<HashMap<Key, Vec<Http1Sender>>>,
+    /// TLS clusters' settings, read for the snapshot generation last pruned for.
+    tls: Mutex<HashMap<String, Result<Arc<UpstreamTls>, String>>>,
     /// The snapshot generation the pools were last pruned for.
     pruned: std::sync::atomic::AtomicU64,
     balancers: Mutex<HashMap<String, ClusterLb>>,
@@ -76,6 +92,8 @@ pub struct Chosen {
     pub connect_timeout: Duration,
     /// The cluster's `max_payload`.
     pub max_payload: u32,
+    /// Its cluster's TLS, if it has `[clusters.NAME.tls]`.
+    tls: Option<Arc<UpstreamTls>>,
     /// Its cluster's index in the snapshot's clusters.
     cluster: usize,
     /// What all workers know of it: its health, its calls in flight.
@@ -128,6 +146,10 @@ impl Upstreams {
         let spec = &snap.config.clusters[name];
         let shared = &snap.endpoints[name];
         let none = || UpstreamError::NoEndpoint(name.clone());
+        let tls = match &spec.tls {
+            None => None,
+            Some(config) => Some(self.cluster_tls(name, config)?),
+        };
         let mut lbs = self.balancers.lock().unwrap_or_else(|p| p.into_inner());
         let fits = |c: &ClusterLb| {
             c.addrs.len() == spec.endpoints.len()
@@ -164,114 +186,94 @@ impl Upstreams {
             addr,
             connect_timeout: Duration::from_millis(spec.connect_timeout_ms),
             max_payload: spec.max_payload,
+            tls,
             cluster: ci,
             shared,
             counted,
         })
     }
 
-    /// A connection to `addr` ready for a new stream: the pooled one, or a new one.
-    pub async fn sender(
-        &self,
-        addr: SocketAddr,
-        connect_timeout: Duration,
-    ) -> Result<SendRequest<Bytes>, UpstreamError> {
-        let pooled = self.lock().get(&addr).cloned();
+    /// A connection to `chosen`'s endpoint ready for a new stream: the pooled one, or a new
+    /// one.
+    pub async fn sender(&self, chosen: &Chosen) -> Result<SendRequest<Bytes>, UpstreamError> {
+        let key = chosen.key();
+        let pooled = self.lock().get(&key).cloned();
         if let Some(send) = pooled {
             match send.ready().await {
                 Ok(send) => return Ok(send),
                 // Gone (GOAWAY, reset, closed): replaced below.
                 Err(_) => {
-                    self.lock().remove(&addr);
+                    self.lock().remove(&key);
                 }
             }
         }
-        let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(addr)).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => return Err(UpstreamError::Connect(addr, e)),
-            Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
-        };
-        let _ = stream.set_nodelay(true);
-        // A provider's response headers are bounded as dubbo-rpc's client bounds them.
-        let (send, conn) = h2::client::Builder::new()
-            .max_header_list_size(64 * 1024)
-            .initial_window_size(super::relay::STREAM_WINDOW)
-            .initial_connection_window_size(super::relay::CONNECTION_WINDOW)
-            .handshake(stream)
-            .await
-            .map_err(|e| UpstreamError::Handshake(addr, e))?;
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!("triple upstream {addr}: {e}");
+        let tcp = connect(chosen).await?;
+        let send = match &chosen.tls {
+            None => h2_handshake(chosen.addr, tcp).await?,
+            Some(tls) => {
+                let tls = tls.handshake(chosen.addr, tcp, Alpn::H2).await?;
+                h2_handshake(chosen.addr, tls).await?
             }
-        });
-        self.lock().insert(addr, send.clone());
+        };
+        self.lock().insert(key, send.clone());
         send.ready()
             .await
-            .map_err(|e| UpstreamError::Handshake(addr, e))
+            .map_err(|e| UpstreamError::Handshake(chosen.addr, e))
     }
 
-    /// The Dubbo connection to `addr` (for bridged calls), made on its first call: dubbo-rpc's
-    /// client, which reconnects when a call finds it closed and sends Dubbo's heartbeats.
-    pub fn dubbo_client(
-        &self,
-        addr: SocketAddr,
-        connect_timeout: Duration,
-        max_payload: u32,
-    ) -> dubbo_rpc::client::Client {
+    /// The Dubbo connection to `chosen`'s endpoint (for bridged calls), made on its first call:
+    /// dubbo-rpc's client, which reconnects when a call finds it closed and sends Dubbo's
+    /// heartbeats.
+    pub fn dubbo_client(&self, chosen: &Chosen) -> dubbo_rpc::client::Client {
         let mut clients = self.dubbo.lock().unwrap_or_else(|p| p.into_inner());
         clients
-            .entry(addr)
+            .entry(chosen.key())
             .or_insert_with(|| {
                 let config = dubbo_rpc::client::ClientConfig {
-                    connect_timeout,
-                    max_payload,
+                    connect_timeout: chosen.connect_timeout,
+                    max_payload: chosen.max_payload,
                     ..Default::default()
                 };
-                dubbo_rpc::client::Client::lazy(addr.to_string(), config)
+                let addr = chosen.addr.to_string();
+                match &chosen.tls {
+                    None => dubbo_rpc::client::Client::lazy(addr, config),
+                    Some(tls) => {
+                        dubbo_rpc::client::Client::lazy_tls(addr, config, tls.dubbo().clone())
+                    }
+                }
             })
             .clone()
     }
 
-    /// An HTTP/1.1 connection to `addr` that can take a request now: a pooled idle one, or
-    /// a new one. HTTP/1.1 carries one exchange at a time, so a call takes a connection for
-    /// itself and gives it back ([`Upstreams::give_back_http1`]) once its answer is under way.
-    pub async fn http1(
-        &self,
-        addr: SocketAddr,
-        connect_timeout: Duration,
-    ) -> Result<Http1Sender, UpstreamError> {
+    /// An HTTP/1.1 connection to `chosen`'s endpoint that can take a request now: a pooled
+    /// idle one, or a new one. HTTP/1.1 carries one exchange at a time, so a call takes a
+    /// connection for itself and gives it back ([`Upstreams::give_back_http1`]) once its
+    /// answer is under way.
+    pub async fn http1(&self, chosen: &Chosen) -> Result<Http1Sender, UpstreamError> {
         {
             let mut pools = self.http1.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(pool) = pools.get_mut(&addr) {
+            if let Some(pool) = pools.get_mut(&chosen.key()) {
                 pool.retain(|s| !s.is_closed());
                 if let Some(i) = pool.iter().position(|s| s.is_ready()) {
                     return Ok(pool.swap_remove(i));
                 }
             }
         }
-        let stream = match tokio::time::timeout(connect_timeout, TcpStream::connect(addr)).await {
-            Ok(Ok(s)) => s,
-            Ok(Err(e)) => return Err(UpstreamError::Connect(addr, e)),
-            Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
-        };
-        let _ = stream.set_nodelay(true);
-        let (send, conn) =
-            hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(stream))
-                .await
-                .map_err(|e| UpstreamError::Http1(addr, e))?;
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!("triple http/1.1 upstream {addr}: {e}");
+        let tcp = connect(chosen).await?;
+        match &chosen.tls {
+            None => http1_handshake(chosen.addr, tcp).await,
+            Some(tls) => {
+                let tls = tls.handshake(chosen.addr, tcp, Alpn::Http1).await?;
+                http1_handshake(chosen.addr, tls).await
             }
-        });
-        Ok(send)
+        }
     }
 
-    /// Puts an HTTP/1.1 connection back in the pool (a call takes it once it is idle again).
-    pub fn give_back_http1(&self, addr: SocketAddr, sender: Http1Sender) {
+    /// Puts an HTTP/1.1 connection to `chosen`'s endpoint back in the pool (a call takes it
+    /// once it is idle again).
+    pub fn give_back_http1(&self, chosen: &Chosen, sender: Http1Sender) {
         let mut pools = self.http1.lock().unwrap_or_else(|p| p.into_inner());
-        let pool = pools.entry(addr).or_default();
+        let pool = pools.entry(chosen.key()).or_default();
         if pool.len() < HTTP1_IDLE {
             pool.push(sender);
         }
@@ -291,18 +293,93 @@ impl Upstreams {
             .flat_map(|c| &c.endpoints)
             .filter_map(|e| e.address.parse().ok())
             .collect();
-        self.lock().retain(|a, _| known.contains(a));
+        self.lock().retain(|(a, _), _| known.contains(a));
         self.dubbo
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|a, _| known.contains(a));
+            .retain(|(a, _), _| known.contains(a));
         self.http1
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .retain(|a, _| known.contains(a));
+            .retain(|(a, _), _| known.contains(a));
+        // Read again from the files on the next call (a reload may have changed them);
+        // connections already made keep their sessions.
+        self.tls.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<SocketAddr, SendRequest<Bytes>>> {
+    /// The TLS of cluster `name`, read from `config`'s files on its first call after a
+    /// (re)load.
+    fn cluster_tls(
+        &self,
+        name: &str,
+        config: &crate::config::ClusterTls,
+    ) -> Result<Arc<UpstreamTls>, UpstreamError> {
+        let mut all = self.tls.lock().unwrap_or_else(|p| p.into_inner());
+        let read = all.entry(name.to_owned()).or_insert_with(|| {
+            UpstreamTls::read(config).map(Arc::new).inspect_err(|e| {
+                tracing::error!(cluster = %name, "cluster TLS: {e}; no Triple connection is opened");
+            })
+        });
+        read.clone()
+            .map_err(|e| UpstreamError::ClusterTls(name.to_owned(), e))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, SendRequest<Bytes>>> {
         self.conns.lock().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+impl Chosen {
+    fn key(&self) -> Key {
+        (self.addr, self.tls.is_some())
+    }
+}
+
+/// A TCP connection to `chosen`'s endpoint within its cluster's `connect_timeout_ms`.
+async fn connect(chosen: &Chosen) -> Result<TcpStream, UpstreamError> {
+    let addr = chosen.addr;
+    let tcp = match tokio::time::timeout(chosen.connect_timeout, TcpStream::connect(addr)).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => return Err(UpstreamError::Connect(addr, e)),
+        Err(_) => return Err(UpstreamError::ConnectTimeout(addr)),
+    };
+    let _ = tcp.set_nodelay(true);
+    Ok(tcp)
+}
+
+/// HTTP/2's handshake over `io`; its connection task runs on its own.
+async fn h2_handshake<T>(addr: SocketAddr, io: T) -> Result<SendRequest<Bytes>, UpstreamError>
+where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    // A provider's response headers are bounded as dubbo-rpc's client bounds them.
+    let (send, conn) = h2::client::Builder::new()
+        .max_header_list_size(64 * 1024)
+        .initial_window_size(super::relay::STREAM_WINDOW)
+        .initial_connection_window_size(super::relay::CONNECTION_WINDOW)
+        .handshake(io)
+        .await
+        .map_err(|e| UpstreamError::Handshake(addr, e))?;
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!("triple upstream {addr}: {e}");
+        }
+    });
+    Ok(send)
+}
+
+/// HTTP/1.1's handshake over `io`; its connection task runs on its own.
+async fn http1_handshake<T>(addr: SocketAddr, io: T) -> Result<Http1Sender, UpstreamError>
+where
+    T: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let (send, conn) = hyper::client::conn::http1::handshake(hyper_util::rt::TokioIo::new(io))
+        .await
+        .map_err(|e| UpstreamError::Http1(addr, e))?;
+    tokio::spawn(async move {
+        if let Err(e) = conn.await {
+            tracing::debug!("triple http/1.1 upstream {addr}: {e}");
+        }
+    });
+    Ok(send)
 }
