@@ -70,7 +70,7 @@ mod url;
 pub mod zookeeper;
 
 pub use connect::connect;
-pub use error::RegistryError;
+pub use error::{RegistryError, ZookeeperError};
 pub use future::RegistryFuture;
 pub use registry::{Providers, Registry, Subscription};
 pub use url::{ServiceUrl, Side, UrlBuilder, COMPATIBLE_RELEASE, DUBBO_PROTOCOL_VERSION};

@@ -135,7 +135,24 @@ impl CallError {
 }
 
 /// Client settings.
+///
+/// `#[non_exhaustive]`: start from [`ClientConfig::default`] and change what you need, with
+/// the setters or the fields, so that a new setting in a later release breaks no caller:
+///
+/// ```
+/// use std::time::Duration;
+/// use dubbo_rpc::client::ClientConfig;
+///
+/// let config = ClientConfig::default()
+///     .timeout(Duration::from_secs(1))
+///     .reconnect(false);
+/// let mut same = ClientConfig::default();
+/// same.timeout = Duration::from_secs(1);
+/// same.reconnect = false;
+/// assert_eq!(config.timeout, same.timeout);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ClientConfig {
     /// Timeout of a call whose request has no `timeout` attachment (default 3 s). It covers
     /// the whole call: connecting (when the call has to), queueing the request and waiting
@@ -166,6 +183,44 @@ impl Default for ClientConfig {
             reconnect: true,
             format: dubbo_codec::BodyFormat::default(),
         }
+    }
+}
+
+impl ClientConfig {
+    /// The timeout of a call without a `timeout` attachment.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The heartbeat period.
+    pub fn heartbeat(mut self, period: Duration) -> Self {
+        self.heartbeat = period;
+        self
+    }
+
+    /// How long connecting may take.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// The payload limit of frames in both directions.
+    pub fn max_payload(mut self, max: u32) -> Self {
+        self.max_payload = max;
+        self
+    }
+
+    /// Whether a call that finds the connection closed reconnects.
+    pub fn reconnect(mut self, reconnect: bool) -> Self {
+        self.reconnect = reconnect;
+        self
+    }
+
+    /// The serialization of the client's own frames (generic calls, heartbeats).
+    pub fn format(mut self, format: dubbo_codec::BodyFormat) -> Self {
+        self.format = format;
+        self
     }
 }
 

@@ -223,11 +223,9 @@ impl Upstreams {
         clients
             .entry(addr)
             .or_insert_with(|| {
-                let config = dubbo_rpc::client::ClientConfig {
-                    connect_timeout,
-                    max_payload,
-                    ..Default::default()
-                };
+                let config = dubbo_rpc::client::ClientConfig::default()
+                    .connect_timeout(connect_timeout)
+                    .max_payload(max_payload);
                 dubbo_rpc::client::Client::lazy(addr.to_string(), config)
             })
             .clone()
