@@ -101,23 +101,23 @@ impl ServiceUrl {
         addr: SocketAddr,
         application: impl Into<String>,
     ) -> UrlBuilder {
-        let interface = interface.into();
-        let mut b = UrlBuilder::new("dubbo", addr.ip(), addr.port(), interface.clone());
-        if addr.ip().is_unspecified() {
-            b = b.param("anyhost", "true");
+        let (ip, port) = (addr.ip(), addr.port());
+        let b = registered(
+            Side::Provider,
+            ("dubbo", ip, port),
+            interface.into(),
+            application,
+        )
+        .param("deprecated", "false")
+        .param("dynamic", "true")
+        .param("generic", "false")
+        .param("prefer.serialization", "fastjson2,hessian2")
+        .param("serialization", "hessian2");
+        if ip.is_unspecified() {
+            b.param("anyhost", "true")
+        } else {
+            b
         }
-        b.param("application", application)
-            .param("deprecated", "false")
-            .param("dubbo", DUBBO_PROTOCOL_VERSION)
-            .param("dynamic", "true")
-            .param("generic", "false")
-            .param("interface", interface)
-            .param("pid", std::process::id().to_string())
-            .param("prefer.serialization", "fastjson2,hessian2")
-            .param("release", COMPATIBLE_RELEASE)
-            .param("serialization", "hessian2")
-            .param("side", Side::Provider.as_str())
-            .param("timestamp", now_ms().to_string())
     }
 
     /// The parameters a Java consumer of `interface` on `ip` registers under `consumers`:
@@ -128,17 +128,14 @@ impl ServiceUrl {
         ip: IpAddr,
         application: impl Into<String>,
     ) -> UrlBuilder {
-        let interface = interface.into();
-        UrlBuilder::new("consumer", ip, 0, interface.clone())
-            .param("application", application)
-            .param("category", Side::Consumer.category())
-            .param("check", "false")
-            .param("dubbo", DUBBO_PROTOCOL_VERSION)
-            .param("interface", interface)
-            .param("pid", std::process::id().to_string())
-            .param("release", COMPATIBLE_RELEASE)
-            .param("side", Side::Consumer.as_str())
-            .param("timestamp", now_ms().to_string())
+        registered(
+            Side::Consumer,
+            ("consumer", ip, 0),
+            interface.into(),
+            application,
+        )
+        .param("category", Side::Consumer.category())
+        .param("check", "false")
     }
 
     /// The URL's text.
@@ -266,6 +263,25 @@ pub struct UrlBuilder {
     port: u16,
     path: String,
     params: BTreeMap<String, String>,
+}
+
+/// What Java writes in every URL it registers, provider or consumer:
+/// `protocol://ip:port/interface?application=..&dubbo=..&interface=..&pid=..&release=..&
+/// side=..&timestamp=..`.
+fn registered(
+    side: Side,
+    (protocol, ip, port): (&str, IpAddr, u16),
+    interface: String,
+    application: impl Into<String>,
+) -> UrlBuilder {
+    UrlBuilder::new(protocol, ip, port, interface.clone())
+        .param("application", application)
+        .param("dubbo", DUBBO_PROTOCOL_VERSION)
+        .param("interface", interface)
+        .param("pid", std::process::id().to_string())
+        .param("release", COMPATIBLE_RELEASE)
+        .param("side", side.as_str())
+        .param("timestamp", now_ms().to_string())
 }
 
 impl UrlBuilder {

@@ -187,40 +187,19 @@ impl Default for ClientConfig {
 }
 
 impl ClientConfig {
-    /// The timeout of a call without a `timeout` attachment.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// The heartbeat period.
-    pub fn heartbeat(mut self, period: Duration) -> Self {
-        self.heartbeat = period;
-        self
-    }
-
-    /// How long connecting may take.
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self
-    }
-
-    /// The payload limit of frames in both directions.
-    pub fn max_payload(mut self, max: u32) -> Self {
-        self.max_payload = max;
-        self
-    }
-
-    /// Whether a call that finds the connection closed reconnects.
-    pub fn reconnect(mut self, reconnect: bool) -> Self {
-        self.reconnect = reconnect;
-        self
-    }
-
-    /// The serialization of the client's own frames (generic calls, heartbeats).
-    pub fn format(mut self, format: dubbo_codec::BodyFormat) -> Self {
-        self.format = format;
-        self
+    setters! {
+        /// The timeout of a call without a `timeout` attachment.
+        timeout: Duration;
+        /// The heartbeat period.
+        heartbeat: Duration;
+        /// How long connecting may take.
+        connect_timeout: Duration;
+        /// The payload limit of frames in both directions.
+        max_payload: u32;
+        /// Whether a call that finds the connection closed reconnects.
+        reconnect: bool;
+        /// The serialization of the client's own frames (generic calls, heartbeats).
+        format: dubbo_codec::BodyFormat;
     }
 }
 

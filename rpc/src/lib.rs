@@ -80,6 +80,18 @@
 //! `CHANGELOG.md`.
 #![forbid(unsafe_code)]
 
+/// Chainable setters of a configuration's fields: each `name: Type;` (with its doc comment)
+/// becomes `pub fn name(mut self, name: Type) -> Self`, setting the field `name`.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self, $name: $ty) -> Self {
+            self.$name = $name;
+            self
+        }
+    )*};
+}
+
 pub mod client;
 #[cfg(feature = "registry")]
 pub mod cluster;

@@ -85,21 +85,25 @@ impl Default for ZookeeperOptions {
 
 impl ZookeeperOptions {
     /// The root node (Dubbo's registry `group`).
-    pub fn root(mut self, root: impl Into<String>) -> Self {
-        self.root = root.into();
-        self
+    pub fn root(self, root: impl Into<String>) -> Self {
+        let root = root.into();
+        ZookeeperOptions { root, ..self }
     }
 
     /// The session timeout asked for.
-    pub fn session_timeout(mut self, timeout: Duration) -> Self {
-        self.session_timeout = timeout;
-        self
+    pub fn session_timeout(self, session_timeout: Duration) -> Self {
+        ZookeeperOptions {
+            session_timeout,
+            ..self
+        }
     }
 
     /// Whether the last non-empty provider list is kept when one becomes empty.
-    pub fn empty_protection(mut self, on: bool) -> Self {
-        self.empty_protection = on;
-        self
+    pub fn empty_protection(self, empty_protection: bool) -> Self {
+        ZookeeperOptions {
+            empty_protection,
+            ..self
+        }
     }
 }
 

@@ -154,58 +154,25 @@ impl Default for ClusterConfig {
 }
 
 impl ClusterConfig {
-    /// The load balancer.
-    pub fn policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
-        self
-    }
-
-    /// The cluster mode.
-    pub fn mode(mut self, mode: Mode) -> Self {
-        self.mode = mode;
-        self
-    }
-
-    /// Failover: retries after the first attempt.
-    pub fn retries(mut self, retries: u32) -> Self {
-        self.retries = retries;
-        self
-    }
-
-    /// Forking: providers called at once.
-    pub fn forks(mut self, forks: usize) -> Self {
-        self.forks = forks;
-        self
-    }
-
-    /// Connections per provider.
-    pub fn connections(mut self, connections: usize) -> Self {
-        self.connections = connections;
-        self
-    }
-
-    /// How often a provider taken out after a connect failure is probed.
-    pub fn probe_interval(mut self, interval: Duration) -> Self {
-        self.probe_interval = interval;
-        self
-    }
-
-    /// How long [`ClusterClientBuilder::build`] waits for the registry's first list.
-    pub fn first_list_timeout(mut self, timeout: Duration) -> Self {
-        self.first_list_timeout = timeout;
-        self
-    }
-
-    /// Whether [`ClusterClientBuilder::build`] fails when no usable provider is listed.
-    pub fn check(mut self, check: bool) -> Self {
-        self.check = check;
-        self
-    }
-
-    /// The settings of every provider connection.
-    pub fn client(mut self, client: ClientConfig) -> Self {
-        self.client = client;
-        self
+    setters! {
+        /// The load balancer.
+        policy: Policy;
+        /// The cluster mode.
+        mode: Mode;
+        /// Failover: retries after the first attempt.
+        retries: u32;
+        /// Forking: providers called at once.
+        forks: usize;
+        /// Connections per provider.
+        connections: usize;
+        /// How often a provider taken out after a connect failure is probed.
+        probe_interval: Duration;
+        /// How long [`ClusterClientBuilder::build`] waits for the registry's first list.
+        first_list_timeout: Duration;
+        /// Whether [`ClusterClientBuilder::build`] fails when no usable provider is listed.
+        check: bool;
+        /// The settings of every provider connection.
+        client: ClientConfig;
     }
 
     /// The consumer's `protocol` setting (`"tri"`, `"dubbo"`, or a list, first preferred).
