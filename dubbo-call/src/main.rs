@@ -91,11 +91,9 @@ async fn run(o: Options) -> ExitCode {
             }
         };
     }
-    let config = ClientConfig {
-        timeout: o.timeout,
-        connect_timeout: o.timeout.max(Duration::from_secs(1)),
-        ..ClientConfig::default()
-    };
+    let config = ClientConfig::default()
+        .timeout(o.timeout)
+        .connect_timeout(o.timeout.max(Duration::from_secs(1)));
     if o.describe {
         let target = Target {
             service: &o.service,
@@ -284,15 +282,9 @@ async fn registry_call(
     if let Some(g) = &o.group {
         b = b.group(g);
     }
-    let cluster = b
-        .config(ClusterConfig {
-            client,
-            protocol: o.protocol.clone(),
-            ..ClusterConfig::default()
-        })
-        .build()
-        .await
-        .map_err(|e| e.to_string())?;
+    let mut config = ClusterConfig::default().client(client);
+    config.protocol = o.protocol.clone();
+    let cluster = b.config(config).build().await.map_err(|e| e.to_string())?;
     cluster
         .call_value(req)
         .await

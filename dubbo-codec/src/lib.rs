@@ -105,7 +105,19 @@
 //!   [`FrameCodec::decode_frame`] / [`FrameCodec::encode_frame`] on your own buffers.
 //! * `json`: the [`json`] module, JSON arguments to dynamic values and results back (with
 //!   `serde_json`): what `dubbo-call` and Triple's HTTP/1.1 form (curl) speak.
-
+//!
+//! # Semver
+//!
+//! The public API is what these docs show: the public modules and items and the fields
+//! documented public, including the wire-level records ([`RequestHead`], [`Peek`]...) whose
+//! fields are the protocol's and are meant to be read and built whole. Until 1.0 a breaking
+//! change bumps the minor version (0.1 to 0.2), anything else the patch version.
+//!
+//! `#[non_exhaustive]` marks what may grow without a breaking release: a `match` on such an
+//! enum needs a `_` arm, and such a struct (a configuration) cannot be written as a struct
+//! literal, nor destructured without `..`, outside the crate: start from its `default()` (or
+//! `new`) and use its chainable setters, or assign its public fields. Changes are listed in
+//! `CHANGELOG.md`.
 #![forbid(unsafe_code)]
 
 pub mod attachments;

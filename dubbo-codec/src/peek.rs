@@ -116,7 +116,11 @@ impl Peek<'_> {
 }
 
 /// How far [`peek_with`] reads a body.
+///
+/// `#[non_exhaustive]`: start from [`PeekOptions::new`] and change what you need, with the
+/// setters or the fields, so that a new option breaks no caller.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct PeekOptions<'c> {
     /// The serialization of the body.
     pub format: BodyFormat,
@@ -136,6 +140,21 @@ impl PeekOptions<'_> {
             cache: None,
             attachments: true,
         }
+    }
+}
+
+impl<'c> PeekOptions<'c> {
+    /// Answers from `cache` when it can (see [`PeekOptions::cache`](#structfield.cache)).
+    pub const fn cache(mut self, cache: Option<&'c MetadataCache>) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Whether the attachments are read (see
+    /// [`PeekOptions::attachments`](#structfield.attachments)).
+    pub const fn attachments(mut self, attachments: bool) -> Self {
+        self.attachments = attachments;
+        self
     }
 }
 
@@ -188,10 +207,7 @@ pub fn peek_with_cache<'a>(
     body: &'a [u8],
     cache: &'a MetadataCache,
 ) -> Result<Peek<'a>, BodyError> {
-    let options = PeekOptions {
-        cache: Some(cache),
-        ..PeekOptions::new(BodyFormat::default())
-    };
+    let options = PeekOptions::new(BodyFormat::default()).cache(Some(cache));
     peek_with(body, options, NO_KEYS, |_, _| {})
 }
 

@@ -67,6 +67,13 @@
 //!   [`calculate_warmup_weight`] for the rest.
 //! - **Bad input never panics.** Any `&str` is accepted; functions that only need the query
 //!   work on text that is not a valid URL too (they find the first `?`).
+//!
+//! # Semver
+//!
+//! The public API is what these docs show; the error enums are `#[non_exhaustive]` (a `match`
+//! on them needs a `_` arm). [`ParseError`] is also part of `dubbo-registry`'s API. Until 1.0 a
+//! breaking change bumps the minor version (0.1 to 0.2), anything else the patch version.
+//! Changes are listed in `CHANGELOG.md`.
 #![forbid(unsafe_code)]
 
 use std::borrow::Cow;

@@ -130,12 +130,9 @@ impl ServiceDefinition {
     /// [`RegistryError::Instance`] when it is not such JSON (with the line and column).
     pub fn from_json(json: &[u8]) -> Result<Self, RegistryError> {
         let raw: RawDefinition =
-            serde_json::from_slice(json).map_err(|e| RegistryError::Instance {
-                reason: format!(
-                    "service definition: {e} (line {}, column {})",
-                    e.line(),
-                    e.column()
-                ),
+            serde_json::from_slice(json).map_err(|source| RegistryError::Instance {
+                what: "service definition",
+                source,
             })?;
         let types = raw
             .types

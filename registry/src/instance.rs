@@ -74,11 +74,12 @@ impl ServiceInstance {
     ///
     /// # Errors
     ///
-    /// [`RegistryError::Instance`] when it is not such JSON (the error names the byte offset).
+    /// [`RegistryError::Instance`] when it is not such JSON (its source, the JSON error, names the line and column).
     pub fn from_curator_json(json: &[u8]) -> Result<Self, RegistryError> {
         let c: CuratorInstance =
-            serde_json::from_slice(json).map_err(|e| RegistryError::Instance {
-                reason: format!("{e} (line {}, column {})", e.line(), e.column()),
+            serde_json::from_slice(json).map_err(|source| RegistryError::Instance {
+                what: "service instance",
+                source,
             })?;
         Ok(ServiceInstance {
             app: c.name,
@@ -202,8 +203,9 @@ impl MetadataInfo {
     ///
     /// [`RegistryError::Instance`] when it is not such JSON.
     pub fn from_json(json: &[u8]) -> Result<Self, RegistryError> {
-        serde_json::from_slice(json).map_err(|e| RegistryError::Instance {
-            reason: format!("metadata: {e} (line {}, column {})", e.line(), e.column()),
+        serde_json::from_slice(json).map_err(|source| RegistryError::Instance {
+            what: "metadata",
+            source,
         })
     }
 }
@@ -213,7 +215,7 @@ impl MetadataInfo {
     /// a Java provider's MetadataService answers it: one [`ServiceInfo`] per URL, keyed by
     /// its match key (`[group/]interface[:version]:protocol`), with the URL's parameters, and
     /// a revision that changes whenever any of it does.
-    pub fn of_urls(app: &str, urls: &[ServiceUrl]) -> MetadataInfo {
+    pub fn of_urls(app: impl Into<String>, urls: &[ServiceUrl]) -> MetadataInfo {
         let mut services = BTreeMap::new();
         for url in urls {
             let info = ServiceInfo {
@@ -228,7 +230,7 @@ impl MetadataInfo {
             services.insert(info.match_key(), info);
         }
         let mut info = MetadataInfo {
-            app: app.to_owned(),
+            app: app.into(),
             revision: String::new(),
             services,
         };
@@ -509,5 +511,30 @@ mod tests {
             ..i
         };
         assert!(provider_urls(&named, &m, "x.A").is_empty());
+    }
+
+    /// Unreadable JSON: the source is serde_json's error, with its line and column.
+    #[test]
+    fn bad_json_has_the_json_error_as_its_source() {
+        use std::error::Error as _;
+
+        let err = ServiceInstance::from_curator_json(b"{\n  \"name\": 1\n}").unwrap_err();
+        assert!(matches!(
+            err,
+            RegistryError::Instance {
+                what: "service instance",
+                ..
+            }
+        ));
+        let json = err
+            .source()
+            .and_then(|s| s.downcast_ref::<serde_json::Error>())
+            .expect("the JSON error as the source");
+        assert_eq!((json.line(), json.column()), (2, 11));
+        assert!(
+            err.to_string().starts_with("bad service instance: "),
+            "{err}"
+        );
+        assert!(err.to_string().contains("line 2 column 11"), "{err}");
     }
 }

@@ -55,6 +55,23 @@
 //! assert_eq!(picks, [0, 1, 0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Semver
+//!
+//! The public API is what these docs show. [`RegistryError`]'s sources are part of it:
+//! [`ZookeeperError`], `serde_json::Error` and `registry_urlweight::ParseError`. The errors of
+//! the ZooKeeper client this crate uses are not (they are mapped to [`ZookeeperError`]); its
+//! `SessionInfo`, which `ZookeeperRegistry::session` returns for diagnostics, is. The data
+//! records read from a registry ([`instance::ServiceInstance`], [`instance::MetadataInfo`],
+//! [`definition::ServiceDefinition`], [`definition::DefinitionKey`]...) mirror Java's and are
+//! built and matched whole. Until 1.0 a breaking change bumps the minor version (0.1 to 0.2),
+//! anything else the patch version.
+//!
+//! `#[non_exhaustive]` marks what may grow without a breaking release: a `match` on such an
+//! enum needs a `_` arm, and such a struct (a configuration) cannot be written as a struct
+//! literal, nor destructured without `..`, outside the crate: start from its `default()` (or
+//! `new`) and use its chainable setters, or assign its public fields. Changes are listed in
+//! `CHANGELOG.md`.
 #![forbid(unsafe_code)]
 
 pub mod balance;
@@ -70,7 +87,7 @@ mod url;
 pub mod zookeeper;
 
 pub use connect::connect;
-pub use error::RegistryError;
+pub use error::{RegistryError, ZookeeperError};
 pub use future::RegistryFuture;
 pub use registry::{Providers, Registry, Subscription};
 pub use url::{ServiceUrl, Side, UrlBuilder, COMPATIBLE_RELEASE, DUBBO_PROTOCOL_VERSION};

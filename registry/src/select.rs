@@ -12,7 +12,11 @@ use registry_urlweight::{assemble_url_weight, effective_weight, warmup_weight};
 use crate::url::ServiceUrl;
 
 /// What a caller asks of its providers.
+///
+/// `#[non_exhaustive]`: start from [`Selector::new`] or [`Selector::default`] and change what
+/// you need, with the setters or the fields, so that a new setting breaks no caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Selector {
     /// Only providers of this version (`""` and `"0.0.0"` are "no version"; `None` or `"*"`:
     /// any).
@@ -122,6 +126,54 @@ impl Selector {
             group: group.map(str::to_owned),
             ..Selector::default()
         }
+    }
+
+    /// Only providers of this version (see [`Selector::version`](#structfield.version)).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(version.into());
+        self
+    }
+
+    /// Only providers of this group (see [`Selector::group`](#structfield.group)).
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.group = Some(group.into());
+        self
+    }
+
+    /// Methods every provider must offer.
+    pub fn methods<S: Into<String>>(mut self, methods: impl IntoIterator<Item = S>) -> Self {
+        self.methods = methods.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The URL parameter naming the provider's data centre.
+    pub fn idc_key(mut self, key: impl Into<String>) -> Self {
+        self.idc_key = key.into();
+        self
+    }
+
+    /// The factor applied to the weights of data centre `idc`'s providers (0: no calls).
+    pub fn idc_factor(mut self, idc: impl Into<String>, factor: u32) -> Self {
+        self.idc_weights.insert(idc.into(), factor);
+        self
+    }
+
+    /// Dubbo's warm-up on or off.
+    pub fn warmup(mut self, warmup: bool) -> Self {
+        self.warmup = warmup;
+        self
+    }
+
+    /// The URL protocols taken.
+    pub fn protocols<S: Into<String>>(mut self, protocols: impl IntoIterator<Item = S>) -> Self {
+        self.protocols = protocols.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Also take a URL whose port serves one of the protocols beside its own.
+    pub fn ext_protocols(mut self, ext: bool) -> Self {
+        self.ext_protocols = ext;
+        self
     }
 
     /// The data centre factor of a provider URL: `idc_weights[<idc_key param>]`, else 1.

@@ -85,10 +85,7 @@ impl ServiceUrl {
         let text = text.into();
         match DubboUrl::parse(&text) {
             Ok(_) => Ok(ServiceUrl { text }),
-            Err(e) => Err(RegistryError::Url {
-                url: text,
-                reason: e.to_string(),
-            }),
+            Err(source) => Err(RegistryError::Url { url: text, source }),
         }
     }
 
@@ -99,39 +96,46 @@ impl ServiceUrl {
     /// `release`, `serialization` (hessian2), `side=provider` and `timestamp` (now, from which consumers count the
     /// warm-up). Add `methods`, `version`, `group`, `weight`, `warmup`, `timeout`... with
     /// [`UrlBuilder::param`].
-    pub fn provider(interface: &str, addr: SocketAddr, application: &str) -> UrlBuilder {
-        let mut b = UrlBuilder::new("dubbo", addr.ip(), addr.port(), interface);
-        if addr.ip().is_unspecified() {
-            b = b.param("anyhost", "true");
+    pub fn provider(
+        interface: impl Into<String>,
+        addr: SocketAddr,
+        application: impl Into<String>,
+    ) -> UrlBuilder {
+        let (ip, port) = (addr.ip(), addr.port());
+        let b = registered(
+            Side::Provider,
+            ("dubbo", ip, port),
+            interface.into(),
+            application,
+        )
+        .param("deprecated", "false")
+        .param("dynamic", "true")
+        .param("generic", "false")
+        .param("prefer.serialization", "fastjson2,hessian2")
+        .param("serialization", "hessian2");
+        if ip.is_unspecified() {
+            b.param("anyhost", "true")
+        } else {
+            b
         }
-        b.param("application", application)
-            .param("deprecated", "false")
-            .param("dubbo", DUBBO_PROTOCOL_VERSION)
-            .param("dynamic", "true")
-            .param("generic", "false")
-            .param("interface", interface)
-            .param("pid", std::process::id().to_string())
-            .param("prefer.serialization", "fastjson2,hessian2")
-            .param("release", COMPATIBLE_RELEASE)
-            .param("serialization", "hessian2")
-            .param("side", Side::Provider.as_str())
-            .param("timestamp", now_ms().to_string())
     }
 
     /// The parameters a Java consumer of `interface` on `ip` registers under `consumers`:
     /// `consumer://ip/interface?application=..&category=consumers&check=false&dubbo=..&
     /// interface=..&pid=..&release=..&side=consumer&timestamp=..`.
-    pub fn consumer(interface: &str, ip: IpAddr, application: &str) -> UrlBuilder {
-        UrlBuilder::new("consumer", ip, 0, interface)
-            .param("application", application)
-            .param("category", Side::Consumer.category())
-            .param("check", "false")
-            .param("dubbo", DUBBO_PROTOCOL_VERSION)
-            .param("interface", interface)
-            .param("pid", std::process::id().to_string())
-            .param("release", COMPATIBLE_RELEASE)
-            .param("side", Side::Consumer.as_str())
-            .param("timestamp", now_ms().to_string())
+    pub fn consumer(
+        interface: impl Into<String>,
+        ip: IpAddr,
+        application: impl Into<String>,
+    ) -> UrlBuilder {
+        registered(
+            Side::Consumer,
+            ("consumer", ip, 0),
+            interface.into(),
+            application,
+        )
+        .param("category", Side::Consumer.category())
+        .param("check", "false")
     }
 
     /// The URL's text.
@@ -261,38 +265,65 @@ pub struct UrlBuilder {
     params: BTreeMap<String, String>,
 }
 
+/// What Java writes in every URL it registers, provider or consumer:
+/// `protocol://ip:port/interface?application=..&dubbo=..&interface=..&pid=..&release=..&
+/// side=..&timestamp=..`.
+fn registered(
+    side: Side,
+    (protocol, ip, port): (&str, IpAddr, u16),
+    interface: String,
+    application: impl Into<String>,
+) -> UrlBuilder {
+    UrlBuilder::new(protocol, ip, port, interface.clone())
+        .param("application", application)
+        .param("dubbo", DUBBO_PROTOCOL_VERSION)
+        .param("interface", interface)
+        .param("pid", std::process::id().to_string())
+        .param("release", COMPATIBLE_RELEASE)
+        .param("side", side.as_str())
+        .param("timestamp", now_ms().to_string())
+}
+
 impl UrlBuilder {
     /// `protocol://host:port/path`, no parameters.
-    pub fn new(protocol: &str, host: IpAddr, port: u16, path: &str) -> Self {
+    pub fn new(
+        protocol: impl Into<String>,
+        host: IpAddr,
+        port: u16,
+        path: impl Into<String>,
+    ) -> Self {
         UrlBuilder {
-            protocol: protocol.to_owned(),
+            protocol: protocol.into(),
             host,
             port,
-            path: path.to_owned(),
+            path: path.into(),
             params: BTreeMap::new(),
         }
     }
 
     /// Sets a parameter (replacing one of the same key). An empty value removes it, as Java
     /// drops empty parameters when it builds a URL.
-    pub fn param(mut self, key: &str, value: impl Into<String>) -> Self {
-        let value = value.into();
+    pub fn param(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        let (key, value) = (key.into(), value.into());
         if value.is_empty() {
-            self.params.remove(key);
+            self.params.remove(&key);
         } else {
-            self.params.insert(key.to_owned(), value);
+            self.params.insert(key, value);
         }
         self
     }
 
     /// `version` (`""` and `0.0.0` leave it out).
-    pub fn version(self, version: &str) -> Self {
-        let v = if version == "0.0.0" { "" } else { version };
+    pub fn version(self, version: impl Into<String>) -> Self {
+        let mut v = version.into();
+        if v == "0.0.0" {
+            v.clear();
+        }
         self.param("version", v)
     }
 
     /// `group` (`""` leaves it out).
-    pub fn group(self, group: &str) -> Self {
+    pub fn group(self, group: impl Into<String>) -> Self {
         self.param("group", group)
     }
 
@@ -388,5 +419,18 @@ mod tests {
         assert_eq!(u.methods(), ["add", "throwError", "sayHello"]);
         assert_eq!(u.group(), "");
         assert!(ServiceUrl::parse("not a url").is_err());
+    }
+
+    /// Not a URL: the source is the URL parser's error.
+    #[test]
+    fn bad_url_has_the_parse_error_as_its_source() {
+        use std::error::Error as _;
+
+        let err = ServiceUrl::parse("no-protocol").unwrap_err();
+        let parse = err
+            .source()
+            .and_then(|s| s.downcast_ref::<registry_urlweight::ParseError>())
+            .expect("the parse error as the source");
+        assert_eq!(parse, &registry_urlweight::ParseError::MissingProtocol);
     }
 }

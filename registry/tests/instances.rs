@@ -39,9 +39,9 @@ impl MetadataSource for CountingSource {
     ) -> RegistryFuture<'a, MetadataInfo> {
         self.0.fetch_add(1, Ordering::Relaxed);
         Box::pin(async move {
-            Err(RegistryError::Operation {
-                path: instance.to_string(),
-                reason: "no MetadataService in this test".into(),
+            Err(RegistryError::Metadata {
+                instance: instance.to_string(),
+                source: "no MetadataService in this test".into(),
             })
         })
     }

@@ -178,7 +178,7 @@ async fn thousand_providers_of_a_hundred_interfaces() {
     let urls: Vec<ServiceUrl> = (0..1000)
         .map(|k| {
             ServiceUrl::provider(
-                &iface(k % 100),
+                iface(k % 100),
                 ([127, 0, 0, 1], 30_000 + k as u16).into(),
                 "load",
             )
@@ -226,5 +226,66 @@ async fn thousand_providers_of_a_hundred_interfaces() {
          unregistration reached its subscriber in {change:?}",
         rss1 as i64 - rss0 as i64,
         urls.iter().map(|u| u.as_str().len()).sum::<usize>(),
+    );
+}
+
+/// A write the server refuses is a [`RegistryError::Operation`] whose source is the server's
+/// code, typed: a metadata report under an ephemeral node (which can have no children).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operation_error_has_the_server_code_as_its_source() {
+    use std::error::Error as _;
+
+    use dubbo_registry::definition::{DefinitionKey, ServiceDefinition};
+    use dubbo_registry::{RegistryError, ZookeeperError};
+    use zookeeper_client as zk;
+
+    let Some((zoo, address)) = start_zookeeper("registry-errors", "dubbo-registry-zookeeper")
+    else {
+        return;
+    };
+    let registry = ZookeeperRegistry::connect(&address).await.unwrap();
+    let key = DefinitionKey {
+        interface: IFACE.to_owned(),
+        version: "1.0.0".to_owned(),
+        group: String::new(),
+        application: "registry-test".to_owned(),
+    };
+    let path = key.report_path("dubbo");
+    let parent = &path[..path.rfind('/').unwrap()];
+    let raw = raw_client(&zoo).await;
+    let persistent = zk::CreateMode::Persistent.with_acls(zk::Acls::anyone_all());
+    raw.mkdir(&parent[..parent.rfind('/').unwrap()], &persistent)
+        .await
+        .unwrap();
+    raw.create(
+        parent,
+        b"",
+        &zk::CreateMode::Ephemeral.with_acls(zk::Acls::anyone_all()),
+    )
+    .await
+    .unwrap();
+
+    let definition =
+        ServiceDefinition::from_json(include_bytes!("data/definition-3.2.19.json")).unwrap();
+    let err = registry
+        .publish_definition(&key, &definition)
+        .await
+        .unwrap_err();
+    match &err {
+        RegistryError::Operation { path: p, source } => {
+            assert_eq!(p, &path);
+            assert_eq!(source, &ZookeeperError::NoChildrenForEphemerals);
+        }
+        other => panic!("not an operation error: {other:?}"),
+    }
+    let source = err.source().expect("the server's error as the source");
+    assert_eq!(
+        source.downcast_ref::<ZookeeperError>(),
+        Some(&ZookeeperError::NoChildrenForEphemerals)
+    );
+    assert!(source.source().is_none(), "the code is the root cause");
+    assert_eq!(
+        err.to_string(),
+        format!("registry operation on {path} failed: no children for ephemerals")
     );
 }

@@ -135,7 +135,24 @@ impl CallError {
 }
 
 /// Client settings.
+///
+/// `#[non_exhaustive]`: start from [`ClientConfig::default`] and change what you need, with
+/// the setters or the fields, so that a new setting in a later release breaks no caller:
+///
+/// ```
+/// use std::time::Duration;
+/// use dubbo_rpc::client::ClientConfig;
+///
+/// let config = ClientConfig::default()
+///     .timeout(Duration::from_secs(1))
+///     .reconnect(false);
+/// let mut same = ClientConfig::default();
+/// same.timeout = Duration::from_secs(1);
+/// same.reconnect = false;
+/// assert_eq!(config.timeout, same.timeout);
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ClientConfig {
     /// Timeout of a call whose request has no `timeout` attachment (default 3 s). It covers
     /// the whole call: connecting (when the call has to), queueing the request and waiting
@@ -166,6 +183,23 @@ impl Default for ClientConfig {
             reconnect: true,
             format: dubbo_codec::BodyFormat::default(),
         }
+    }
+}
+
+impl ClientConfig {
+    setters! {
+        /// The timeout of a call without a `timeout` attachment.
+        timeout: Duration;
+        /// The heartbeat period.
+        heartbeat: Duration;
+        /// How long connecting may take.
+        connect_timeout: Duration;
+        /// The payload limit of frames in both directions.
+        max_payload: u32;
+        /// Whether a call that finds the connection closed reconnects.
+        reconnect: bool;
+        /// The serialization of the client's own frames (generic calls, heartbeats).
+        format: dubbo_codec::BodyFormat;
     }
 }
 

@@ -130,10 +130,14 @@ impl From<JavaServiceInfo> for ServiceInfo {
     }
 }
 
-fn fetch_error(instance: &ServiceInstance, reason: impl std::fmt::Display) -> RegistryError {
-    RegistryError::Operation {
-        path: format!("{METADATA_SERVICE} of {instance}"),
-        reason: reason.to_string(),
+/// Why the MetadataService of `instance` gave no metadata.
+fn fetch_error(
+    instance: &ServiceInstance,
+    why: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+) -> RegistryError {
+    RegistryError::Metadata {
+        instance: format!("{instance} ({METADATA_SERVICE})"),
+        source: why.into(),
     }
 }
 

@@ -65,8 +65,32 @@
 //!   middleware.
 //!
 //! The server reports what its limits turn away as `tracing` events.
-
+//!
+//! # Semver
+//!
+//! The public API is what these docs show: the modules above, their public items and the
+//! fields documented public, and the types of `dubbo-codec`, `dubbo-triple` and
+//! `dubbo-registry` they take and return. Until 1.0 a breaking change bumps the minor version
+//! (0.1 to 0.2), anything else the patch version.
+//!
+//! `#[non_exhaustive]` marks what may grow without a breaking release: a `match` on such an
+//! enum needs a `_` arm, and such a struct (a configuration) cannot be written as a struct
+//! literal, nor destructured without `..`, outside the crate: start from its `default()` (or
+//! `new`) and use its chainable setters, or assign its public fields. Changes are listed in
+//! `CHANGELOG.md`.
 #![forbid(unsafe_code)]
+
+/// Chainable setters of a configuration's fields: each `name: Type;` (with its doc comment)
+/// becomes `pub fn name(mut self, name: Type) -> Self`, setting the field `name`.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident: $ty:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(mut self, $name: $ty) -> Self {
+            self.$name = $name;
+            self
+        }
+    )*};
+}
 
 pub mod client;
 #[cfg(feature = "registry")]

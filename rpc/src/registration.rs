@@ -39,9 +39,9 @@ pub enum RegisterMode {
 
 impl Registration {
     /// Registration as application `application`.
-    pub fn new(application: &str) -> Self {
+    pub fn new(application: impl Into<String>) -> Self {
         Registration {
-            application: application.to_owned(),
+            application: application.into(),
             host: None,
             params: Vec::new(),
             mode: RegisterMode::Interface,
@@ -76,7 +76,7 @@ impl Registration {
     ///
     /// # Errors
     ///
-    /// [`RegistryError::Url`] when `addr` is the unspecified address and no
+    /// [`RegistryError::UnspecifiedAddress`] when `addr` is the unspecified address and no
     /// [`host`](Registration::host) was given: no consumer could connect to it.
     pub fn advertised(&self, addr: SocketAddr) -> Result<SocketAddr, RegistryError> {
         let mut advertised = addr;
@@ -84,9 +84,8 @@ impl Registration {
             advertised.set_ip(h);
         }
         if advertised.ip().is_unspecified() {
-            return Err(RegistryError::Url {
+            return Err(RegistryError::UnspecifiedAddress {
                 url: format!("dubbo://{addr}"),
-                reason: "listening on the unspecified address: say which address to advertise (Registration::host)".into(),
             });
         }
         Ok(advertised)
@@ -101,17 +100,17 @@ impl Registration {
 
     /// The provider's `weight` (default 100).
     pub fn weight(self, weight: u32) -> Self {
-        self.param("weight", &weight.to_string())
+        self.param("weight", weight.to_string())
     }
 
     /// The warm-up in ms over which consumers ramp its weight up (Dubbo's default: 10 min).
     pub fn warmup_ms(self, warmup: u64) -> Self {
-        self.param("warmup", &warmup.to_string())
+        self.param("warmup", warmup.to_string())
     }
 
     /// The default call timeout in ms its consumers apply.
     pub fn timeout_ms(self, timeout: u64) -> Self {
-        self.param("timeout", &timeout.to_string())
+        self.param("timeout", timeout.to_string())
     }
 
     /// Says that the server also serves Triple on its port (`ext.protocol=tri`, as a Java 3
@@ -131,8 +130,8 @@ impl Registration {
     }
 
     /// Any other URL parameter (`idc=hz`, `token=...`).
-    pub fn param(mut self, key: &str, value: &str) -> Self {
-        self.params.push((key.to_owned(), value.to_owned()));
+    pub fn param(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.params.push((key.into(), value.into()));
         self
     }
 
@@ -140,7 +139,7 @@ impl Registration {
     ///
     /// # Errors
     ///
-    /// [`RegistryError::Url`] when `addr` is the unspecified address and no
+    /// [`RegistryError::UnspecifiedAddress`] when `addr` is the unspecified address and no
     /// [`host`](Registration::host) was given: no consumer could connect to it.
     pub fn provider_url(
         &self,
@@ -151,9 +150,8 @@ impl Registration {
         methods: &[&str],
     ) -> Result<ServiceUrl, RegistryError> {
         let advertised = self.advertised(addr).map_err(|e| match e {
-            RegistryError::Url { reason, .. } => RegistryError::Url {
+            RegistryError::UnspecifiedAddress { .. } => RegistryError::UnspecifiedAddress {
                 url: format!("dubbo://{addr}/{interface}"),
-                reason,
             },
             other => other,
         })?;

@@ -45,11 +45,9 @@ impl BlackHole {
 }
 
 fn config(timeout: Duration, connect_timeout: Duration) -> ClientConfig {
-    ClientConfig {
-        timeout,
-        connect_timeout,
-        ..ClientConfig::default()
-    }
+    ClientConfig::default()
+        .timeout(timeout)
+        .connect_timeout(connect_timeout)
 }
 
 fn add() -> dubbo_codec::Request {

@@ -24,11 +24,9 @@ fn f2(method: &str) -> dubbo_codec::RequestBuilder {
 }
 
 async fn client_checks(addr: String) {
-    let config = ClientConfig {
-        timeout: Duration::from_secs(10),
-        format: BodyFormat::FASTJSON2,
-        ..ClientConfig::default()
-    };
+    let config = ClientConfig::default()
+        .timeout(Duration::from_secs(10))
+        .format(BodyFormat::FASTJSON2);
     let client = Client::connect_with(addr, config).await.unwrap();
     demo_calls(&client, BodyFormat::FASTJSON2, "fastjson2").await;
     let err = client

@@ -34,11 +34,9 @@ fn start_provider(pki: &Pki, args: &[&str], name: &str) -> Option<Provider> {
 
 /// A cold JVM takes seconds over its first handshakes.
 fn patient() -> ClientConfig {
-    ClientConfig {
-        connect_timeout: std::time::Duration::from_secs(30),
-        timeout: std::time::Duration::from_secs(30),
-        ..ClientConfig::default()
-    }
+    ClientConfig::default()
+        .connect_timeout(std::time::Duration::from_secs(30))
+        .timeout(std::time::Duration::from_secs(30))
 }
 
 fn client_tls(pki: &Pki, with_cert: bool) -> ClientTls {

@@ -255,12 +255,10 @@ async fn cluster_client_speaks_what_each_provider_prefers() {
         .build()
         .unwrap();
     let client_with = |protocol: Option<&str>| {
+        let mut config = ClusterConfig::default().policy(Policy::RoundRobin);
+        config.protocol = protocol.map(str::to_owned);
         ClusterClient::builder(reg.clone(), SPOKEN)
-            .config(ClusterConfig {
-                policy: Policy::RoundRobin,
-                protocol: protocol.map(str::to_owned),
-                ..ClusterConfig::default()
-            })
+            .config(config)
             .build()
     };
 
@@ -425,14 +423,7 @@ async fn cluster_client_balances_and_fails_over() {
     let (pa, pb) = (a.local_addr().port(), b.local_addr().port());
 
     // Smooth weighted round-robin: exactly 3:1.
-    let rr = where_client(
-        &reg,
-        ClusterConfig {
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        },
-    )
-    .await;
+    let rr = where_client(&reg, ClusterConfig::default().policy(Policy::RoundRobin)).await;
     assert_eq!(
         spread(&rr, 400).await,
         BTreeMap::from([(pa, 300), (pb, 100)])
@@ -472,11 +463,9 @@ async fn cluster_client_balances_and_fails_over() {
     // about one time in 25, and the test failed then).
     let failfast = where_client(
         &reg,
-        ClusterConfig {
-            mode: Mode::Failfast,
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        },
+        ClusterConfig::default()
+            .mode(Mode::Failfast)
+            .policy(Policy::RoundRobin),
     )
     .await;
     let err = failfast.call::<i32>(&where_req()).await.unwrap_err();
@@ -486,26 +475,16 @@ async fn cluster_client_balances_and_fails_over() {
     );
     let failsafe = where_client(
         &reg,
-        ClusterConfig {
-            mode: Mode::Failsafe,
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        },
+        ClusterConfig::default()
+            .mode(Mode::Failsafe)
+            .policy(Policy::RoundRobin),
     )
     .await;
     assert_eq!(
         failsafe.call_value(&where_req()).await.unwrap(),
         hessian2::value::Value::Null
     );
-    let forking = where_client(
-        &reg,
-        ClusterConfig {
-            mode: Mode::Forking,
-            forks: 3,
-            ..ClusterConfig::default()
-        },
-    )
-    .await;
+    let forking = where_client(&reg, ClusterConfig::default().mode(Mode::Forking).forks(3)).await;
     let p: i32 = forking.call(&where_req()).await.unwrap();
     assert!([pa, pb].contains(&(p as u16)));
 
@@ -523,10 +502,7 @@ async fn cluster_client_balances_and_fails_over() {
     // Consistent hash on the first argument: the same key, the same provider.
     let ch = ClusterClient::builder(reg.clone(), WHERE)
         .version("1.0.0")
-        .config(ClusterConfig {
-            policy: Policy::ConsistentHash,
-            ..ClusterConfig::default()
-        })
+        .config(ClusterConfig::default().policy(Policy::ConsistentHash))
         .build()
         .await
         .unwrap();

@@ -416,10 +416,7 @@ async fn client_heartbeats_and_gives_up_on_a_silent_peer() {
     let server = start(1 << 20).await;
     let client = Client::connect_with(
         server.local_addr().to_string(),
-        ClientConfig {
-            heartbeat: Duration::from_millis(250),
-            ..ClientConfig::default()
-        },
+        ClientConfig::default().heartbeat(Duration::from_millis(250)),
     )
     .await
     .unwrap();
@@ -441,11 +438,9 @@ async fn client_heartbeats_and_gives_up_on_a_silent_peer() {
     });
     let client = Client::connect_with(
         addr.to_string(),
-        ClientConfig {
-            heartbeat: Duration::from_millis(50),
-            timeout: Duration::from_secs(30),
-            ..ClientConfig::default()
-        },
+        ClientConfig::default()
+            .heartbeat(Duration::from_millis(50))
+            .timeout(Duration::from_secs(30)),
     )
     .await
     .unwrap();

@@ -159,11 +159,7 @@ async fn run(o: Opts) -> i32 {
     };
     let frame = req.to_frame(0, true);
     let timeout = Duration::from_millis(o.timeout_ms);
-    let config = ClientConfig {
-        timeout,
-        reconnect: true,
-        ..ClientConfig::default()
-    };
+    let config = ClientConfig::default().timeout(timeout).reconnect(true);
     let mut clients = Vec::new();
     for _ in 0..o.connections {
         match Client::connect_with(o.target.clone(), config.clone()).await {

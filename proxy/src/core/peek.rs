@@ -139,11 +139,7 @@ pub fn peek<'a>(
     scratch: &mut Scratch,
 ) -> Result<Call<'a>, BodyError> {
     scratch.clear();
-    let options = PeekOptions {
-        format,
-        cache: None,
-        attachments: needs.group || needs.attachments,
-    };
+    let options = PeekOptions::new(format).attachments(needs.group || needs.attachments);
     let Scratch {
         values,
         spare_values,

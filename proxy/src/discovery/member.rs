@@ -126,13 +126,12 @@ impl Member {
             self.leave().await;
             if let Some(m) = &config.registry {
                 let r = ZookeeperRegistry::start(
-                    &format!("zookeeper://{}", m.zookeeper),
+                    format!("zookeeper://{}", m.zookeeper),
                     &m.zookeeper,
-                    ZookeeperOptions {
-                        root: m.root.clone(),
-                        session_timeout: Duration::from_millis(m.session_timeout_ms),
-                        empty_protection: true,
-                    },
+                    ZookeeperOptions::default()
+                        .root(m.root.clone())
+                        .session_timeout(Duration::from_millis(m.session_timeout_ms))
+                        .empty_protection(true),
                 );
                 self.registry = Some((m.clone(), r));
             }

@@ -114,20 +114,17 @@ impl ClusterDiscovery {
         methods.extend(discovery.methods.iter().cloned());
         methods.sort();
         methods.dedup();
-        let selector = Selector {
-            version: discovery.version.clone(),
-            group: discovery.group.clone(),
-            methods,
-            idc_key: discovery.idc_key.clone(),
-            idc_weights: discovery.idc_weights.clone(),
-            warmup: discovery.warmup,
-            protocols: vec![match protocol {
-                config::ProviderProtocol::Tri => "tri".to_owned(),
-                _ => "dubbo".to_owned(),
-            }],
+        let mut selector = Selector::new(discovery.version.as_deref(), discovery.group.as_deref())
+            .methods(methods)
+            .idc_key(discovery.idc_key.clone())
+            .warmup(discovery.warmup)
+            .protocols([match protocol {
+                config::ProviderProtocol::Tri => "tri",
+                _ => "dubbo",
+            }])
             // The proxy speaks to a port in any protocol it serves, not only its URL's own.
-            ext_protocols: true,
-        };
+            .ext_protocols(true);
+        selector.idc_weights = discovery.idc_weights.clone();
         ClusterDiscovery {
             discovery,
             selector,

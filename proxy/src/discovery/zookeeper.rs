@@ -136,13 +136,12 @@ pub async fn watch(
 ) {
     let d = &discovery.discovery;
     let registry = ZookeeperRegistry::start(
-        &format!("zookeeper://{}", d.zookeeper),
+        format!("zookeeper://{}", d.zookeeper),
         &d.zookeeper,
-        ZookeeperOptions {
-            root: d.root.clone(),
-            session_timeout: Duration::from_millis(d.session_timeout_ms),
-            empty_protection: d.empty_protection,
-        },
+        ZookeeperOptions::default()
+            .root(d.root.clone())
+            .session_timeout(Duration::from_millis(d.session_timeout_ms))
+            .empty_protection(d.empty_protection),
     );
     // As a Dubbo 3 consumer: the application instances serving the interface when there are
     // any (their metadata from their MetadataService), else the interface-level URLs.

@@ -229,11 +229,9 @@ impl Upstreams {
         clients
             .entry(chosen.key())
             .or_insert_with(|| {
-                let config = dubbo_rpc::client::ClientConfig {
-                    connect_timeout: chosen.connect_timeout,
-                    max_payload: chosen.max_payload,
-                    ..Default::default()
-                };
+                let config = dubbo_rpc::client::ClientConfig::default()
+                    .connect_timeout(chosen.connect_timeout)
+                    .max_payload(chosen.max_payload);
                 let addr = chosen.addr.to_string();
                 match &chosen.tls {
                     None => dubbo_rpc::client::Client::lazy(addr, config),

@@ -47,7 +47,7 @@ use tokio::task::JoinHandle;
 use zookeeper_client as zk;
 
 use crate::definition::{DefinitionKey, ServiceDefinition};
-use crate::error::RegistryError;
+use crate::error::{RegistryError, ZookeeperError};
 use crate::future::RegistryFuture;
 use crate::instance::{MetadataSource, ServiceInstance};
 use crate::registry::{Registry, Subscription};
@@ -58,7 +58,11 @@ pub use instances::SERVICES_ROOT;
 use session::{supervise, SessionCell};
 
 /// How a [`ZookeeperRegistry`] works.
+///
+/// `#[non_exhaustive]`: start from [`ZookeeperOptions::default`] and change what you need,
+/// with the setters or the fields, so that a new option breaks no caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ZookeeperOptions {
     /// The root node (Dubbo's registry `group`), `dubbo` by default.
     pub root: String,
@@ -79,6 +83,30 @@ impl Default for ZookeeperOptions {
     }
 }
 
+impl ZookeeperOptions {
+    /// The root node (Dubbo's registry `group`).
+    pub fn root(self, root: impl Into<String>) -> Self {
+        let root = root.into();
+        ZookeeperOptions { root, ..self }
+    }
+
+    /// The session timeout asked for.
+    pub fn session_timeout(self, session_timeout: Duration) -> Self {
+        ZookeeperOptions {
+            session_timeout,
+            ..self
+        }
+    }
+
+    /// Whether the last non-empty provider list is kept when one becomes empty.
+    pub fn empty_protection(self, empty_protection: bool) -> Self {
+        ZookeeperOptions {
+            empty_protection,
+            ..self
+        }
+    }
+}
+
 /// A Dubbo registry in ZooKeeper. Cheap to clone (clones share the session); the session
 /// closes, and the URLs registered through it go, when the last clone drops.
 #[derive(Debug, Clone)]
@@ -95,6 +123,8 @@ struct Shared {
     session: SessionCell,
     /// The node paths registered, with the data written in them.
     registered: Mutex<BTreeSet<(String, String)>>,
+    /// Why the last attempt to connect failed; `None` once a session is established.
+    last_connect_error: Mutex<Option<ZookeeperError>>,
 }
 
 /// Stops the session when the last registry clone drops.
@@ -178,14 +208,19 @@ impl ZookeeperRegistry {
     /// (`HOST:PORT[,HOST:PORT...][/chroot]`) without waiting: the supervisor connects (and
     /// reconnects) in the background; `address` names it in logs and errors. Needs a tokio
     /// runtime.
-    pub fn start(address: &str, connect: &str, options: ZookeeperOptions) -> Self {
+    pub fn start(
+        address: impl Into<String>,
+        connect: impl Into<String>,
+        options: ZookeeperOptions,
+    ) -> Self {
         let (tx, rx) = watch::channel(None);
         let shared = Arc::new(Shared {
-            address: address.to_owned(),
-            connect_string: connect.to_owned(),
+            address: address.into(),
+            connect_string: connect.into(),
             options,
             session: SessionCell::new(rx),
             registered: Mutex::new(BTreeSet::new()),
+            last_connect_error: Mutex::new(None),
         });
         let task = tokio::spawn(supervise(Arc::downgrade(&shared), tx.clone()));
         ZookeeperRegistry {
@@ -216,10 +251,7 @@ impl ZookeeperRegistry {
             .wait(limit)
             .await
             .map(drop)
-            .ok_or_else(|| RegistryError::Unreachable {
-                address: self.shared.address.clone(),
-                reason: format!("no ZooKeeper session within {limit:?}"),
-            })
+            .ok_or_else(|| self.shared.unreachable(limit))
     }
 
     /// `/<root>/<encoded interface>/<category>`.
@@ -257,7 +289,35 @@ pub fn category_dir(root: &str, interface: &str, category: &str) -> String {
 fn op_error(path: &str, e: zk::Error) -> RegistryError {
     RegistryError::Operation {
         path: path.to_owned(),
-        reason: e.to_string(),
+        source: zk_error(e),
+    }
+}
+
+/// The client's error as this crate's [`ZookeeperError`] (the client's own type stays out of
+/// the public API: it is a dependency that may change).
+fn zk_error(e: zk::Error) -> ZookeeperError {
+    use ZookeeperError as Z;
+    match e {
+        zk::Error::NoNode => Z::NoNode,
+        zk::Error::NodeExists => Z::NodeExists,
+        zk::Error::BadVersion => Z::BadVersion,
+        zk::Error::NotEmpty => Z::NotEmpty,
+        zk::Error::NoChildrenForEphemerals => Z::NoChildrenForEphemerals,
+        zk::Error::NoAuth => Z::NoAuth,
+        zk::Error::InvalidAcl => Z::InvalidAcl,
+        zk::Error::AuthFailed => Z::AuthFailed,
+        zk::Error::SessionExpired => Z::SessionExpired,
+        zk::Error::SessionMoved => Z::SessionMoved,
+        zk::Error::NotReadOnly => Z::NotReadOnly,
+        zk::Error::QuotaExceeded => Z::QuotaExceeded,
+        zk::Error::Throttled => Z::Throttled,
+        zk::Error::Unimplemented => Z::Unimplemented,
+        zk::Error::ConnectionLoss => Z::ConnectionLoss,
+        zk::Error::Timeout => Z::Timeout,
+        zk::Error::NoHosts => Z::NoHosts,
+        zk::Error::ClientClosed => Z::ClientClosed,
+        zk::Error::UnexpectedErrorCode(code) => Z::Code(code),
+        other => Z::Other(other.to_string()),
     }
 }
 
@@ -415,10 +475,8 @@ impl ZookeeperRegistry {
         lock(&self.shared.registered).insert((path.clone(), data.clone()));
         let limit = self.shared.options.session_timeout;
         let Some(client) = self.shared.session.wait(limit).await else {
-            return Err(RegistryError::Unreachable {
-                address: self.shared.address.clone(),
-                reason: "no session: written when one is back".into(),
-            });
+            // Still registered: written when a session is back.
+            return Err(self.shared.unreachable(limit));
         };
         session::write_ephemeral(&client, &path, data.as_bytes())
             .await
@@ -452,10 +510,7 @@ impl ZookeeperRegistry {
             .session
             .wait(limit)
             .await
-            .ok_or_else(|| RegistryError::Unreachable {
-                address: self.shared.address.clone(),
-                reason: format!("no ZooKeeper session within {limit:?}"),
-            })
+            .ok_or_else(|| self.shared.unreachable(limit))
     }
 }
 
@@ -463,6 +518,20 @@ impl ZookeeperRegistry {
 impl Shared {
     fn registered(&self) -> Vec<(String, String)> {
         lock(&self.registered).iter().cloned().collect()
+    }
+
+    /// Records why connecting failed (`None`: a session came).
+    fn connect_failed(&self, error: Option<ZookeeperError>) {
+        *lock(&self.last_connect_error) = error;
+    }
+
+    /// No session within `waited`, with the last connect error as the source.
+    fn unreachable(&self, waited: Duration) -> RegistryError {
+        RegistryError::Unreachable {
+            address: self.address.clone(),
+            waited,
+            source: lock(&self.last_connect_error).clone(),
+        }
     }
 }
 
@@ -499,5 +568,74 @@ mod tests {
         assert!(parse_address("nacos://127.0.0.1:8848").is_err());
         assert!(parse_address("zookeeper://").is_err());
         assert!(parse_address("zookeeper://h:1?session=x").is_err());
+    }
+
+    /// Each client error becomes its typed code, the operation error's source.
+    #[test]
+    fn operation_errors_name_the_zookeeper_code() {
+        use std::error::Error as _;
+
+        let err = op_error("/dubbo/x.Y/providers", zk::Error::NoNode);
+        assert!(matches!(
+            &err,
+            RegistryError::Operation { path, source: ZookeeperError::NoNode } if path == "/dubbo/x.Y/providers"
+        ));
+        let source = err.source().unwrap();
+        assert_eq!(
+            source.downcast_ref::<ZookeeperError>(),
+            Some(&ZookeeperError::NoNode)
+        );
+        assert!(source.source().is_none());
+        assert_eq!(
+            err.to_string(),
+            "registry operation on /dubbo/x.Y/providers failed: no node"
+        );
+        assert_eq!(zk_error(zk::Error::NodeExists), ZookeeperError::NodeExists);
+        assert_eq!(
+            zk_error(zk::Error::UnexpectedErrorCode(-999)),
+            ZookeeperError::Code(-999)
+        );
+        assert!(matches!(
+            zk_error(zk::Error::UnexpectedError("odd".into())),
+            ZookeeperError::Other(m) if m.contains("odd")
+        ));
+    }
+
+    /// No server at the address: `Unreachable`, whose source is why the last connect failed.
+    #[tokio::test]
+    async fn unreachable_has_the_last_connect_error_as_its_source() {
+        use std::error::Error as _;
+
+        // A port nothing listens on.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let address = format!("zookeeper://127.0.0.1:{port}");
+        let connect = format!("127.0.0.1:{port}");
+        let options = ZookeeperOptions::default().session_timeout(Duration::from_secs(1));
+        let registry = ZookeeperRegistry::start(address.as_str(), connect, options);
+        let err = registry
+            .wait_for_session(Duration::from_millis(1500))
+            .await
+            .unwrap_err();
+        let RegistryError::Unreachable {
+            address: a,
+            waited,
+            source,
+        } = &err
+        else {
+            panic!("not unreachable: {err:?}");
+        };
+        assert_eq!(a, &address);
+        assert_eq!(*waited, Duration::from_millis(1500));
+        let last = source.clone().expect("a connect was tried and failed");
+        let walked = err.source().expect("the last connect error as the source");
+        assert_eq!(walked.downcast_ref::<ZookeeperError>(), Some(&last));
+        assert!(
+            err.to_string().ends_with(&format!("; last error: {last}")),
+            "{err}"
+        );
     }
 }

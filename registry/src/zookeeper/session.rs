@@ -8,7 +8,8 @@ use registry_urlweight::zk::decode_node_name;
 use tokio::sync::watch;
 use zookeeper_client as zk;
 
-use super::Shared;
+use super::{zk_error, Shared};
+use crate::error::ZookeeperError;
 use crate::registry::Providers;
 use crate::url::ServiceUrl;
 
@@ -78,13 +79,17 @@ pub(super) async fn supervise(shared: Weak<Shared>, tx: watch::Sender<Option<zk:
             .with_session_timeout(timeout)
             .with_fail_eagerly()
             .connect(&connect_string);
-        let client = match tokio::time::timeout(timeout, connect).await {
-            Ok(Ok(c)) => c,
-            other => {
-                let why = match other {
-                    Ok(Err(e)) => e.to_string(),
-                    _ => "timed out".to_owned(),
-                };
+        let connected = match tokio::time::timeout(timeout, connect).await {
+            Ok(Ok(c)) => Ok(c),
+            Ok(Err(e)) => Err(zk_error(e)),
+            Err(_) => Err(ZookeeperError::Timeout),
+        };
+        let client = match connected {
+            Ok(c) => c,
+            Err(why) => {
+                if let Some(s) = shared.upgrade() {
+                    s.connect_failed(Some(why.clone()));
+                }
                 failures += 1;
                 // Every attempt at debug; the first and then every 10th at warn.
                 if failures % 10 == 1 {
@@ -99,6 +104,9 @@ pub(super) async fn supervise(shared: Weak<Shared>, tx: watch::Sender<Option<zk:
         };
         backoff = BACKOFF_MIN;
         failures = 0;
+        if let Some(s) = shared.upgrade() {
+            s.connect_failed(None);
+        }
         tracing::info!(
             registry = %address,
             session = %client.session_id(),

@@ -87,7 +87,23 @@ impl Mode {
 }
 
 /// How a [`ClusterClient`] calls.
+///
+/// `#[non_exhaustive]`: start from [`ClusterConfig::default`] and change what you need, with
+/// the setters or the fields, so that a new setting in a later release breaks no caller:
+///
+/// ```
+/// use std::time::Duration;
+/// use dubbo_rpc::client::ClientConfig;
+/// use dubbo_rpc::cluster::{ClusterConfig, Mode};
+///
+/// let config = ClusterConfig::default()
+///     .mode(Mode::Failfast)
+///     .check(false)
+///     .client(ClientConfig::default().timeout(Duration::from_secs(1)));
+/// assert_eq!(config.client.timeout, Duration::from_secs(1));
+/// ```
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ClusterConfig {
     /// The load balancer (default random, as Dubbo).
     pub policy: Policy,
@@ -134,6 +150,35 @@ impl Default for ClusterConfig {
             client: ClientConfig::default(),
             protocol: None,
         }
+    }
+}
+
+impl ClusterConfig {
+    setters! {
+        /// The load balancer.
+        policy: Policy;
+        /// The cluster mode.
+        mode: Mode;
+        /// Failover: retries after the first attempt.
+        retries: u32;
+        /// Forking: providers called at once.
+        forks: usize;
+        /// Connections per provider.
+        connections: usize;
+        /// How often a provider taken out after a connect failure is probed.
+        probe_interval: Duration;
+        /// How long [`ClusterClientBuilder::build`] waits for the registry's first list.
+        first_list_timeout: Duration;
+        /// Whether [`ClusterClientBuilder::build`] fails when no usable provider is listed.
+        check: bool;
+        /// The settings of every provider connection.
+        client: ClientConfig;
+    }
+
+    /// The consumer's `protocol` setting (`"tri"`, `"dubbo"`, or a list, first preferred).
+    pub fn protocol(mut self, protocol: impl Into<String>) -> Self {
+        self.protocol = Some(protocol.into());
+        self
     }
 }
 
@@ -248,14 +293,14 @@ pub struct ClusterClientBuilder {
 
 impl ClusterClientBuilder {
     /// Only providers of this version (`""`: none; default: any).
-    pub fn version(mut self, version: &str) -> Self {
-        self.selector.version = Some(version.to_owned());
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.selector.version = Some(version.into());
         self
     }
 
     /// Only providers of this group (`""`: none; `"a,b"`: either; default: any).
-    pub fn group(mut self, group: &str) -> Self {
-        self.selector.group = Some(group.to_owned());
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.selector.group = Some(group.into());
         self
     }
 
@@ -273,8 +318,8 @@ impl ClusterClientBuilder {
 
     /// Registers this consumer under the interface's `consumers` as application
     /// `application` on `host` (as Java consumers do; default: not registered).
-    pub fn register_as(mut self, application: &str, host: IpAddr) -> Self {
-        self.application = Some((application.to_owned(), host));
+    pub fn register_as(mut self, application: impl Into<String>, host: IpAddr) -> Self {
+        self.application = Some((application.into(), host));
         self
     }
 
@@ -293,10 +338,8 @@ impl ClusterClientBuilder {
             .await
             .map_err(|_| RegistryError::Unreachable {
                 address: self.registry.address().to_owned(),
-                reason: format!(
-                    "no provider list within {:?}",
-                    self.config.first_list_timeout
-                ),
+                waited: self.config.first_list_timeout,
+                source: None,
             })??;
         let consumer_url = match &self.application {
             Some((app, host)) => {
@@ -525,10 +568,13 @@ impl std::fmt::Debug for ClusterClient {
 
 impl ClusterClient {
     /// A client of `interface`'s providers in `registry`.
-    pub fn builder(registry: Arc<dyn Registry>, interface: &str) -> ClusterClientBuilder {
+    pub fn builder(
+        registry: Arc<dyn Registry>,
+        interface: impl Into<String>,
+    ) -> ClusterClientBuilder {
         ClusterClientBuilder {
             registry,
-            interface: interface.to_owned(),
+            interface: interface.into(),
             selector: Selector::default(),
             config: ClusterConfig::default(),
             application: None,

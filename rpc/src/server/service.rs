@@ -92,7 +92,7 @@ impl HandlerError {
     }
 
     /// An exception of Java class `class` (e.g. `java.lang.IllegalStateException`).
-    pub fn exception(class: &str, message: impl Into<String>) -> Self {
+    pub fn exception(class: impl Into<String>, message: impl Into<String>) -> Self {
         HandlerError::Exception(JavaException::new(class, Some(message.into())))
     }
 }
@@ -341,10 +341,15 @@ impl Service {
     /// publishes the declared signatures as the service definition, as a Java provider does,
     /// so that `dubbo-call --describe` (or a Dubbo admin console) shows them; a method without
     /// one is known by name only.
-    pub fn signature(mut self, name: &str, parameter_types: &[&str], return_type: &str) -> Self {
+    pub fn signature(
+        mut self,
+        name: impl Into<String>,
+        parameter_types: &[&str],
+        return_type: impl Into<String>,
+    ) -> Self {
         let params = parameter_types.iter().map(|&t| t.to_owned()).collect();
         self.signatures
-            .push((name.to_owned(), params, return_type.to_owned()));
+            .push((name.into(), params, return_type.into()));
         self
     }
 

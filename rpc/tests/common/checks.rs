@@ -202,10 +202,7 @@ pub async fn round_robin_client(
 ) -> ClusterClient {
     let t = Instant::now();
     let client = builder
-        .config(ClusterConfig {
-            policy: Policy::RoundRobin,
-            ..ClusterConfig::default()
-        })
+        .config(ClusterConfig::default().policy(Policy::RoundRobin))
         .build()
         .await
         .unwrap();

@@ -109,15 +109,9 @@ pub async fn fire_and_forget(client: &Client, token: &str, poll: Duration) -> Op
 
 /// A client of `addr` whose calls time out after `timeout`.
 pub async fn client_with_timeout(addr: String, timeout: Duration) -> Client {
-    Client::connect_with(
-        addr,
-        ClientConfig {
-            timeout,
-            ..ClientConfig::default()
-        },
-    )
-    .await
-    .unwrap()
+    Client::connect_with(addr, ClientConfig::default().timeout(timeout))
+        .await
+        .unwrap()
 }
 
 /// Reads one frame from a raw socket (`None` when the server closed the connection).
