@@ -6,7 +6,11 @@
 //! dubbo-load --target 127.0.0.1:20880 [--connections N] [--inflight M] [--rate CALLS_PER_S]
 //!            [--duration SECS] [--warmup SECS] [--payload BYTES] [--method sayHello|doNothing]
 //!            [--threads T] [--timeout-ms MS] [--group G] [--attach K=V]... [--label NAME]
+//!            [--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem]]
 //! ```
+//!
+//! With `--tls-ca` every connection is TLS (dubbo-rpc's rustls client), its handshake made
+//! before the warm-up, so the measurement sees records, not handshakes.
 //!
 //! * closed loop (default, `--rate 0`): N connections, M calls in flight on each; a call is sent
 //!   as soon as the previous one of its slot is answered. Latency = send to answer.
@@ -84,6 +88,15 @@ struct Opts {
     /// The label of the RESULT line.
     #[arg(long, default_value = "run")]
     label: String,
+    /// TLS: the CA (PEM) the target's certificate must be signed by; without it, plain TCP.
+    #[arg(long)]
+    tls_ca: Option<std::path::PathBuf>,
+    /// TLS: the client certificate chain (PEM) presented to a target that asks for one.
+    #[arg(long, requires_all = ["tls_ca", "tls_key"])]
+    tls_cert: Option<std::path::PathBuf>,
+    /// TLS: the client certificate's private key (PEM).
+    #[arg(long, requires_all = ["tls_ca", "tls_cert"])]
+    tls_key: Option<std::path::PathBuf>,
 }
 
 /// `K=V` with a non-empty K.
@@ -160,9 +173,20 @@ async fn run(o: Opts) -> i32 {
     let frame = req.to_frame(0, true);
     let timeout = Duration::from_millis(o.timeout_ms);
     let config = ClientConfig::default().timeout(timeout).reconnect(true);
+    let tls = o.tls_ca.as_ref().map(|ca| {
+        let mut b = dubbo_rpc::tls::ClientTls::builder(ca);
+        if let (Some(cert), Some(key)) = (&o.tls_cert, &o.tls_key) {
+            b = b.identity(cert, key);
+        }
+        b.build().unwrap_or_else(|e| usage(&format!("TLS: {e}")))
+    });
     let mut clients = Vec::new();
     for _ in 0..o.connections {
-        match Client::connect_with(o.target.clone(), config.clone()).await {
+        let connected = match &tls {
+            None => Client::connect_with(o.target.clone(), config.clone()).await,
+            Some(tls) => Client::connect_tls(o.target.clone(), config.clone(), tls.clone()).await,
+        };
+        match connected {
             Ok(c) => clients.push(c),
             Err(e) => {
                 eprintln!("dubbo-load: connect {}: {e}", o.target);
