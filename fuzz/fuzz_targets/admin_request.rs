@@ -4,7 +4,7 @@
 //! incomplete (or already refused), never accepted as something else.
 #![no_main]
 
-use dubbo_proxy::admin::request::{parse_head, MAX_BODY, MAX_HEAD};
+use dubbo_proxy::internals::{parse_head, MAX_BODY, MAX_HEAD};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

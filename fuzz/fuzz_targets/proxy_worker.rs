@@ -26,7 +26,7 @@ use bytes::BytesMut;
 use dubbo_codec::response::{Outcome, RpcResult};
 use dubbo_codec::{Frame, FrameCodec, FrameKind, Header, Request, Serialization, Status};
 use dubbo_proxy::config::Config;
-use dubbo_proxy::core::{Conn, Effect, Key, Shared, Worker};
+use dubbo_proxy::internals::{Conn, Effect, Key, Shared, Worker};
 use hessian2::value::Value;
 use libfuzzer_sys::fuzz_target;
 

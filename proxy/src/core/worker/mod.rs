@@ -440,11 +440,13 @@ impl Worker {
     }
 
     /// Calls in flight on this worker.
+    #[cfg(any(test, feature = "internals"))]
     pub fn inflight(&self) -> usize {
         self.inflight.len()
     }
 
     /// Open caller connections.
+    #[cfg(any(test, feature = "internals"))]
     pub fn downstreams(&self) -> usize {
         self.downs.len()
     }
