@@ -181,6 +181,25 @@ pub(crate) fn spawn_thread(
         .spawn(move || tracing::dispatcher::with_default(&log, body))
 }
 
+/// [`spawn_thread`] for a body that runs on a current-thread runtime of its own; a runtime
+/// that cannot be built is logged (`whose`: the thread's part) and the thread ends.
+pub(crate) fn spawn_runtime_thread(
+    name: String,
+    whose: String,
+    body: impl FnOnce(tokio::runtime::Runtime) + Send + 'static,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    spawn_thread(
+        name,
+        move || match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => body(rt),
+            Err(e) => tracing::error!("{whose}: cannot start a runtime: {e}"),
+        },
+    )
+}
+
 /// Has the threads of a runtime the server builds log where the thread that builds it logs,
 /// as [`spawn_thread`] does for the server's own threads.
 pub(crate) fn log_like_builder(

@@ -158,19 +158,11 @@ pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
 /// addresses), and removes it when stopped.
 pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Result<Discovery> {
     let (stop, stopped) = watch::channel(false);
-    let thread = crate::server::spawn_thread("dubbo-proxy-discovery".into(), move || {
-        let rt = match tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(rt) => rt,
-            Err(e) => {
-                tracing::error!("discovery: cannot start a runtime: {e}");
-                return;
-            }
-        };
-        rt.block_on(supervise(shared, bound, stopped));
-    })?;
+    let thread = crate::server::spawn_runtime_thread(
+        "dubbo-proxy-discovery".into(),
+        "discovery".into(),
+        move |rt| rt.block_on(supervise(shared, bound, stopped)),
+    )?;
     Ok(Discovery {
         stop,
         thread: Some(thread),
