@@ -41,8 +41,7 @@ use bytes::BytesMut;
 use dubbo_codec::response::{Outcome, RpcResult};
 use dubbo_codec::{FrameCodec, Request};
 use dubbo_proxy::config::{Config, EngineKind, EpollOptions};
-use dubbo_proxy::core::Shared;
-use dubbo_proxy::engine;
+use dubbo_proxy::internals::{self as engine, Shared};
 use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -240,7 +239,7 @@ fn main() {
 /// socket pair, in alternating batches; the block is of the class the engine reads such
 /// messages into (4 KiB for 1 KiB messages, 256 KiB for 64 KiB ones).
 fn read_path() {
-    use dubbo_proxy::buffer::read::{read_into, read_zeroed};
+    use dubbo_proxy::internals::{read_into, read_zeroed};
     use std::io::Write;
     use std::os::unix::net::UnixStream;
     let (mut a, mut b) = UnixStream::pair().unwrap();

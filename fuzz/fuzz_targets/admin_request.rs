@@ -1,10 +1,10 @@
-//! The admin endpoint's request reader (`dubbo_proxy::admin::request::parse_head`) on any
+//! The admin endpoint's request reader (`parse_head`, through `dubbo_proxy::internals`) on any
 //! bytes: never panics; a head it accepts lies within the input, names a method, a target
 //! starting with `/` and a body within the limit; every strict prefix of an accepted head is
 //! incomplete (or already refused), never accepted as something else.
 #![no_main]
 
-use dubbo_proxy::admin::request::{parse_head, MAX_BODY, MAX_HEAD};
+use dubbo_proxy::internals::{parse_head, MAX_BODY, MAX_HEAD};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

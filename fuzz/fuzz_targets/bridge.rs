@@ -13,9 +13,9 @@ use bytes::Bytes;
 use dubbo_codec::header::Header;
 use dubbo_codec::response::ResultSpan;
 use dubbo_codec::{BodyFormat, Frame, Request, RequestHead, Status};
-use dubbo_proxy::core::BridgeAnswer;
-use dubbo_proxy::triple::from_dubbo::{dubbo_answer, triple_request, TripleAnswer};
-use dubbo_proxy::triple::to_dubbo::{dubbo_request, triple_answer, Answer};
+use dubbo_proxy::internals::{
+    dubbo_answer, dubbo_request, triple_answer, triple_request, Answer, BridgeAnswer, TripleAnswer,
+};
 use dubbo_triple::{Code, Status as TriStatus};
 use fuzz_support::values_eq;
 use hessian2::encode::PeerVersion;

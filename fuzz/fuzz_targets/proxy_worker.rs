@@ -1,5 +1,5 @@
-//! The proxy's sans-I/O core (`dubbo_proxy::core::Worker`) driven by an arbitrary interleaving
-//! of what its engines report: callers connecting, sending whole calls, heartbeats or any
+//! The proxy's sans-I/O core (`Worker`, through the `internals` feature) driven by an arbitrary
+//! interleaving of what its engines report: callers connecting, sending whole calls, heartbeats or any
 //! bytes, and closing; provider connections opening (at once), answering the calls they were
 //! sent (in any order, with any status), sending any bytes, closing; time passing; outboxes written;
 //! configuration reloads that move the endpoints.
@@ -26,7 +26,7 @@ use bytes::BytesMut;
 use dubbo_codec::response::{Outcome, RpcResult};
 use dubbo_codec::{Frame, FrameCodec, FrameKind, Header, Request, Serialization, Status};
 use dubbo_proxy::config::Config;
-use dubbo_proxy::core::{Conn, Effect, Key, Shared, Worker};
+use dubbo_proxy::internals::{Conn, Effect, Key, Shared, Worker};
 use hessian2::value::Value;
 use libfuzzer_sys::fuzz_target;
 

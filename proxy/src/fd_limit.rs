@@ -1,20 +1,19 @@
 //! The process's file descriptor limit (`RLIMIT_NOFILE`) and what it leaves for callers.
 //!
-//! At start the proxy raises its soft limit to the hard one (as Go's runtime and most
-//! servers do: the soft limit is often 1024 where the hard one is far higher), then gives
-//! callers what is left after the descriptors already open and `limits.fd_reserve` kept for
-//! provider connections, admin requests and the registry (see
-//! [`FdBudget`](crate::core::fd_budget::FdBudget)).
+//! The binary raises its soft limit to the hard one before it starts a server (as Go's
+//! runtime and most servers do: the soft limit is often 1024 where the hard one is far
+//! higher; a program that embeds the proxy decides for its own process, with
+//! [`raise_soft_limit`]). A server gives callers what is left after the descriptors already
+//! open and `limits.fd_reserve` kept for provider connections, admin requests and the
+//! registry (see [`FdBudget`](crate::core::fd_budget::FdBudget)).
 
 use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
 
 /// What [`callers_budget`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FdLimit {
-    /// The soft limit in force (after raising it).
+    /// The soft limit in force.
     pub soft: u64,
-    /// The soft limit before, if it was raised.
-    pub raised_from: Option<u64>,
     /// Descriptors open when the budget was worked out.
     pub in_use: u64,
     /// Caller connections allowed: `soft - in_use - reserve`.
@@ -37,10 +36,10 @@ pub struct NoRoomForCallers {
     pub reserve: u64,
 }
 
-/// Raises the soft `RLIMIT_NOFILE` to the hard limit, and works out how many caller
-/// connections fit beside the descriptors open now and `reserve` more.
+/// How many caller connections fit in the soft `RLIMIT_NOFILE` beside the descriptors open
+/// now and `reserve` more.
 pub fn callers_budget(reserve: u64) -> Result<FdLimit, NoRoomForCallers> {
-    let (soft, raised_from) = raise_soft_limit();
+    let soft = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
     let in_use = open_descriptors();
     let callers = soft
         .saturating_sub(in_use)
@@ -53,15 +52,17 @@ pub fn callers_budget(reserve: u64) -> Result<FdLimit, NoRoomForCallers> {
         })?;
     Ok(FdLimit {
         soft,
-        raised_from,
         in_use,
         callers: usize::try_from(callers).unwrap_or(usize::MAX),
     })
 }
 
-/// The soft limit after raising it to the hard one where allowed, and what it was before
-/// if it changed. No limit at all counts as `u64::MAX`.
-fn raise_soft_limit() -> (u64, Option<u64>) {
+/// Raises this process's soft `RLIMIT_NOFILE` to its hard limit, as the `dubbo-proxy` binary
+/// does before it starts a [`Server`](crate::Server): the callers a server takes are bounded
+/// by the soft limit in force when it starts. Returns the soft limit after, and what it was
+/// before if it changed (no limit at all counts as `u64::MAX`). A limit that cannot be
+/// raised is logged (a warning) and left as it is.
+pub fn raise_soft_limit() -> (u64, Option<u64>) {
     let Rlimit { current, maximum } = getrlimit(Resource::Nofile);
     let soft = current.unwrap_or(u64::MAX);
     // An unlimited hard limit is not a value the kernel takes for the soft one (it is
@@ -102,13 +103,16 @@ mod tests {
 
     #[test]
     fn the_budget_is_the_soft_limit_less_what_is_open_and_the_reserve() {
-        let first = callers_budget(10).expect("a test process has room");
-        assert!(first.in_use > 0, "stdin, stdout, stderr at least");
-        let again = callers_budget(10).unwrap();
+        let (soft, _) = raise_soft_limit();
         assert_eq!(
-            again.raised_from, None,
+            raise_soft_limit(),
+            (soft, None),
             "raised once, already at the hard limit"
         );
+        let first = callers_budget(10).expect("a test process has room");
+        assert!(first.in_use > 0, "stdin, stdout, stderr at least");
+        assert_eq!(first.soft, soft);
+        let again = callers_budget(10).unwrap();
         assert_eq!(again.soft, first.soft);
         assert_eq!(again.in_use + 10 + again.callers as u64, again.soft);
     }

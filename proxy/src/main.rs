@@ -1,6 +1,7 @@
 //! `dubbo-proxy`: see the crate documentation and `dubbo-proxy --help`.
 //!
-//! The main thread reads the configuration, starts a [`Server`] (listeners, admin port,
+//! The main thread reads the configuration, raises the soft `RLIMIT_NOFILE` to the hard one
+//! (what a library leaves to its host process), starts a [`Server`] (listeners, admin port,
 //! discovery, workers), prints one `READY` line (so scripts and tests learn the ports, also
 //! when they asked for port 0), and then waits for signals: SIGHUP reloads the configuration
 //! file without touching any connection, SIGTERM / SIGINT drain and exit.
@@ -13,11 +14,11 @@ use tokio::signal::unix::{signal, SignalKind};
 use tracing_subscriber::EnvFilter;
 
 use dubbo_proxy::cli::Args;
-use dubbo_proxy::server::Server;
+use dubbo_proxy::Server;
 
 fn main() -> ExitCode {
     // Before any thread allocates (see `memory::pin_thresholds`).
-    dubbo_proxy::memory::pin_thresholds();
+    dubbo_proxy::pin_malloc_thresholds();
     let args = Args::parse();
     let config = match args.load() {
         Ok(c) => c,
@@ -40,6 +41,9 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+    if let (soft, Some(before)) = dubbo_proxy::raise_fd_limit() {
+        tracing::info!("RLIMIT_NOFILE: soft limit raised from {before} to {soft}");
+    }
 
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

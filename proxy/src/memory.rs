@@ -225,8 +225,8 @@ pub fn shrink_idle(table: &mut impl Table, least: usize) -> usize {
 pub const MMAP_THRESHOLD: u64 = 1 << 20;
 
 /// Pins glibc's thresholds for the life of the process (call it once, at start, before the
-/// workers): the trim threshold at its default, [`WORTH_TRIMMING`], and the mmap threshold at
-/// [`MMAP_THRESHOLD`]. Left to itself, glibc raises its mmap threshold to the size of the
+/// workers): the trim threshold at its default, 128 KiB, and the mmap threshold at
+/// 1 MiB. Left to itself, glibc raises its mmap threshold to the size of the
 /// largest mmapped block freed (up to 32 MiB) and its trim threshold to twice that: after one
 /// burst of large buffers, the free top of a worker's arena is not given back (and
 /// `malloc_trim` gives back the top of the main arena only). Pinned, which turns that raising

@@ -1,26 +1,6 @@
 //! The proxy as a library: [`Server::start`] does what the `dubbo-proxy` binary does between
 //! reading its configuration and waiting for signals, so a program (or a test) can run a
-//! proxy in its own process, reload it and drain it.
-//!
-//! ```no_run
-//! # async fn example() -> std::io::Result<()> {
-//! use dubbo_proxy::config::Config;
-//! use dubbo_proxy::server::Server;
-//!
-//! let config = Config::from_toml(
-//!     "[[listeners]]\naddress = \"127.0.0.1:0\"\n\
-//!      [[routes]]\ncluster = \"demo\"\n\
-//!      [clusters.demo]\nendpoints = [{ address = \"127.0.0.1:20880\" }]\n",
-//! )
-//! .expect("a valid configuration");
-//! let proxy = Server::start(config).await?;
-//! println!("listening on {:?}", proxy.listen_addrs());
-//! // ... later, a new configuration: in force once the clusters it adds are discovered.
-//! // proxy.reload(new_config).await;
-//! proxy.shutdown().await; // out of the registry, drained, workers joined
-//! # Ok(())
-//! # }
-//! ```
+//! proxy in its own process, reload it and drain it (see the crate documentation).
 
 use std::io;
 use std::net::SocketAddr;
@@ -53,10 +33,13 @@ impl Server {
     /// Binds the listeners and the admin address, waits for the discovered clusters' first
     /// provider lists (or their `initial_fetch_timeout_ms`: callers wait in the listen
     /// backlog meanwhile), starts the workers and works out the callers' file descriptor
-    /// budget (raising the soft `RLIMIT_NOFILE`, see [`crate::fd_limit`]).
+    /// budget from the soft `RLIMIT_NOFILE` in force (which it does not change: the binary
+    /// raises it first, with [`crate::raise_fd_limit`]).
     ///
     /// Runs inside a tokio runtime: the admin endpoint and the memory trimmer are tasks on
-    /// it (the workers have threads of their own).
+    /// it (the workers have threads of their own, and log where the thread that started
+    /// them logs: its [`tracing`] dispatcher, scoped or global). It installs no signal
+    /// handler and no global subscriber, so several servers can run in one process.
     pub async fn start(config: Config) -> io::Result<Server> {
         let workers = config.worker_count();
         let bound = engine::bind(&config)?;
@@ -131,9 +114,10 @@ impl Server {
         self.admin
     }
 
-    /// The state the workers share: the configuration snapshot in force, the metrics.
-    pub fn shared(&self) -> &Arc<Shared> {
-        &self.shared
+    /// The configuration's generation in force: 1 at the start, one more for each reload
+    /// put in force.
+    pub fn generation(&self) -> u64 {
+        self.shared.generation()
     }
 
     /// Puts `config` in force without touching any connection, once the clusters it adds
@@ -155,7 +139,7 @@ impl Server {
         }
     }
 
-    /// A reload that could not be read: counted (`dubbo_proxy_reload_failures_total`) and
+    /// A reload that could not be read: counted (`dubbo_proxy_config_reload_failures_total`) and
     /// logged with `why`; the configuration in force stays.
     pub fn refuse_reload(&self, why: &dyn std::fmt::Display) {
         self.shared
@@ -183,15 +167,60 @@ impl Server {
     }
 }
 
+/// Starts a thread of the server's (a worker, discovery) named `name`: it logs where the
+/// thread that starts it logs (its scoped [`tracing`] dispatcher, else the global one), so
+/// that a server started under a scoped subscriber (a test's per-server log) keeps all its
+/// log there.
+pub(crate) fn spawn_thread(
+    name: String,
+    body: impl FnOnce() + Send + 'static,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    let log = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    std::thread::Builder::new()
+        .name(name)
+        .spawn(move || tracing::dispatcher::with_default(&log, body))
+}
+
+/// [`spawn_thread`] for a body that runs on a current-thread runtime of its own; a runtime
+/// that cannot be built is logged (`whose`: the thread's part) and the thread ends.
+pub(crate) fn spawn_runtime_thread(
+    name: String,
+    whose: String,
+    body: impl FnOnce(tokio::runtime::Runtime) + Send + 'static,
+) -> io::Result<std::thread::JoinHandle<()>> {
+    spawn_thread(
+        name,
+        move || match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => body(rt),
+            Err(e) => tracing::error!("{whose}: cannot start a runtime: {e}"),
+        },
+    )
+}
+
+/// Has the threads of a runtime the server builds log where the thread that builds it logs,
+/// as [`spawn_thread`] does for the server's own threads.
+pub(crate) fn log_like_builder(
+    runtime: &mut tokio::runtime::Builder,
+) -> &mut tokio::runtime::Builder {
+    thread_local! {
+        static LOG: std::cell::RefCell<Option<tracing::dispatcher::DefaultGuard>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let log = tracing::dispatcher::get_default(tracing::Dispatch::clone);
+    runtime
+        .on_thread_start(move || {
+            let guard = tracing::dispatcher::set_default(&log);
+            LOG.with(|l| *l.borrow_mut() = Some(guard));
+        })
+        .on_thread_stop(|| LOG.with(|l| drop(l.borrow_mut().take())))
+}
+
 /// Says what the file descriptor limit allows, and warns when the listeners'
 /// `max_connections` could not all be open at once within it.
 fn log_fd_limit(shared: &Shared, fds: &FdLimit) {
-    if let Some(before) = fds.raised_from {
-        tracing::info!(
-            "RLIMIT_NOFILE: soft limit raised from {before} to {}",
-            fds.soft
-        );
-    }
     let wanted: usize = shared
         .snapshot()
         .config

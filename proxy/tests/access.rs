@@ -120,7 +120,7 @@ async fn a_reload_changes_rules_and_keeps_unchanged_limits(engine: &str) {
             ),
         )
     };
-    let p = Proxy::start(engine, &conf("refund", "0.001"));
+    let p = Proxy::start_process(engine, &conf("refund", "0.001"));
     let mut c = Client::connect(p.addr()).await;
     assert_eq!(c.call(1, &call("refund")).await.0, Status::ServiceError);
     assert_eq!(c.call(2, &call("pay")).await.0, Status::Ok);

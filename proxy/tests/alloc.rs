@@ -10,7 +10,7 @@ use bytes::BytesMut;
 use dubbo_codec::response::{Outcome, RpcResult};
 use dubbo_codec::Request;
 use dubbo_proxy::config::Config;
-use dubbo_proxy::core::{Conn, Effect, Shared, Worker};
+use dubbo_proxy::internals::{Conn, Effect, Shared, Worker};
 use dubbo_test_support::alloc::{count, CountingAlloc};
 use hessian2::value::Value;
 

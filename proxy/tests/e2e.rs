@@ -28,6 +28,12 @@ for_each_engine!(
 /// A provider "a" and a proxy of `workers` workers that routes every call to it (`before`:
 /// TOML for the listener, put before the route).
 async fn proxy_to_a(engine: &str, workers: usize, before: &str) -> (Upstream, Proxy) {
+    let (a, conf) = conf_to_a(workers, before).await;
+    (a, Proxy::start(engine, &conf))
+}
+
+/// Provider "a" and the configuration of [`proxy_to_a`].
+async fn conf_to_a(workers: usize, before: &str) -> (Upstream, String) {
     let a = Upstream::start("a").await;
     let conf = config(
         workers,
@@ -36,7 +42,7 @@ async fn proxy_to_a(engine: &str, workers: usize, before: &str) -> (Upstream, Pr
             cluster("a", &[(&a, 1)], "")
         ),
     );
-    (a, Proxy::start(engine, &conf))
+    (a, conf)
 }
 
 /// Providers "a" and "b" with weights `wa` and `wb` in cluster "x" (`route`: TOML added to the
@@ -432,7 +438,9 @@ async fn admin_endpoints(engine: &str) {
 }
 
 async fn sigterm_drains_gracefully(engine: &str) {
-    let (_a, mut p) = proxy_to_a(engine, 2, "").await;
+    // The binary: SIGTERM and its exit status are the point.
+    let (_a, conf) = conf_to_a(2, "").await;
+    let mut p = Proxy::start_process(engine, &conf);
     let mut cl = Client::connect(p.addr()).await;
     assert_eq!(cl.call(1, &call("x")).await.0, Status::Ok);
     cl.send_call(2, &sleep_call(400)).await;
@@ -466,7 +474,7 @@ async fn sighup_reloads_without_dropping_connections(engine: &str) {
             cluster("x", &[(&a, 1)], "")
         ),
     );
-    let p = Proxy::start(engine, &conf_a);
+    let p = Proxy::start_process(engine, &conf_a);
     let mut cl = Client::connect(p.addr()).await;
     assert_eq!(cl.call(1, &call("x")).await, (Status::Ok, "a:x".into()));
     // A slow call in flight across the reload.

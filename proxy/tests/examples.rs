@@ -92,7 +92,7 @@ fn grafana_dashboard_names_only_metrics_the_proxy_exports() {
     let path =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/grafana-dashboard.json");
     let text = std::fs::read_to_string(path).unwrap();
-    let registry = dubbo_proxy::core::metrics::Registry::new(1);
+    let registry = dubbo_proxy::internals::Registry::new(1);
     registry.route("r");
     registry.cluster("c");
     registry.endpoint("c", "127.0.0.1:1");

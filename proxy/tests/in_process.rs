@@ -7,7 +7,7 @@ mod common;
 use common::*;
 use dubbo_codec::Status;
 use dubbo_proxy::config::Config;
-use dubbo_proxy::server::Server;
+use dubbo_proxy::Server;
 
 for_each_engine!(started_reloaded_and_drained_in_process);
 
@@ -41,19 +41,19 @@ async fn started_reloaded_and_drained_in_process(engine: &str) {
 
     // The same connection's next call goes where the new configuration says.
     server.reload(to(engine, &b)).await;
-    assert_eq!(server.shared().generation(), 2);
+    assert_eq!(server.generation(), 2);
     assert_eq!(
         caller.call(2, &call("hello")).await,
         (Status::Ok, "b:hello".to_owned())
     );
     server.refuse_reload(&"a test's unreadable file");
-    assert_eq!(
-        server
-            .shared()
-            .metrics
-            .reload_failures
-            .load(std::sync::atomic::Ordering::Relaxed),
-        1
+    assert_eq!(server.generation(), 2);
+    let (_, metrics) = tokio::task::spawn_blocking(move || http(admin, "GET", "/metrics", ""))
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("dubbo_proxy_config_reload_failures_total 1\n"),
+        "{metrics}"
     );
 
     // Drained: the caller is told and closed, and nothing listens any more.

@@ -46,8 +46,8 @@ async fn max_connections_of_large_frames_stay_under_the_budget(engine: &str) {
             a.addr
         ),
     );
-    let proxy = Proxy::start(engine, &conf);
-    let pid = proxy.child.id();
+    let proxy = Proxy::start_process(engine, &conf);
+    let pid = proxy.pid();
     let mut bystander = Client::connect(proxy.addr()).await;
     for id in 0..50 {
         assert_eq!(bystander.call(id, &call("warm")).await.0, Status::Ok);

@@ -63,8 +63,8 @@ async fn rss_comes_back_after_a_burst_of_large_bodies(engine: &str) {
             a.addr
         ),
     );
-    let proxy = Proxy::start(engine, &conf);
-    let pid = proxy.child.id();
+    let proxy = Proxy::start_process(engine, &conf);
+    let pid = proxy.pid();
     // Warm-up: every code path of the burst once (large frames included), so that the
     // binary's pages it needs are in before the baseline, then a few seconds for what the
     // warm-up freed to be given back.

@@ -410,7 +410,7 @@ async fn sighup_reads_renewed_certificates_without_dropping_connections() {
             a.addr
         ),
     );
-    let p = Proxy::start("tokio", &conf);
+    let p = Proxy::start_process("tokio", &conf);
     let before = RpcClient::connect_tls(
         p.addr().to_string(),
         ClientConfig::default(),

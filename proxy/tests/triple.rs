@@ -90,6 +90,20 @@ fn cluster_of(name: &str, server: &Server) -> String {
 /// Provider "a", a one-worker proxy routing every call to it (`listener`, `route`: TOML
 /// added to the listener and to the route), and a Triple client of the proxy.
 async fn through_proxy(engine: &str, listener: &str, route: &str) -> (Server, Proxy, Client) {
+    through(engine, listener, route, Proxy::start).await
+}
+
+/// [`through_proxy`] with the binary as a child process, for the tests of its signals.
+async fn through_process(engine: &str) -> (Server, Proxy, Client) {
+    through(engine, "", "", Proxy::start_process).await
+}
+
+async fn through(
+    engine: &str,
+    listener: &str,
+    route: &str,
+    start: fn(&str, &str) -> Proxy,
+) -> (Server, Proxy, Client) {
     let a = provider("a", "", "").await;
     let conf = config(
         1,
@@ -98,7 +112,7 @@ async fn through_proxy(engine: &str, listener: &str, route: &str) -> (Server, Pr
             cluster_of("a", &a)
         ),
     );
-    let p = Proxy::start(engine, &conf);
+    let p = start(engine, &conf);
     let c = client(&p).await;
     (a, p, c)
 }
@@ -486,7 +500,7 @@ async fn an_endpoint_that_fails_triple_calls_is_ejected(engine: &str) {
 }
 
 async fn sigterm_sends_goaway_and_lets_calls_finish(engine: &str) {
-    let (_a, mut p, c) = through_proxy(engine, "", "").await;
+    let (_a, mut p, c) = through_process(engine).await;
     // An idle Triple connection, and a call under way on another.
     let tcp = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
     let (idle, conn) = h2::client::handshake(tcp).await.unwrap();
@@ -675,7 +689,7 @@ async fn http1_calls_are_forwarded(engine: &str) {
 /// A reload that moves the route to another provider: calls go there, and the pooled
 /// connection to the provider taken out is closed (not kept for a provider no cluster has).
 async fn a_reload_drops_the_connections_to_providers_taken_out(engine: &str) {
-    let (a, p, c) = through_proxy(engine, "", "").await;
+    let (a, p, c) = through_process(engine).await;
     let b = provider("b", "", "").await;
     let got: String = c.call(&hello("x")).await.unwrap();
     assert_eq!(got, "Hello, x from a");

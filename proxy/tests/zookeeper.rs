@@ -92,7 +92,7 @@ async fn instance_registered_java_provider_behind_the_proxy() {
     let Some(mut p) = provider("dubbo3", "instance", &zka, &["--bootstrap", "instance"]) else {
         return;
     };
-    let proxy = Proxy::start("tokio", &proxy_conf(&zka, "empty_protection = false"));
+    let proxy = Proxy::start_process("tokio", &proxy_conf(&zka, "empty_protection = false"));
     let admin = proxy.admin.unwrap();
     let found = wait_endpoints(admin, "demo", Duration::from_secs(15), |e| {
         has(e, &p.addr())
@@ -105,7 +105,7 @@ async fn instance_registered_java_provider_behind_the_proxy() {
         cl.call(1, &hello("instance")).await,
         (Status::Ok, "Hello, instance".to_owned())
     );
-    let pids = [zoo.pid().unwrap(), proxy.child.id(), p.pid()];
+    let pids = [zoo.pid().unwrap(), proxy.pid(), p.pid()];
     assert_loopback_only(&pids);
 
     // A graceful stop removes the instance: the cluster empties (empty protection off here,
@@ -126,7 +126,7 @@ async fn java_providers_discovered_in_zookeeper() {
     }
     let zka = zoo.address();
     // Data centre hz counts three times.
-    let proxy = Proxy::start("tokio", &proxy_conf(&zka, "idc_weights = { hz = 3 }"));
+    let proxy = Proxy::start_process("tokio", &proxy_conf(&zka, "idc_weights = { hz = 3 }"));
     let admin = proxy.admin.unwrap();
     let mut cl = Client::connect(proxy.addr()).await;
 
@@ -216,7 +216,7 @@ async fn java_providers_discovered_in_zookeeper() {
         t.elapsed()
     );
 
-    let pids = [zoo.pid().unwrap(), proxy.child.id(), a.pid(), b.pid()];
+    let pids = [zoo.pid().unwrap(), proxy.pid(), a.pid(), b.pid()];
     let n = assert_loopback_only(&pids);
     eprintln!("step 3: {n} sockets of ZooKeeper, the proxy and both providers, all on loopback");
 
@@ -394,7 +394,7 @@ async fn hand_written_provider_nodes() {
         )
     };
     // The proxy starts before the providers directory exists.
-    let proxy = Proxy::start("tokio", &conf(3));
+    let proxy = Proxy::start_process("tokio", &conf(3));
     let admin = proxy.admin.unwrap();
     let up: Vec<Upstream> = upstreams(["u1", "u2", "u3", "u4", "u5"]).await;
     let client = zk::Client::connector()
@@ -524,7 +524,7 @@ async fn proxy_registers_itself_as_a_provider() {
             back = back.address()
         ),
     );
-    let mut proxy = Proxy::start("tokio", &conf);
+    let mut proxy = Proxy::start_process("tokio", &conf);
     let dir = format!("/dubbo/{DEMO}/providers");
     let t = Instant::now();
     // Registered at once, and again with the methods of the provider behind once it is found.
@@ -702,7 +702,7 @@ async fn a_reload_waits_for_the_first_list_of_a_cluster_it_adds() {
     };
     let reloads = "dubbo_proxy_config_reloads_total";
     for engine in ["tokio", "epoll"] {
-        let proxy = Proxy::start(engine, &static_only);
+        let proxy = Proxy::start_process(engine, &static_only);
         let mut cl = Client::connect(proxy.addr()).await;
         std::fs::write(&proxy.config_path, with_discovered(&zka, 15_000)).unwrap();
         proxy.signal(libc::SIGHUP);
@@ -744,7 +744,7 @@ async fn a_reload_waits_for_the_first_list_of_a_cluster_it_adds() {
     let dead = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let dead_addr = dead.local_addr().unwrap().to_string();
     drop(dead);
-    let proxy = Proxy::start("tokio", &static_only);
+    let proxy = Proxy::start_process("tokio", &static_only);
     let mut cl = Client::connect(proxy.addr()).await;
     std::fs::write(&proxy.config_path, with_discovered(&dead_addr, 1_500)).unwrap();
     proxy.signal(libc::SIGHUP);

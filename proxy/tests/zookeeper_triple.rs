@@ -72,7 +72,7 @@ async fn java_consumers_migrate_to_a_triple_only_provider_through_the_proxy() {
             back = back.address()
         ),
     );
-    let proxy = Proxy::start("tokio", &conf);
+    let proxy = Proxy::start_process("tokio", &conf);
     // The provider registered a tri:// URL: the Triple-only cluster takes it.
     let admin = proxy.admin.unwrap();
     wait_endpoints(admin, "demo", Duration::from_secs(15), |e| {
@@ -116,7 +116,7 @@ async fn java_consumers_migrate_to_a_triple_only_provider_through_the_proxy() {
     let pids = [
         back.pid().unwrap(),
         front.pid().unwrap(),
-        proxy.child.id(),
+        proxy.pid(),
         p.pid(),
     ];
     assert_loopback_only(&pids);

@@ -55,6 +55,7 @@ pub const CLASSES: [usize; 5] = [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20
 const KEEP: [usize; 5] = [256, 128, 64, 16, 4];
 
 /// The smallest class that holds `n` bytes (the largest class for more).
+#[cfg(test)]
 pub fn class_for(n: usize) -> usize {
     CLASSES
         .iter()
@@ -135,11 +136,13 @@ impl BlockPool {
     }
 
     /// Blocks allocated so far (those taken from the free lists not counted).
+    #[cfg(test)]
     pub fn allocated(&self) -> u64 {
         self.allocated
     }
 
     /// Free blocks held now.
+    #[cfg(test)]
     pub fn free_blocks(&self) -> usize {
         self.free.iter().map(Vec::len).sum()
     }
@@ -215,6 +218,7 @@ impl ReadBuf {
     }
 
     /// True while a block is held.
+    #[cfg(test)]
     pub fn holds_block(&self) -> bool {
         self.buf.is_some()
     }

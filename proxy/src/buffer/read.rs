@@ -10,7 +10,7 @@
 
 #![allow(unsafe_code)]
 
-use std::io::{self, Read};
+use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 
 use bytes::BytesMut;
@@ -42,7 +42,8 @@ fn read_fd(fd: RawFd, buf: &mut BytesMut, max: usize) -> io::Result<usize> {
 }
 
 /// The safe way, for comparison: zeroes the room, reads, truncates.
-pub fn read_zeroed(r: &mut impl Read, buf: &mut BytesMut, max: usize) -> io::Result<usize> {
+#[cfg(any(test, feature = "internals"))]
+pub fn read_zeroed(r: &mut impl io::Read, buf: &mut BytesMut, max: usize) -> io::Result<usize> {
     let len = buf.len();
     let room = (buf.capacity() - len).min(max);
     buf.resize(len + room, 0);

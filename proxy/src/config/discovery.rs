@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// `[clusters.NAME.discovery]`: the cluster's endpoints are the providers Java Dubbo registers in
 /// ZooKeeper (`/<root>/<interface>/providers/<URL-encoded provider URL>`), followed as they
-/// come and go. See [`crate::discovery`].
+/// come and go. See the crate's `discovery` module.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Discovery {

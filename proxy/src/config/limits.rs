@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Problems;
 
 /// `[limits]`: how much may wait to be written on one connection (caller or provider) before
-/// the proxy pushes back. See [`crate::core::flow`].
+/// the proxy pushes back. See the crate's `core::flow`.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
@@ -40,7 +40,7 @@ pub struct Limits {
     /// connections, admin requests, the registry and the log. Callers get `RLIMIT_NOFILE`
     /// (whose soft limit the proxy raises to the hard one at start) less the descriptors
     /// open at start less this; a caller past that is closed at once and `/healthz` answers
-    /// 503 `overloaded` (see [`crate::core::fd_budget`]). Read at start only. Raise it when
+    /// 503 `overloaded` (see the crate's `core::fd_budget`). Read at start only. Raise it when
     /// the proxy keeps more provider connections than this (every worker opens its own).
     #[serde(default = "default_fd_reserve")]
     pub fd_reserve: u64,

@@ -77,11 +77,13 @@ impl InFlightTable {
     }
 
     /// Number of calls in flight.
+    #[cfg(any(test, feature = "internals"))]
     pub fn len(&self) -> usize {
         self.slab.len()
     }
 
     /// True when no call is in flight.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.slab.is_empty()
     }

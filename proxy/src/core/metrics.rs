@@ -197,7 +197,7 @@ pub struct Registry {
     pub memory_read_pauses: AtomicU64,
     /// Callers closed for unread answers while `limits.max_buffered_bytes` was spent.
     pub memory_closed: AtomicU64,
-    /// Caller connections closed for being too slow, by [`SlowCaller`] (its `as usize`).
+    /// Caller connections closed for being too slow, by `SlowCaller` (its `as usize`).
     pub slow_closed: [AtomicU64; SlowCaller::ALL.len()],
     /// The most bytes seen waiting on one connection's outbox (since start).
     pub outbox_high_water: AtomicU64,
@@ -296,7 +296,7 @@ impl Registry {
         }
     }
 
-    /// With a [`ListenerStats`] per listener name.
+    /// With a `ListenerStats` per listener name.
     pub fn with_listeners(mut self, names: &[String]) -> Registry {
         self.listeners = names
             .iter()

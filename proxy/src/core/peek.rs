@@ -94,6 +94,7 @@ impl Scratch {
     }
 
     /// The attachment keys the routes match on (index = slot).
+    #[cfg(test)]
     pub fn keys(&self) -> &[String] {
         &self.keys
     }

@@ -132,7 +132,7 @@ pub struct ProviderInfo {
     pub methods: Vec<String>,
 }
 
-/// See the [module docs](self).
+/// See the `core::shared` module docs.
 pub struct Shared {
     /// Number of workers (metric shards).
     pub workers: usize,

@@ -58,7 +58,7 @@ use crate::core::Shared;
 pub mod member;
 mod zookeeper;
 
-pub use dubbo_registry::select::{Selection, Selector, Skip};
+pub use dubbo_registry::select::Selector;
 
 /// How often the supervisor looks for a changed configuration.
 const RESCAN: Duration = Duration::from_millis(250);
@@ -155,21 +155,11 @@ pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
 /// addresses), and removes it when stopped.
 pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Result<Discovery> {
     let (stop, stopped) = watch::channel(false);
-    let thread = std::thread::Builder::new()
-        .name("dubbo-proxy-discovery".into())
-        .spawn(move || {
-            let rt = match tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-            {
-                Ok(rt) => rt,
-                Err(e) => {
-                    tracing::error!("discovery: cannot start a runtime: {e}");
-                    return;
-                }
-            };
-            rt.block_on(supervise(shared, bound, stopped));
-        })?;
+    let thread = crate::server::spawn_runtime_thread(
+        "dubbo-proxy-discovery".into(),
+        "discovery".into(),
+        move |rt| rt.block_on(supervise(shared, bound, stopped)),
+    )?;
     Ok(Discovery {
         stop,
         thread: Some(thread),

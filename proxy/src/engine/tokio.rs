@@ -128,25 +128,14 @@ pub fn start(
         let inboxes = inboxes.clone();
         let shared = shared.clone();
         let shutdown = shutdown.clone();
-        let t = std::thread::Builder::new()
-            .name(format!("dubbo-proxy-{id}"))
-            .spawn(move || {
-                let rt = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        tracing::error!("worker {id}: cannot start a runtime: {e}");
-                        return;
-                    }
-                };
-                let local = LocalSet::new();
-                let supervisor = shared.clone();
-                super::supervised(id, &supervisor, || {
-                    local.block_on(&rt, run_worker(id, shared, socks, inboxes, inbox, shutdown));
-                });
-            })?;
+        let (name, whose) = (format!("dubbo-proxy-{id}"), format!("worker {id}"));
+        let t = crate::server::spawn_runtime_thread(name, whose, move |rt| {
+            let local = LocalSet::new();
+            let supervisor = shared.clone();
+            super::supervised(id, &supervisor, || {
+                local.block_on(&rt, run_worker(id, shared, socks, inboxes, inbox, shutdown));
+            });
+        })?;
         threads.push(t);
     }
     Ok(threads)

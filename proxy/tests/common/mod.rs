@@ -1,5 +1,5 @@
-//! Test fixtures: the proxy binary as a child process, Rust test providers, and a raw
-//! frame-level client. Everything listens on 127.0.0.1 with ports chosen by the kernel.
+//! Test fixtures: the proxy (a server in the test's process, or the binary as a child
+//! process), Rust test providers, and a raw frame-level client. Everything listens on 127.0.0.1 with ports chosen by the kernel.
 
 #![allow(dead_code)]
 
@@ -15,10 +15,13 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use dubbo_codec::response::{Outcome, Response, RpcResult};
 use dubbo_codec::{Frame, FrameCodec, FrameKind, Request, Status};
+use dubbo_proxy::config::{Config, EngineKind};
+use dubbo_proxy::Server;
 use hessian2::value::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{broadcast, mpsc};
+use tracing_subscriber::EnvFilter;
 
 /// The engines every end-to-end test runs against: each test is generated once per engine,
 /// in modules `tokio_engine` and `epoll_engine` (`cargo test epoll_engine` runs one).
@@ -42,13 +45,30 @@ macro_rules! for_each_engine {
 
 pub const SVC: &str = "com.example.DemoService";
 
-/// The proxy, running as a child process.
+/// The proxy under test: a [`Server`] on a thread of the test's process ([`Proxy::start`],
+/// [`Proxy::start_logging`]), or the `dubbo-proxy` binary as a child process where a process
+/// is the point: signals, its memory, its file descriptor limit ([`Proxy::start_process`],
+/// [`Proxy::start_with_nofile`]).
 pub struct Proxy {
-    pub child: Child,
     pub listen: Vec<SocketAddr>,
     pub admin: Option<SocketAddr>,
+    /// The configuration file: what a SIGHUP rereads (spawned proxies; in-process ones were
+    /// started from the same text).
     pub config_path: PathBuf,
+    run: Run,
     _dir: TempDir,
+}
+
+enum Run {
+    Process(Child),
+    InProcess(InProcess),
+}
+
+/// A [`Server`] on a thread of its own with a current-thread runtime, as the binary's main
+/// thread runs it; its log goes to the test's stderr, or to a buffer ([`Proxy::log`]).
+struct InProcess {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    log: Option<Arc<Mutex<Vec<u8>>>>,
 }
 
 pub struct TempDir(pub PathBuf);
@@ -72,15 +92,59 @@ impl Drop for TempDir {
     }
 }
 
+/// A log kept in memory, written by one in-process proxy's threads.
+#[derive(Clone)]
+struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl Write for LogBuffer {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The log filter: `filter`, else `PROXY_LOG`, else warnings.
+/// (PROXY_LOG=dubbo_proxy=debug,h2=debug shows what the proxy did in a failing test.)
+fn log_filter(filter: Option<&str>) -> String {
+    filter.map_or_else(
+        || std::env::var("PROXY_LOG").unwrap_or("warn".into()),
+        str::to_owned,
+    )
+}
+
 impl Proxy {
-    /// Starts the proxy with this configuration (listeners and admin should use port 0).
+    /// Starts a proxy in this process with this configuration (listeners and admin should
+    /// use port 0) and `engine`.
     pub fn start(engine: &str, toml: &str) -> Proxy {
-        Proxy::start_logging(engine, toml, None)
+        Proxy::in_process(engine, toml, None)
     }
 
-    /// [`Proxy::start`] with its log (`RUST_LOG` = `filter`) written to `proxy.log` in its
-    /// directory ([`Proxy::log`]) instead of the test's output.
+    /// [`Proxy::start`] with its log (`filter`, in `RUST_LOG`'s syntax) kept for
+    /// [`Proxy::log`] instead of written to the test's output. The threads the server starts
+    /// log to it too (they take on the dispatcher of the thread that started them), and
+    /// nothing else does: each proxy has a log of its own, beside the tests running in
+    /// parallel.
     pub fn start_logging(engine: &str, toml: &str, filter: Option<&str>) -> Proxy {
+        Proxy::in_process(engine, toml, Some(log_filter(filter)))
+    }
+
+    /// Starts the `dubbo-proxy` binary as a child process: for tests of what a process does
+    /// ([`Proxy::signal`], [`Proxy::wait_exit`], [`Proxy::pid`] for its memory).
+    pub fn start_process(engine: &str, toml: &str) -> Proxy {
+        Proxy::spawn(
+            Command::new(env!("CARGO_BIN_EXE_dubbo-proxy")),
+            engine,
+            toml,
+            None,
+        )
+    }
+
+    /// [`Proxy::start_process`] with its log (`RUST_LOG` = `filter`) written to `proxy.log`
+    /// in its directory ([`Proxy::log`]) instead of the test's output.
+    pub fn start_process_logging(engine: &str, toml: &str, filter: Option<&str>) -> Proxy {
         Proxy::spawn(
             Command::new(env!("CARGO_BIN_EXE_dubbo-proxy")),
             engine,
@@ -89,14 +153,90 @@ impl Proxy {
         )
     }
 
-    /// [`Proxy::start`] with `RLIMIT_NOFILE` set to `nofile` (soft and hard: the proxy cannot
-    /// raise it), by the shell's `ulimit`.
+    /// [`Proxy::start_process`] with `RLIMIT_NOFILE` set to `nofile` (soft and hard: the
+    /// proxy cannot raise it), by the shell's `ulimit`.
     pub fn start_with_nofile(engine: &str, toml: &str, nofile: u64) -> Proxy {
         let mut sh = Command::new("sh");
         sh.arg("-c")
             .arg(format!("ulimit -n {nofile} && exec \"$0\" \"$@\""))
             .arg(env!("CARGO_BIN_EXE_dubbo-proxy"));
         Proxy::spawn(sh, engine, toml, None)
+    }
+
+    fn in_process(engine: &str, toml: &str, log_to_buffer: Option<String>) -> Proxy {
+        let dir = TempDir::new();
+        let config_path = dir.0.join("proxy.toml");
+        std::fs::write(&config_path, toml).unwrap();
+        let mut config = Config::from_toml(toml).expect("a valid configuration");
+        config.engine = match engine {
+            "tokio" => EngineKind::Tokio,
+            "epoll" => EngineKind::Epoll,
+            other => panic!("no engine {other}"),
+        };
+        config
+            .validate()
+            .expect("a valid configuration with this engine");
+        let log = log_to_buffer
+            .as_ref()
+            .map(|_| Arc::new(Mutex::new(Vec::new())));
+        let filter = EnvFilter::new(log_to_buffer.unwrap_or_else(|| log_filter(None)));
+        let dispatch = match &log {
+            Some(buf) => {
+                let buf = LogBuffer(buf.clone());
+                tracing::Dispatch::new(
+                    tracing_subscriber::fmt()
+                        .with_env_filter(filter)
+                        .with_ansi(false)
+                        .with_writer(move || buf.clone())
+                        .finish(),
+                )
+            }
+            None => tracing::Dispatch::new(
+                tracing_subscriber::fmt()
+                    .with_env_filter(filter)
+                    .with_writer(std::io::stderr)
+                    .finish(),
+            ),
+        };
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        std::thread::Builder::new()
+            .name("in-process-proxy".into())
+            .spawn(move || {
+                let _log = tracing::dispatcher::set_default(&dispatch);
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime");
+                rt.block_on(async move {
+                    let server = match Server::start(config).await {
+                        Ok(s) => s,
+                        Err(e) => {
+                            let _ = ready_tx.send(Err(e));
+                            return;
+                        }
+                    };
+                    let _ =
+                        ready_tx.send(Ok((server.listen_addrs().to_vec(), server.admin_addr())));
+                    let _ = stopped.await;
+                    server.shutdown().await;
+                });
+            })
+            .expect("a thread for the proxy");
+        let (listen, admin) = ready_rx
+            .recv()
+            .expect("the proxy's thread ended")
+            .expect("start the proxy");
+        Proxy {
+            listen,
+            admin,
+            config_path,
+            run: Run::InProcess(InProcess {
+                stop: Some(stop),
+                log,
+            }),
+            _dir: dir,
+        }
     }
 
     fn spawn(mut command: Command, engine: &str, toml: &str, filter: Option<&str>) -> Proxy {
@@ -108,14 +248,7 @@ impl Proxy {
             .arg(&config_path)
             .arg("--engine")
             .arg(engine)
-            // PROXY_LOG=dubbo_proxy=debug,h2=debug shows what the proxy did in a failing test.
-            .env(
-                "RUST_LOG",
-                filter.map_or_else(
-                    || std::env::var("PROXY_LOG").unwrap_or("warn".into()),
-                    str::to_owned,
-                ),
-            )
+            .env("RUST_LOG", log_filter(filter))
             .stdout(Stdio::piped())
             .stderr(match filter {
                 Some(_) => Stdio::from(std::fs::File::create(dir.0.join("proxy.log")).unwrap()),
@@ -142,10 +275,10 @@ impl Proxy {
             }
         }
         Proxy {
-            child,
             listen,
             admin,
             config_path,
+            run: Run::Process(child),
             _dir: dir,
         }
     }
@@ -154,13 +287,38 @@ impl Proxy {
         self.listen[0]
     }
 
-    /// What it logged so far (started with [`Proxy::start_logging`]).
+    /// What it logged so far (started with [`Proxy::start_logging`] or
+    /// [`Proxy::start_process_logging`]).
     pub fn log(&self) -> String {
-        std::fs::read_to_string(self._dir.0.join("proxy.log")).unwrap_or_default()
+        match &self.run {
+            Run::InProcess(p) => p
+                .log
+                .as_ref()
+                .map(|l| String::from_utf8_lossy(&l.lock().unwrap()).into_owned())
+                .unwrap_or_default(),
+            Run::Process(_) => {
+                std::fs::read_to_string(self._dir.0.join("proxy.log")).unwrap_or_default()
+            }
+        }
+    }
+
+    fn child(&mut self) -> &mut Child {
+        match &mut self.run {
+            Run::Process(c) => c,
+            Run::InProcess(_) => panic!("a proxy in the test's process: use Proxy::start_process"),
+        }
+    }
+
+    /// The proxy process's id.
+    pub fn pid(&self) -> u32 {
+        match &self.run {
+            Run::Process(c) => c.id(),
+            Run::InProcess(_) => panic!("a proxy in the test's process: use Proxy::start_process"),
+        }
     }
 
     pub fn signal(&self, sig: i32) {
-        let pid = rustix::process::Pid::from_raw(self.child.id() as i32).expect("a child's pid");
+        let pid = rustix::process::Pid::from_raw(self.pid() as i32).expect("a child's pid");
         let sig = rustix::process::Signal::from_named_raw(sig).expect("a signal");
         rustix::process::kill_process(pid, sig).expect("kill");
     }
@@ -169,7 +327,7 @@ impl Proxy {
     pub fn wait_exit(&mut self, timeout: Duration) -> Option<i32> {
         let end = Instant::now() + timeout;
         while Instant::now() < end {
-            if let Some(s) = self.child.try_wait().unwrap() {
+            if let Some(s) = self.child().try_wait().unwrap() {
                 return s.code();
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -194,9 +352,21 @@ impl Proxy {
 }
 
 impl Drop for Proxy {
+    /// A child is killed; a server in the process is told to shut down and drains on its
+    /// thread in the background (as a killed process's connections close without the test
+    /// waiting).
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        match &mut self.run {
+            Run::Process(child) => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Run::InProcess(p) => {
+                if let Some(stop) = p.stop.take() {
+                    let _ = stop.send(());
+                }
+            }
+        }
     }
 }
 

@@ -58,6 +58,7 @@ impl Worker {
 
     /// A caller connected to listener `listener` (index in the configuration), whatever
     /// its `max_connections` (engines call [`Worker::try_open_downstream`]).
+    #[cfg(any(test, feature = "internals"))]
     pub fn open_downstream(&mut self, listener: usize, now: Instant) -> Key {
         let l = listener.min(self.snap.config.listeners.len() - 1);
         if let Some(ls) = self.shared.metrics.listeners.get(l) {

@@ -113,7 +113,7 @@ pub enum Effect {
     ResumeRead(Conn),
     /// The caller's connection opened with an HTTP/2 preface or an HTTP/1.1 request line:
     /// it is Triple's, not the Dubbo pipeline's. The engine hands its socket, with the bytes it read and the core did
-    /// not take (the preface among them), to [`crate::triple`], then reports the connection
+    /// not take (the preface among them), to the `triple` pipeline, then reports the connection
     /// [`Worker::closed`] here. The core wrote nothing to it and reads none of its bytes. It
     /// stays counted as a caller connection of its listener (`max_connections`, the gauges):
     /// the pipeline uncounts it when it closes ([`crate::core::metrics::Registry::caller_gone`]).
@@ -258,7 +258,7 @@ struct ClusterState {
     endpoints: Vec<EndpointState>,
 }
 
-/// The per-event-loop state machine. See the [module docs](self).
+/// The per-event-loop state machine. See the `core::worker` module docs.
 pub struct Worker {
     id: usize,
     shared: Arc<Shared>,
@@ -433,18 +433,20 @@ impl Worker {
 
     /// Forwards the body of a call or a response that is at least `min` bytes long by
     /// reference: the outbox keeps the `Bytes` the body arrived in instead of copying it
-    /// (see [`Outbox`]). For engines that write the whole [`Worker::outbox_chain`] with
+    /// (see `Outbox`). For engines that write the whole [`Worker::outbox_chain`] with
     /// `writev`; off (`usize::MAX`) by default.
     pub fn set_forward_by_reference(&mut self, min: usize) {
         self.by_ref = min;
     }
 
     /// Calls in flight on this worker.
+    #[cfg(any(test, feature = "internals"))]
     pub fn inflight(&self) -> usize {
         self.inflight.len()
     }
 
     /// Open caller connections.
+    #[cfg(any(test, feature = "internals"))]
     pub fn downstreams(&self) -> usize {
         self.downs.len()
     }

@@ -178,11 +178,6 @@ impl Worker {
     pub fn is_drained(&self) -> bool {
         self.draining && self.downs.is_empty()
     }
-
-    /// True while shutting down.
-    pub fn is_draining(&self) -> bool {
-        self.draining
-    }
 }
 
 impl Down {

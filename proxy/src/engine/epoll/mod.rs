@@ -154,19 +154,15 @@ pub fn start(
         } else {
             Vec::new()
         };
-        let t = std::thread::Builder::new()
-            .name(format!("dubbo-proxy-epoll-{id}"))
-            .spawn(move || {
-                let supervisor = shared.clone();
-                super::supervised(id, &supervisor, || {
-                    match event_loop::Loop::new(
-                        id, shared, poll, rx, remotes, socks, options, triple,
-                    ) {
-                        Ok(mut l) => l.run(),
-                        Err(e) => tracing::error!("worker {id}: cannot start its event loop: {e}"),
-                    }
-                });
-            })?;
+        let t = crate::server::spawn_thread(format!("dubbo-proxy-epoll-{id}"), move || {
+            let supervisor = shared.clone();
+            super::supervised(id, &supervisor, || {
+                match event_loop::Loop::new(id, shared, poll, rx, remotes, socks, options, triple) {
+                    Ok(mut l) => l.run(),
+                    Err(e) => tracing::error!("worker {id}: cannot start its event loop: {e}"),
+                }
+            });
+        })?;
         threads.push(t);
     }
     let shutdown = move || {

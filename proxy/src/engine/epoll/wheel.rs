@@ -71,12 +71,8 @@ impl<T> Wheel<T> {
         self.next = self.next.min(at);
     }
 
-    /// Timers pending.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
     /// True with no timer pending.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
