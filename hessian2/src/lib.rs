@@ -81,3 +81,8 @@ pub use de::{from_buf, from_bytes, from_slice, Deserializer};
 pub use encode::PeerVersion;
 pub use error::{Error, ErrorKind, Result};
 pub use ser::{to_vec, to_writer, Serializer};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
