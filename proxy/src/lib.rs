@@ -70,6 +70,7 @@ mod engine;
 mod fd_limit;
 mod memory;
 mod server;
+mod threads;
 mod triple;
 
 pub use fd_limit::raise_soft_limit as raise_fd_limit;

@@ -155,7 +155,7 @@ pub fn selectors(config: &Config) -> BTreeMap<String, ClusterDiscovery> {
 /// addresses), and removes it when stopped.
 pub fn start(shared: Arc<Shared>, bound: Vec<(String, SocketAddr)>) -> io::Result<Discovery> {
     let (stop, stopped) = watch::channel(false);
-    let thread = crate::server::spawn_runtime_thread(
+    let thread = crate::threads::spawn_runtime_thread(
         "dubbo-proxy-discovery".into(),
         "discovery".into(),
         move |rt| rt.block_on(supervise(shared, bound, stopped)),

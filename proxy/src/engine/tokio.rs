@@ -129,7 +129,7 @@ pub fn start(
         let shared = shared.clone();
         let shutdown = shutdown.clone();
         let (name, whose) = (format!("dubbo-proxy-{id}"), format!("worker {id}"));
-        let t = crate::server::spawn_runtime_thread(name, whose, move |rt| {
+        let t = crate::threads::spawn_runtime_thread(name, whose, move |rt| {
             let local = LocalSet::new();
             let supervisor = shared.clone();
             super::supervised(id, &supervisor, || {

@@ -84,7 +84,7 @@ impl Pipeline {
 
     /// A pipeline with its own runtime of `threads` threads.
     pub fn own_runtime(shared: Arc<Shared>, threads: usize) -> io::Result<Pipeline> {
-        let rt = crate::server::log_like_builder(&mut tokio::runtime::Builder::new_multi_thread())
+        let rt = crate::threads::log_like_builder(&mut tokio::runtime::Builder::new_multi_thread())
             .worker_threads(threads.max(1))
             .thread_name("dubbo-proxy-triple")
             .enable_all()

@@ -49,7 +49,7 @@ pub enum UpstreamError {
     Http1(SocketAddr, hyper::Error),
     /// The TLS handshake with the provider failed.
     #[error("TLS with {0}: {1}")]
-    Tls(SocketAddr, String),
+    Tls(SocketAddr, io::Error),
     /// The cluster's TLS files are unusable: no connection is made.
     #[error("cluster {0}: TLS: {1}")]
     ClusterTls(String, String),
@@ -211,7 +211,10 @@ impl Upstreams {
         let send = match &chosen.tls {
             None => h2_handshake(chosen.addr, tcp).await?,
             Some(tls) => {
-                let tls = tls.handshake(chosen.addr, tcp, Alpn::H2).await?;
+                let tls = tls
+                    .handshake(chosen.addr, tcp, Alpn::H2)
+                    .await
+                    .map_err(|e| UpstreamError::Tls(chosen.addr, e))?;
                 h2_handshake(chosen.addr, tls).await?
             }
         };
@@ -261,7 +264,10 @@ impl Upstreams {
         match &chosen.tls {
             None => http1_handshake(chosen.addr, tcp).await,
             Some(tls) => {
-                let tls = tls.handshake(chosen.addr, tcp, Alpn::Http1).await?;
+                let tls = tls
+                    .handshake(chosen.addr, tcp, Alpn::Http1)
+                    .await
+                    .map_err(|e| UpstreamError::Tls(chosen.addr, e))?;
                 http1_handshake(chosen.addr, tls).await
             }
         }

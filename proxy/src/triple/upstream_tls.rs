@@ -12,7 +12,6 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
-use super::upstream::UpstreamError;
 use crate::config::ClusterTls;
 
 /// One TLS cluster's client side, read from its files once per configuration generation.
@@ -63,16 +62,15 @@ impl UpstreamTls {
         addr: SocketAddr,
         tcp: TcpStream,
         alpn: Alpn,
-    ) -> Result<TlsStream<TcpStream>, UpstreamError> {
-        let failed = |e: &dyn std::fmt::Display| UpstreamError::Tls(addr, e.to_string());
+    ) -> std::io::Result<TlsStream<TcpStream>> {
         let name = self
             .dubbo
             .server_name_for(&addr.to_string())
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
         let connector = match alpn {
             Alpn::H2 => &self.h2,
             Alpn::Http1 => &self.http1,
         };
-        connector.connect(name, tcp).await.map_err(|e| failed(&e))
+        connector.connect(name, tcp).await
     }
 }

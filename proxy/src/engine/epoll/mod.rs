@@ -154,7 +154,7 @@ pub fn start(
         } else {
             Vec::new()
         };
-        let t = crate::server::spawn_thread(format!("dubbo-proxy-epoll-{id}"), move || {
+        let t = crate::threads::spawn_thread(format!("dubbo-proxy-epoll-{id}"), move || {
             let supervisor = shared.clone();
             super::supervised(id, &supervisor, || {
                 match event_loop::Loop::new(id, shared, poll, rx, remotes, socks, options, triple) {
