@@ -319,11 +319,15 @@ impl Upstreams {
         config: &crate::config::ClusterTls,
     ) -> Result<Arc<UpstreamTls>, UpstreamError> {
         let mut all = self.tls.lock().unwrap_or_else(|p| p.into_inner());
-        let read = all.entry(name.to_owned()).or_insert_with(|| {
-            UpstreamTls::read(config).map(Arc::new).inspect_err(|e| {
-                tracing::error!(cluster = %name, "cluster TLS: {e}; no Triple connection is opened");
-            })
-        });
+        // Looked up by `&str` first: a call to a TLS cluster allocates nothing once read.
+        let read = match all.get(name) {
+            Some(read) => read,
+            None => all.entry(name.to_owned()).or_insert_with(|| {
+                UpstreamTls::read(config).map(Arc::new).inspect_err(|e| {
+                    tracing::error!(cluster = %name, "cluster TLS: {e}; no Triple connection is opened");
+                })
+            }),
+        };
         read.clone()
             .map_err(|e| UpstreamError::ClusterTls(name.to_owned(), e))
     }
