@@ -71,6 +71,7 @@ mod fd_limit;
 mod memory;
 mod server;
 mod threads;
+mod tls_watch;
 mod triple;
 
 pub use fd_limit::raise_soft_limit as raise_fd_limit;

@@ -25,7 +25,8 @@ pub struct Server {
     draining: Arc<AtomicBool>,
     listen: Vec<SocketAddr>,
     admin: Option<SocketAddr>,
-    /// The admin endpoint's and the memory trimmer's tasks, stopped with the server.
+    /// The admin endpoint's, the memory trimmer's and the TLS file watch's tasks, stopped with
+    /// the server.
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -91,6 +92,8 @@ impl Server {
         log_fd_limit(&shared, &fds);
         // What the workers freed goes back to the system from this task, not their threads.
         tasks.push(tokio::spawn(trim_memory(shared.clone())));
+        // Renewed certificates are taken up without a SIGHUP.
+        tasks.push(tokio::spawn(crate::tls_watch::watch(shared.clone())));
         warming.store(false, Ordering::Relaxed);
         tracing::info!(listen = ?listen, admin = ?admin, workers, "dubbo-proxy started");
         Ok(Server {
