@@ -306,8 +306,9 @@ async fn clusters_speak_mutual_tls_to_their_providers() {
     assert!(metric_reaches(&untrusting, failed, 1.0).await >= 1.0);
 }
 
-/// A Triple caller over TLS (ALPN `h2`) reaches the Triple pipeline through the TLS session
-/// the engine did the handshake with: calls go to a plain Triple provider and back.
+/// A Triple caller over TLS (ALPN `h2`, and curl with HTTP/1.1) reaches the Triple pipeline
+/// through the TLS session the engine did the handshake with: calls go to a plain Triple
+/// provider and back.
 #[tokio::test]
 async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
     use dubbo_rpc::server::{Reply, Server, Service};
@@ -338,6 +339,7 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
         &format!(
             "[listeners.tls]\ncert = {:?}\nkey = {:?}\nclient_ca = {:?}\n\
              identity_attachment = \"x-caller-identity\"\n\
+             [log]\naccess_log = true\n\
              [[routes]]\ncluster = \"p\"\n[clusters.p]\nendpoints = [{{ address = \"{}\" }}]\n",
             pki.server.cert,
             pki.server.key,
@@ -345,7 +347,7 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
             provider.local_addr()
         ),
     );
-    let proxy = Proxy::start("tokio", &conf);
+    let proxy = Proxy::start_logging("tokio", &conf, Some("warn,dubbo_proxy::access=info"));
     let client = TripleClient::connect_tls(
         &proxy.addr().to_string(),
         TripleConfig::default(),
@@ -366,6 +368,51 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
         TripleCall::new("test.Greeter", "whoAmI").attachment("x-caller-identity", "evil");
     let seen: String = client.call(&spoofing).await.unwrap();
     assert_eq!(seen, CLIENT_SPIFFE_ID);
+    // Triple's HTTP/1.1 form over the same TLS listener (the real curl, ALPN http/1.1).
+    let url = format!("https://localhost:{}/test.Greeter", proxy.addr().port());
+    let curl = |method: &str, body: &str, identity: bool| {
+        let mut args = vec![
+            "-sS".to_owned(),
+            "--http1.1".into(),
+            "--max-time".into(),
+            "10".into(),
+            "--resolve".into(),
+            format!("localhost:{}:127.0.0.1", proxy.addr().port()),
+            "--cacert".into(),
+            pki.ca.display().to_string(),
+            "-H".into(),
+            "content-type: application/json".into(),
+            "-H".into(),
+            "x-caller-identity: evil".into(),
+            "-d".into(),
+            body.into(),
+            format!("{url}/{method}"),
+        ];
+        if identity {
+            args.extend(["--cert".into(), pki.client.cert.display().to_string()]);
+            args.extend(["--key".into(), pki.client.key.display().to_string()]);
+        }
+        tokio::task::spawn_blocking(move || {
+            let out = std::process::Command::new("curl")
+                .args(&args)
+                .output()
+                .expect("curl runs");
+            (
+                out.status.success(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            )
+        })
+    };
+    assert_eq!(
+        curl("hello", r#"["curl"]"#, true).await.unwrap(),
+        (true, r#""hello curl""#.to_owned())
+    );
+    // Its access log line names the caller (HTTP/2 calls above: 21, this one: 1).
+    let spiffe = format!("\"{CLIENT_SPIFFE_ID}\"");
+    eventually(|| proxy.log().matches(&spiffe).count() >= 22).await;
+    assert_eq!(proxy.log().matches(&spiffe).count(), 22, "{}", proxy.log());
+    // Without a client certificate curl gets no answer.
+    assert!(!curl("hello", r#"["x"]"#, false).await.unwrap().0);
     // Without a client certificate: refused at the handshake, counted.
     let anonymous = TripleClient::connect_tls(
         &proxy.addr().to_string(),

@@ -176,6 +176,24 @@ pub(super) fn record_unrouted(
     }
 }
 
+/// With the listener's `identity_attachment`, the caller's identity as that header (Triple's
+/// attachments are headers): the caller's own under the name go, the identity the proxy
+/// vouches for takes its place. HTTP/2 and HTTP/1.1 callers alike.
+pub(super) fn vouch_for_caller(
+    snap: &Snapshot,
+    listener: usize,
+    headers: &mut HeaderMap,
+    identity: Option<&str>,
+) {
+    let forwarded = snap.config.listeners.get(listener).and_then(|l| {
+        let tls = l.tls.as_ref()?;
+        tls.identity_attachment.as_deref()
+    });
+    if let Some(key) = forwarded {
+        crate::core::identity::set_header(headers, key, identity);
+    }
+}
+
 /// Serves one call; `listener`: the listener its connection came in on, `peer`: who its
 /// caller is.
 pub(super) async fn serve(
@@ -193,15 +211,7 @@ pub(super) async fn serve(
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let start = Instant::now();
     let snap = triple.shared.snapshot();
-    let forwarded = snap.config.listeners.get(listener).and_then(|l| {
-        let tls = l.tls.as_ref()?;
-        tls.identity_attachment.as_deref()
-    });
-    if let Some(key) = forwarded {
-        // Triple's attachments are headers: the caller's own under the name go, the
-        // identity the proxy vouches for takes its place.
-        crate::core::identity::set_header(request.headers_mut(), key, identity.as_deref());
-    }
+    vouch_for_caller(&snap, listener, request.headers_mut(), identity.as_deref());
 
     let path = request.uri().path();
     let ri = match find_route(&snap, listener, &peer, path, request.headers(), start) {

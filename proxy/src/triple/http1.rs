@@ -26,8 +26,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
-use super::call::{find_route, record, record_unrouted, Peer};
-use super::prefixed::Prefixed;
+use super::call::{find_route, record, record_unrouted, vouch_for_caller, Peer};
 use super::state::Triple;
 use crate::config::ProviderProtocol;
 
@@ -48,14 +47,16 @@ const HOP_BY_HOP: [&str; 7] = [
 /// Serves one HTTP/1.1 caller connection (keep-alive) until it closes, or until the proxy
 /// drains (`draining` turns true: the exchange under way ends, then the connection closes);
 /// `io` holds the bytes read before the hand-off; `peer`: who the caller is.
-pub(super) async fn serve_connection(
+pub(super) async fn serve_connection<T>(
     triple: Arc<Triple>,
-    io: Prefixed,
+    io: T,
     listener: usize,
     peer: Peer,
     header_timeout: Option<Duration>,
     mut draining: tokio::sync::watch::Receiver<bool>,
-) {
+) where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let state = triple.clone();
     let peer = Arc::new(peer);
     let service = hyper::service::service_fn(move |request| {
@@ -125,7 +126,7 @@ fn strip_hop_by_hop(headers: &mut HeaderMap) {
 /// Routes and forwards one request.
 async fn call(
     triple: &Triple,
-    request: Request<Incoming>,
+    mut request: Request<Incoming>,
     listener: usize,
     peer: &Peer,
 ) -> Response<Body> {
@@ -136,6 +137,12 @@ async fn call(
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let start = Instant::now();
     let snap = triple.shared.snapshot();
+    vouch_for_caller(
+        &snap,
+        listener,
+        request.headers_mut(),
+        peer.identity.as_deref(),
+    );
     let path = request.uri().path().to_owned();
     let ri = match find_route(&snap, listener, peer, &path, request.headers(), start) {
         Ok(ri) => ri,
@@ -159,7 +166,7 @@ async fn call(
             DubboStatus::BadRequest,
             true,
             start,
-            None,
+            peer.identity.as_deref(),
         );
         return own(
             StatusCode::NOT_IMPLEMENTED,
@@ -182,7 +189,7 @@ async fn call(
                 DubboStatus::ServiceError,
                 true,
                 start,
-                None,
+                peer.identity.as_deref(),
             );
             return own(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
         }
@@ -213,7 +220,15 @@ async fn call(
             } else {
                 DubboStatus::ServiceError
             };
-            record(triple, &snap, route, status, false, start, None);
+            record(
+                triple,
+                &snap,
+                route,
+                status,
+                false,
+                start,
+                peer.identity.as_deref(),
+            );
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, body.boxed())
@@ -227,7 +242,7 @@ async fn call(
                 DubboStatus::ServiceError,
                 true,
                 start,
-                None,
+                peer.identity.as_deref(),
             );
             own(status, message)
         }
@@ -240,7 +255,7 @@ async fn call(
                 DubboStatus::ServerTimeout,
                 true,
                 start,
-                None,
+                peer.identity.as_deref(),
             );
             own(
                 StatusCode::GATEWAY_TIMEOUT,

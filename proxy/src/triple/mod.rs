@@ -272,16 +272,12 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
     match tls {
         None if !h2 => {
             // An HTTP/1.1 request line (the core hands over nothing else).
-            let triple = open.triple.clone();
-            let limits = ConnLimits::of(&triple, listener);
-            let draining = triple.draining.subscribe();
             let io = prefixed::Prefixed::new(read, stream);
             let peer = call::Peer {
                 identity: None,
                 source,
             };
-            http1::serve_connection(triple, io, listener, peer, limits.handshake, draining).await;
-            drop(open)
+            serve_http1(open, io, listener, peer).await
         }
         None => {
             let io = prefixed::Prefixed::new(read, stream);
@@ -291,16 +287,30 @@ async fn serve_connection(open: OpenConnection, stream: Handed, read: Bytes, lis
             };
             serve_h2(open, io, listener, peer).await
         }
-        // Not yet: hyper's HTTP/1.1 server takes plain sockets here, and a caller's identity
-        // is not put in its headers on that path.
-        Some(_) if !h2 => tracing::warn!("triple: HTTP/1.1 inside TLS is not served yet; closed"),
         Some(tls) => {
             let identity = dubbo_rpc::tls::peer_identity(tls.peer_certificates())
                 .map(|i| Arc::<str>::from(i.as_str()));
             let peer = call::Peer { identity, source };
-            serve_h2(open, tls_io::TlsIo::new(read, stream, *tls), listener, peer).await
+            let io = tls_io::TlsIo::new(read, stream, *tls);
+            if h2 {
+                return serve_h2(open, io, listener, peer).await;
+            }
+            // Triple's HTTP/1.1 form (curl with JSON), with ALPN `http/1.1` or none.
+            serve_http1(open, io, listener, peer).await
         }
     }
+}
+
+/// The HTTP/1.1 server of one caller connection over `io`; `peer`: who the caller is.
+async fn serve_http1<T>(open: OpenConnection, io: T, listener: usize, peer: call::Peer)
+where
+    T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let triple = open.triple.clone();
+    let limits = ConnLimits::of(&triple, listener);
+    let draining = triple.draining.subscribe();
+    http1::serve_connection(triple, io, listener, peer, limits.handshake, draining).await;
+    drop(open)
 }
 
 /// The HTTP/2 server of one caller connection over `io`; `peer`: who the caller is.
