@@ -476,7 +476,7 @@ pub const NETTY_NO_HOSTNAME_CHECK: &str =
 /// A Java consumer's TLS (`dubbo.ssl.client-*` of Dubbo's `SslConfig`, as JVM system
 /// properties): it presents `identity` and trusts servers signed by `ca`.
 pub fn consumer_tls(ca: &Path, identity: &Identity) -> Vec<String> {
-    vec![
+    let mut args = vec![
         format!(
             "-Ddubbo.ssl.client-key-cert-chain-path={}",
             identity.cert.display()
@@ -485,9 +485,16 @@ pub fn consumer_tls(ca: &Path, identity: &Identity) -> Vec<String> {
             "-Ddubbo.ssl.client-private-key-path={}",
             identity.key.display()
         ),
-        format!(
-            "-Ddubbo.ssl.client-trust-cert-collection-path={}",
-            ca.display()
-        ),
-    ]
+    ];
+    args.extend(consumer_trust(ca));
+    args
+}
+
+/// A consumer's JVM options for TLS without a client certificate: only the CA its
+/// providers' certificates must chain to.
+pub fn consumer_trust(ca: &Path) -> Vec<String> {
+    vec![format!(
+        "-Ddubbo.ssl.client-trust-cert-collection-path={}",
+        ca.display()
+    )]
 }
