@@ -6,11 +6,17 @@
 //! dubbo-load --target 127.0.0.1:20880 [--connections N] [--inflight M] [--rate CALLS_PER_S]
 //!            [--duration SECS] [--warmup SECS] [--payload BYTES] [--method sayHello|doNothing]
 //!            [--threads T] [--timeout-ms MS] [--group G] [--attach K=V]... [--label NAME]
-//!            [--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem]]
+//!            [--tls-ca CA.pem [--tls-cert CERT.pem --tls-key KEY.pem] [--tls-no-resumption]]
+//!            [--connection-per-call]
 //! ```
 //!
 //! With `--tls-ca` every connection is TLS (dubbo-rpc's rustls client), its handshake made
 //! before the warm-up, so the measurement sees records, not handshakes.
+//!
+//! * `--connection-per-call` (closed loop): N callers, each opening a connection, making one
+//!   call over it and closing it, again and again: with TLS, calls/s are handshakes/s.
+//!   Sessions are resumed (TLS 1.3 tickets, rustls's in-memory cache shared by all the
+//!   connections) unless `--tls-no-resumption`: then every handshake is a full one.
 //!
 //! * closed loop (default, `--rate 0`): N connections, M calls in flight on each; a call is sent
 //!   as soon as the previous one of its slot is answered. Latency = send to answer.
@@ -38,6 +44,7 @@ use dubbo_codec::frame::Frame;
 use dubbo_codec::request::Request;
 use dubbo_codec::response::{Outcome, Response};
 use dubbo_rpc::client::{CallError, Client, ClientConfig};
+use dubbo_rpc::tls::ClientTls;
 use hessian2::value::Value;
 
 const DEMO: &str = "io.github.hessianrs.demo.DemoService";
@@ -97,6 +104,12 @@ struct Opts {
     /// TLS: the client certificate's private key (PEM).
     #[arg(long, requires_all = ["tls_ca", "tls_cert"])]
     tls_key: Option<std::path::PathBuf>,
+    /// TLS: no session resumption (every handshake a full one).
+    #[arg(long, requires = "tls_ca")]
+    tls_no_resumption: bool,
+    /// A new connection for every call, closed after it (closed loop only).
+    #[arg(long, conflicts_with = "rate")]
+    connection_per_call: bool,
 }
 
 /// `K=V` with a non-empty K.
@@ -174,19 +187,26 @@ async fn run(o: Opts) -> i32 {
     let timeout = Duration::from_millis(o.timeout_ms);
     let config = ClientConfig::default().timeout(timeout).reconnect(true);
     let tls = o.tls_ca.as_ref().map(|ca| {
-        let mut b = dubbo_rpc::tls::ClientTls::builder(ca);
+        let mut b = ClientTls::builder(ca);
         if let (Some(cert), Some(key)) = (&o.tls_cert, &o.tls_key) {
             b = b.identity(cert, key);
         }
-        b.build().unwrap_or_else(|e| usage(&format!("TLS: {e}")))
+        let tls = b.build().unwrap_or_else(|e| usage(&format!("TLS: {e}")));
+        if !o.tls_no_resumption {
+            return tls;
+        }
+        let mut config = (**tls.config()).clone();
+        config.resumption = rustls::client::Resumption::disabled();
+        ClientTls::from_config(Arc::new(config), None)
+            .unwrap_or_else(|e| usage(&format!("TLS: {e}")))
     });
+    if o.connection_per_call {
+        let config = config.reconnect(false);
+        return per_call(&o, config, tls, frame, expect_len).await;
+    }
     let mut clients = Vec::new();
     for _ in 0..o.connections {
-        let connected = match &tls {
-            None => Client::connect_with(o.target.clone(), config.clone()).await,
-            Some(tls) => Client::connect_tls(o.target.clone(), config.clone(), tls.clone()).await,
-        };
-        match connected {
+        match connect(&o.target, &config, tls.as_ref()).await {
             Ok(c) => clients.push(c),
             Err(e) => {
                 eprintln!("dubbo-load: connect {}: {e}", o.target);
@@ -276,8 +296,68 @@ async fn run(o: Opts) -> i32 {
     for t in tasks {
         let _ = t.await;
     }
-    let secs = o.duration;
     let s = stats.lock().unwrap();
+    report(&o, &s)
+}
+
+/// A connection to `target`, over TLS with `tls`.
+async fn connect(
+    target: &str,
+    config: &ClientConfig,
+    tls: Option<&ClientTls>,
+) -> Result<Client, CallError> {
+    match tls {
+        None => Client::connect_with(target, config.clone()).await,
+        Some(tls) => Client::connect_tls(target, config.clone(), tls.clone()).await,
+    }
+}
+
+/// `--connection-per-call`: each of the N callers connects, calls once and closes, until the
+/// end; latency counts from the connect (with TLS: the handshake) to the answer.
+async fn per_call(
+    o: &Opts,
+    config: ClientConfig,
+    tls: Option<ClientTls>,
+    frame: Frame,
+    expect_len: Option<usize>,
+) -> i32 {
+    let timeout = Duration::from_millis(o.timeout_ms);
+    let measure_from = Instant::now() + Duration::from_secs_f64(o.warmup);
+    let end = measure_from + Duration::from_secs_f64(o.duration);
+    let stats: Arc<Mutex<Stats>> = Arc::new(Mutex::new(Stats::new()));
+    let mut tasks = Vec::new();
+    for _ in 0..o.connections {
+        let (target, config, tls) = (o.target.clone(), config.clone(), tls.clone());
+        let (frame, stats) = (frame.clone(), stats.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut local = Stats::new();
+            loop {
+                let t0 = Instant::now();
+                if t0 >= end {
+                    break;
+                }
+                let r = match connect(&target, &config, tls.as_ref()).await {
+                    Ok(c) => c.send_frame(frame.clone(), timeout).await,
+                    Err(e) => Err(e),
+                };
+                let t1 = Instant::now();
+                if t0 >= measure_from && t1 <= end {
+                    local.record(classify(r, expect_len), (t1 - t0).as_micros() as u64);
+                }
+            }
+            stats.lock().unwrap().merge(&local);
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let s = stats.lock().unwrap();
+    report(o, &s)
+}
+
+/// Prints the RESULT line and the human one; the exit status.
+fn report(o: &Opts, s: &Stats) -> i32 {
+    let secs = o.duration;
     let errors: u64 = s.errors.values().sum();
     let calls = s.ok + errors;
     let rps = s.ok as f64 / secs;
@@ -296,6 +376,8 @@ async fn run(o: Opts) -> i32 {
     );
     let mode = if o.rate > 0.0 {
         format!("open:{}", o.rate)
+    } else if o.connection_per_call {
+        "connection-per-call".into()
     } else {
         "closed".into()
     };

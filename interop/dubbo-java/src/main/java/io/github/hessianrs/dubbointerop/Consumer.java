@@ -24,7 +24,7 @@ import io.github.hessianrs.demo.User;
 
 /**
  * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--expect-attachment K=V]... [--load CALLS] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
+ * [--attach K=V]... [--expect-attachment K=V]... [--load CALLS [--payload BYTES] [--warmup CALLS]] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
  * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
  * attachments on every call; {@code --expect-attachment}: a check that the provider saw attachment K
@@ -160,6 +160,8 @@ final class Consumer {
         Map<String, String> attach = new LinkedHashMap<>();
         Map<String, String> expectAttach = new LinkedHashMap<>();
         long load = -1;
+        int payload = 0;
+        int warmup = 0;
         int connections = 0;
         String only = null;
         for (int i = 2; i < args.length; i++) {
@@ -205,6 +207,8 @@ final class Consumer {
                 case "--timeout": timeout = v; break;
                 case "--concurrency": concurrency = v; break;
                 case "--load": load = v; break;
+                case "--payload": payload = v; break;
+                case "--warmup": warmup = v; break;
                 case "--connections": connections = v; break;
                 default: throw new Main.UsageException("unknown option " + a);
             }
@@ -244,7 +248,20 @@ final class Consumer {
             println("# group " + group + ", attachments " + attach);
         }
         if (load >= 0) {
-            int rcode = load(svc, load, concurrency);
+            int rcode;
+            if (warmup > 0) {
+                // A long-lived consumer, as in production: warmed up (JIT, connections) before
+                // anything is measured, then one measured run per line on stdin, so that the
+                // caller can read its clocks around each; ends at the end of stdin.
+                rcode = load(svc, warmup, concurrency, payload);
+                println("# warm");
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+                while (rcode == 0 && in.readLine() != null) {
+                    rcode = load(svc, load, concurrency, payload);
+                }
+            } else {
+                rcode = load(svc, load, concurrency, payload);
+            }
             try {
                 rc.destroy();
             } catch (Throwable t) {
@@ -435,10 +452,13 @@ final class Consumer {
 
     /**
      * {@code --load CALLS}: {@code sayHello("load-<i>")} CALLS times over {@code --concurrency}
-     * threads, each answer checked. Prints {@code load ok=<n> failed=<m> ms=<elapsed>} and up to 10
+     * threads, each answer checked; with {@code --payload BYTES} the argument is padded with
+     * {@code x} to that many characters (what proxy-compare's 64 B / 1 KiB scenarios send); with
+     * {@code --warmup CALLS}, that many calls first, then {@code # warm}, then CALLS calls for each
+     * line read from stdin, until its end. Prints {@code load ok=<n> failed=<m> ms=<elapsed>} and up to 10
      * {@code # failure <i>: <exception>} lines; exit 0 only if none failed.
      */
-    static int load(DemoService svc, long calls, int threads) throws Exception {
+    static int load(DemoService svc, long calls, int threads, int payload) throws Exception {
         java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicLong ok = new java.util.concurrent.atomic.AtomicLong();
         java.util.concurrent.atomic.AtomicLong bad = new java.util.concurrent.atomic.AtomicLong();
@@ -451,7 +471,7 @@ final class Consumer {
                 fs.add(pool.submit(() -> {
                     long i;
                     while ((i = next.getAndIncrement()) < calls) {
-                        String arg = "load-" + i;
+                        String arg = pad("load-" + i, payload);
                         try {
                             String r = svc.sayHello(arg);
                             if (("Hello, " + arg).equals(r)) {
@@ -475,6 +495,14 @@ final class Consumer {
         for (String f : failures) println("# failure " + f);
         println("load ok=" + ok.get() + " failed=" + bad.get() + " ms=" + ms);
         return bad.get() == 0 ? 0 : 1;
+    }
+
+    /** {@code s} padded with {@code x} to {@code length} characters (unchanged if already longer). */
+    static String pad(String s, int length) {
+        if (s.length() >= length) return s;
+        StringBuilder b = new StringBuilder(length).append(s);
+        while (b.length() < length) b.append('x');
+        return b.toString();
     }
 
     /** {@code n} threads released at once, each calling add(i, i) and matching 2*i. */
