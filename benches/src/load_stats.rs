@@ -2,6 +2,8 @@
 //! succeeded in a histogram, failures by kind.
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Instant;
 
 use hdrhistogram::Histogram;
 
@@ -42,6 +44,28 @@ impl Stats {
             *self.errors.entry(k.clone()).or_default() += v;
         }
     }
+}
+
+/// One closed-loop caller: `call` again and again from now until `end`, each call started
+/// after `measure_from` and answered by `end` recorded with its latency.
+pub async fn closed_loop<F, Fut>(measure_from: Instant, end: Instant, mut call: F) -> Stats
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<(), String>>,
+{
+    let mut stats = Stats::new();
+    loop {
+        let t0 = Instant::now();
+        if t0 >= end {
+            break;
+        }
+        let r = call().await;
+        let t1 = Instant::now();
+        if t0 >= measure_from && t1 <= end {
+            stats.record(r, (t1 - t0).as_micros() as u64);
+        }
+    }
+    stats
 }
 
 impl Default for Stats {

@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use benches::cli::{at_least_one, positive};
-use benches::load_stats::{short, Stats};
+use benches::load_stats::{closed_loop, short, Stats};
 use dubbo_codec::frame::Frame;
 use dubbo_codec::request::Request;
 use dubbo_codec::response::{Outcome, Response};
@@ -230,18 +230,11 @@ async fn run(o: Opts) -> i32 {
                 let frame = frame.clone();
                 let stats = stats.clone();
                 tasks.push(tokio::spawn(async move {
-                    let mut local = Stats::new();
-                    loop {
-                        let t0 = Instant::now();
-                        if t0 >= end {
-                            break;
-                        }
+                    let local = closed_loop(measure_from, end, || async {
                         let r = c.send_frame(frame.clone(), timeout).await;
-                        let t1 = Instant::now();
-                        if t0 >= measure_from && t1 <= end {
-                            local.record(classify(r, expect_len), (t1 - t0).as_micros() as u64);
-                        }
-                    }
+                        classify(r, expect_len)
+                    })
+                    .await;
                     stats.lock().unwrap().merge(&local);
                 }));
             }
@@ -330,21 +323,14 @@ async fn per_call(
         let (target, config, tls) = (o.target.clone(), config.clone(), tls.clone());
         let (frame, stats) = (frame.clone(), stats.clone());
         tasks.push(tokio::spawn(async move {
-            let mut local = Stats::new();
-            loop {
-                let t0 = Instant::now();
-                if t0 >= end {
-                    break;
-                }
+            let local = closed_loop(measure_from, end, || async {
                 let r = match connect(&target, &config, tls.as_ref()).await {
                     Ok(c) => c.send_frame(frame.clone(), timeout).await,
                     Err(e) => Err(e),
                 };
-                let t1 = Instant::now();
-                if t0 >= measure_from && t1 <= end {
-                    local.record(classify(r, expect_len), (t1 - t0).as_micros() as u64);
-                }
-            }
+                classify(r, expect_len)
+            })
+            .await;
             stats.lock().unwrap().merge(&local);
         }));
     }
