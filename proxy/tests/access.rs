@@ -3,8 +3,8 @@
 //! SERVICE_ERROR for a denied call, SERVER_THREADPOOL_EXHAUSTED_ERROR for a rate-limited one,
 //! with the call's request id; Triple: PERMISSION_DENIED / RESOURCE_EXHAUSTED with a
 //! grpc-message), is counted, and never reaches a provider, while the other calls on the
-//! same connection are served. Dubbo and Triple tests run against both engines; mutual TLS
-//! identities on the tokio engine (the epoll engine has no TLS listeners).
+//! same connection are served. Every test runs against both engines, mutual TLS identities
+//! included.
 
 mod common;
 
@@ -26,6 +26,8 @@ for_each_engine!(
     dubbo_rate_limit_answers_threadpool_exhausted_then_refills,
     a_reload_changes_rules_and_keeps_unchanged_limits,
     triple_calls_denied_and_rate_limited,
+    mtls_identities_are_allowed_denied_and_limited_each_on_its_own,
+    the_secure_gateway_example_works_as_written,
 );
 
 const DENIED: &str = "dubbo-proxy: the route's access rules do not allow this call";
@@ -238,9 +240,9 @@ async fn triple_calls_denied_and_rate_limited(engine: &str) {
     );
 }
 
-/// A tokio-engine proxy whose listener requires client certificates of the test CA, with
+/// A proxy on `engine` whose listener requires client certificates of the test CA, with
 /// `routes` to provider "a".
-async fn mtls_proxy(pki: &Pki, routes: &str) -> (Upstream, Proxy) {
+async fn mtls_proxy(engine: &str, pki: &Pki, routes: &str) -> (Upstream, Proxy) {
     let a = Upstream::start("a").await;
     let conf = config(
         1,
@@ -252,7 +254,7 @@ async fn mtls_proxy(pki: &Pki, routes: &str) -> (Upstream, Proxy) {
             cluster(&a)
         ),
     );
-    (a, Proxy::start("tokio", &conf))
+    (a, Proxy::start(engine, &conf))
 }
 
 async fn call_as(p: &Proxy, pki: &Pki, who: &Identity, method: &str) -> Result<String, CallError> {
@@ -274,8 +276,7 @@ fn status(r: Result<String, CallError>) -> (Status, String) {
     }
 }
 
-#[tokio::test]
-async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own() {
+async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own(engine: &str) {
     let pki = Pki::new();
     let spiffe_ns = CLIENT_SPIFFE_ID.rsplit_once('/').unwrap().0;
     let routes = format!(
@@ -284,7 +285,7 @@ async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own() {
          deny_identities = [\"cn-only-client\"]\n\
          [routes.rate_limit]\ncalls_per_second = 0.001\nburst = 1\nper_identity = true\n"
     );
-    let (a, p) = mtls_proxy(&pki, &routes).await;
+    let (a, p) = mtls_proxy(engine, &pki, &routes).await;
     let served = (Status::Ok, "a:sayHello".to_owned());
     assert_eq!(
         status(call_as(&p, &pki, &pki.client, "sayHello").await),
@@ -303,7 +304,7 @@ async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own() {
 
     // Without the deny, the CN identity has a bucket of its own (full).
     let allowed = routes.replace("deny_identities = [\"cn-only-client\"]\n", "");
-    let (a, p) = mtls_proxy(&pki, &allowed).await;
+    let (a, p) = mtls_proxy(engine, &pki, &allowed).await;
     assert_eq!(
         status(call_as(&p, &pki, &pki.client, "sayHello").await),
         served
@@ -314,7 +315,7 @@ async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own() {
     );
     assert_eq!(a.calls(), 2);
     let not_ns = allowed.replace(&format!("\"{spiffe_ns}/*\", "), "");
-    let (a, p) = mtls_proxy(&pki, &not_ns).await;
+    let (a, p) = mtls_proxy(engine, &pki, &not_ns).await;
     let denied = status(call_as(&p, &pki, &pki.client, "sayHello").await);
     assert_eq!(denied.0, Status::ServiceError);
     assert_eq!(a.calls(), 0);
@@ -323,8 +324,7 @@ async fn mtls_identities_are_allowed_denied_and_limited_each_on_its_own() {
 /// README's secure gateway (`examples/secure-gateway.toml`) as written, but for its
 /// addresses (port 0, the test providers) and its PEM files (the test CA's): the shop's
 /// identity calls `com.example.Pay`, `refund` is denied, and its burst of 20 is its limit.
-#[tokio::test]
-async fn the_secure_gateway_example_works_as_written() {
+async fn the_secure_gateway_example_works_as_written(engine: &str) {
     let pki = Pki::new();
     let pay = Upstream::start("pay").await;
     let apps = Upstream::start("apps").await;
@@ -335,7 +335,7 @@ async fn the_secure_gateway_example_works_as_written() {
         .replace("127.0.0.1:20882", "127.0.0.1:0")
         .replace("127.0.0.1:20990", &pay.addr.to_string())
         .replace("127.0.0.1:20991", &apps.addr.to_string());
-    let p = Proxy::start_logging("tokio", &conf, Some("warn"));
+    let p = Proxy::start_logging(engine, &conf, Some("warn"));
     let tls = ClientTls::builder(&pki.ca)
         .identity(&pki.client.cert, &pki.client.key)
         .build()

@@ -1,8 +1,9 @@
-//! Listener TLS on the tokio engine, on 127.0.0.1, with certificates made at run time: Dubbo
-//! calls through a TLS listener that requires client certificates, and each bad input closed
-//! quickly, counted in `/metrics` and logged while a good caller is served: a plain caller,
-//! client certificates from another CA, self-signed, expired or missing, and a handshake
-//! that never finishes. The epoll engine refuses a TLS listener (a config error).
+//! TLS on both engines (`for_each_engine!`), on 127.0.0.1, with certificates made at run
+//! time: Dubbo calls through a TLS listener that requires client certificates, and each bad
+//! input closed quickly, counted in `/metrics` and logged while a good caller is served: a
+//! plain caller, client certificates from another CA, self-signed, expired or missing, and a
+//! handshake that never finishes; the caller's identity forwarded, TLS clusters, a Triple
+//! caller over TLS, and certificates read again on SIGHUP.
 
 mod common;
 
@@ -15,10 +16,21 @@ use dubbo_test_support::pki::{Identity, Pki, CLIENT_SPIFFE_ID};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-/// A provider "a" and a tokio-engine proxy whose listener requires client certificates of
+for_each_engine!(
+    dubbo_calls_cross_a_mutual_tls_listener,
+    bad_callers_are_closed_counted_and_others_served,
+    a_handshake_that_never_finishes_is_cut_at_the_timeout,
+    the_identity_is_forwarded_as_the_named_attachment,
+    clusters_speak_mutual_tls_to_their_providers,
+    triple_over_mutual_tls_reaches_the_triple_pipeline,
+    sighup_reads_renewed_certificates_without_dropping_connections,
+    renewed_certificates_are_read_without_a_signal,
+);
+
+/// A provider "a" and a proxy on `engine` whose listener requires client certificates of
 /// the test CA (`extra`: more `[listeners.tls]` keys), with its access log on, written to
 /// [`Proxy::log`].
-async fn tls_proxy(pki: &Pki, extra: &str) -> (Upstream, Proxy) {
+async fn tls_proxy(engine: &str, pki: &Pki, extra: &str) -> (Upstream, Proxy) {
     let a = Upstream::start("a").await;
     let conf = config(
         1,
@@ -30,7 +42,7 @@ async fn tls_proxy(pki: &Pki, extra: &str) -> (Upstream, Proxy) {
         ),
     );
     let log = "warn,dubbo_proxy::access=info,dubbo_proxy::core::metrics_tls=debug";
-    (a, Proxy::start_logging("tokio", &conf, Some(log)))
+    (a, Proxy::start_logging(engine, &conf, Some(log)))
 }
 
 fn client_tls(pki: &Pki, identity: Option<&Identity>) -> ClientTls {
@@ -43,9 +55,12 @@ fn client_tls(pki: &Pki, identity: Option<&Identity>) -> ClientTls {
     .unwrap()
 }
 
+/// One call on one connection: a caller refused after its handshake (TLS 1.3 lets a client
+/// finish before the server checks its certificate) is not reconnected, so that each bad
+/// caller is one refusal to count.
 async fn call_over(proxy: &Proxy, tls: ClientTls) -> Result<String, CallError> {
-    let client =
-        RpcClient::connect_tls(proxy.addr().to_string(), ClientConfig::default(), tls).await?;
+    let once = ClientConfig::default().reconnect(false);
+    let client = RpcClient::connect_tls(proxy.addr().to_string(), once, tls).await?;
     client.call(&call("sayHello")).await
 }
 
@@ -54,10 +69,9 @@ async fn metric_reaches(proxy: &Proxy, series: &str, value: f64) -> f64 {
     proxy.metric(series)
 }
 
-#[tokio::test]
-async fn dubbo_calls_cross_a_mutual_tls_listener() {
+async fn dubbo_calls_cross_a_mutual_tls_listener(engine: &str) {
     let pki = Pki::new();
-    let (a, proxy) = tls_proxy(&pki, "").await;
+    let (a, proxy) = tls_proxy(engine, &pki, "").await;
     let answer = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await;
     assert_eq!(answer.unwrap(), "a:sayHello");
     // Many calls on one connection, concurrently.
@@ -87,10 +101,9 @@ async fn dubbo_calls_cross_a_mutual_tls_listener() {
     );
 }
 
-#[tokio::test]
-async fn bad_callers_are_closed_counted_and_others_served() {
+async fn bad_callers_are_closed_counted_and_others_served(engine: &str) {
     let pki = Pki::new();
-    let (_a, proxy) = tls_proxy(&pki, "").await;
+    let (_a, proxy) = tls_proxy(engine, &pki, "").await;
     let failed = "dubbo_proxy_tls_handshake_failed_total";
     let cases = [
         ("from another CA", Some(&pki.foreign_client)),
@@ -135,10 +148,9 @@ async fn bad_callers_are_closed_counted_and_others_served() {
     assert!(log.matches("TLS handshake failed").count() >= 4, "{log}");
 }
 
-#[tokio::test]
-async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
+async fn a_handshake_that_never_finishes_is_cut_at_the_timeout(engine: &str) {
     let pki = Pki::new();
-    let (_a, proxy) = tls_proxy(&pki, "handshake_timeout_ms = 400").await;
+    let (_a, proxy) = tls_proxy(engine, &pki, "handshake_timeout_ms = 400").await;
     // A record header announcing a 512-byte ClientHello, and 5 bytes of it.
     let mut stalled = TcpStream::connect(proxy.addr()).await.unwrap();
     stalled
@@ -175,8 +187,7 @@ async fn a_handshake_that_never_finishes_is_cut_at_the_timeout() {
 /// what the caller sent under that name itself: its SPIFFE ID, its CN, or null (no
 /// certificate, where client certificates are optional). A call in a serialization the
 /// proxy cannot add it to is answered BAD_REQUEST, never forwarded.
-#[tokio::test]
-async fn the_identity_is_forwarded_as_the_named_attachment() {
+async fn the_identity_is_forwarded_as_the_named_attachment(engine: &str) {
     use dubbo_codec::{BodyFormat, Request, Status};
     use dubbo_rpc::server::{Reply, Server, Service};
     use dubbo_test_support::pki::CN_CLIENT;
@@ -203,7 +214,7 @@ async fn the_identity_is_forwarded_as_the_named_attachment() {
             provider.local_addr()
         ),
     );
-    let proxy = Proxy::start("tokio", &conf);
+    let proxy = Proxy::start(engine, &conf);
     let spoofing = |format: BodyFormat| {
         Request::builder(SVC, "whoAmI")
             .attach(KEY, "spiffe://evil/admin")
@@ -246,8 +257,7 @@ async fn the_identity_is_forwarded_as_the_named_attachment() {
 /// `[clusters.NAME.tls]`: a plain caller's calls reach a provider that requires mutual TLS,
 /// the proxy presenting its client certificate (the provider sees its SPIFFE ID); a cluster
 /// whose CA did not sign the provider's certificate opens no connection to it, counted.
-#[tokio::test]
-async fn clusters_speak_mutual_tls_to_their_providers() {
+async fn clusters_speak_mutual_tls_to_their_providers(engine: &str) {
     use dubbo_rpc::server::{Reply, Server, Service};
     use dubbo_rpc::tls::{ClientAuth, ServerTls};
 
@@ -282,7 +292,7 @@ async fn clusters_speak_mutual_tls_to_their_providers() {
             ),
         )
     };
-    let proxy = Proxy::start("tokio", &proxy_to(&pki.ca));
+    let proxy = Proxy::start(engine, &proxy_to(&pki.ca));
     let mut caller = Client::connect(proxy.addr()).await;
     let (status, who) = caller.call(1, &call_on(SVC, "whoAmI")).await;
     assert_eq!(status, dubbo_codec::Status::Ok, "{who}");
@@ -298,7 +308,7 @@ async fn clusters_speak_mutual_tls_to_their_providers() {
     assert_eq!(who, CLIENT_SPIFFE_ID);
     assert_eq!(provider.stats().tls_handshakes, handshakes + 1);
 
-    let untrusting = Proxy::start("tokio", &proxy_to(&pki.other_ca));
+    let untrusting = Proxy::start(engine, &proxy_to(&pki.other_ca));
     let mut caller = Client::connect(untrusting.addr()).await;
     let (status, _) = caller.call(1, &call_on(SVC, "whoAmI")).await;
     assert_ne!(status, dubbo_codec::Status::Ok);
@@ -309,8 +319,7 @@ async fn clusters_speak_mutual_tls_to_their_providers() {
 /// A Triple caller over TLS (ALPN `h2`, and curl with HTTP/1.1) reaches the Triple pipeline
 /// through the TLS session the engine did the handshake with: calls go to a plain Triple
 /// provider and back.
-#[tokio::test]
-async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
+async fn triple_over_mutual_tls_reaches_the_triple_pipeline(engine: &str) {
     use dubbo_rpc::server::{Reply, Server, Service};
     use dubbo_rpc::triple_client::{
         Client as TripleClient, ClientConfig as TripleConfig, TripleCall,
@@ -347,7 +356,7 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
             provider.local_addr()
         ),
     );
-    let proxy = Proxy::start_logging("tokio", &conf, Some("warn,dubbo_proxy::access=info"));
+    let proxy = Proxy::start_logging(engine, &conf, Some("warn,dubbo_proxy::access=info"));
     let client = TripleClient::connect_tls(
         &proxy.addr().to_string(),
         TripleConfig::default(),
@@ -433,19 +442,17 @@ async fn triple_over_mutual_tls_reaches_the_triple_pipeline() {
 /// SIGHUP reads the listener's certificate, key and client CA again: after they are replaced
 /// on disk (a renewal, here to another CA), new callers meet the new ones while a connection
 /// opened before goes on with its session.
-#[tokio::test]
-async fn sighup_reads_renewed_certificates_without_dropping_connections() {
-    renewed_certificates_are_read(true).await
+async fn sighup_reads_renewed_certificates_without_dropping_connections(engine: &str) {
+    renewed_certificates_are_read(engine, true).await
 }
 
 /// The same without a signal: the proxy sees the files change on disk (as certbot or
 /// cert-manager leave them) and reads them again by itself.
-#[tokio::test]
-async fn renewed_certificates_are_read_without_a_signal() {
-    renewed_certificates_are_read(false).await
+async fn renewed_certificates_are_read_without_a_signal(engine: &str) {
+    renewed_certificates_are_read(engine, false).await
 }
 
-async fn renewed_certificates_are_read(sighup: bool) {
+async fn renewed_certificates_are_read(engine: &str, sighup: bool) {
     let (old, new) = (Pki::new(), Pki::new());
     let dir = TempDir::new();
     let (cert, key, ca) = (
@@ -468,7 +475,7 @@ async fn renewed_certificates_are_read(sighup: bool) {
             a.addr
         ),
     );
-    let p = Proxy::start_process("tokio", &conf);
+    let p = Proxy::start_process(engine, &conf);
     let before = RpcClient::connect_tls(
         p.addr().to_string(),
         ClientConfig::default(),

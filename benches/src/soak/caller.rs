@@ -28,7 +28,7 @@ const RUN_EXAMPLES: usize = 20;
 /// What the callers share with the soak's driver.
 pub struct Shared {
     pub proxy: SocketAddr,
-    /// The proxy's TLS listener and the callers' TLS (tokio engine only).
+    /// The proxy's TLS listener and the callers' TLS.
     pub tls: Option<(SocketAddr, Arc<Door>)>,
     pub started: Instant,
     /// Time between two calls of one caller.

@@ -1,6 +1,6 @@
 //! The chaos soak of `dubbo-proxy` (`dubbo-soak`, issue 17): a seeded fault schedule while 64
-//! callers send calls whose every answer is checked against its own call (on the tokio engine
-//! a share of them over mutual TLS, beside hostile handshakes: `tls`). See
+//! callers send calls whose every answer is checked against its own call (a share of them over
+//! mutual TLS, beside hostile handshakes: `tls`). See
 //! `benches/soak/README.md` for how to run it and the latest table.
 
 mod caller;
@@ -168,20 +168,16 @@ pub fn run(opts: &Options) -> Result<Report, Box<dyn std::error::Error>> {
         zookeeper: zookeeper_address.as_deref(),
         without: None,
     };
-    // TLS at the door where the engine serves it.
-    let door = match opts.engine.as_str() {
-        "tokio" => Some(Arc::new(Door::new()?)),
-        _ => None,
-    };
-    let tls_listener = door.as_ref().map(|d| d.listener()).unwrap_or_default();
+    // TLS at the door (both engines serve it).
+    let door = Arc::new(Door::new()?);
+    let tls_listener = door.listener();
     let config = proxy_config(&opts.engine, backends, ROUTE_TIMEOUT, &tls_listener);
     std::fs::write(&config_path, config)?;
     let proxy = start_proxy(&opts.proxy_bin, &config_path, &opts.engine)?;
     let (pid, admin, listen) = (proxy.proc.pid(), proxy.admin, proxy.listen);
-    let tls = match (door, proxy.listen_tls) {
-        (Some(door), Some(addr)) => Some((addr, door)),
-        (None, _) => None,
-        (Some(_), None) => return Err("the proxy started without its TLS listener".into()),
+    let tls = match proxy.listen_tls {
+        Some(addr) => Some((addr, door)),
+        None => return Err("the proxy started without its TLS listener".into()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -54,7 +54,7 @@ pub struct Report {
     pub hostile: Hostile,
     /// The hostile handshakes sent and what went wrong with them (none without TLS).
     pub hostile_tls: HostileTls,
-    /// The proxy's TLS counters after the load (`None`: no TLS listener, epoll engine).
+    /// The proxy's TLS counters after the load (`None`: no TLS listener).
     pub tls_counters: Option<TlsCounters>,
 }
 

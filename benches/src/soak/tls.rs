@@ -1,8 +1,7 @@
-//! TLS at the door during the soak (tokio engine only: the epoll engine serves no TLS
-//! listener). The proxy gets a second listener that requires client certificates of a test CA
-//! made at run time ([`Door`]); a share of the callers call through it (see
-//! [`super::caller::Kind`]), and hostile handshakes ([`hostile`]) go to both listeners while
-//! they are served:
+//! TLS at the door during the soak, on either engine. The proxy gets a second listener that
+//! requires client certificates of a test CA made at run time ([`Door`]); a share of the
+//! callers call through it (see [`super::caller::Kind`]), and hostile handshakes
+//! ([`hostile`]) go to both listeners while they are served:
 //! * plaintext on the TLS listener: a Dubbo heartbeat where a ClientHello belongs (the proxy
 //!   must close the connection);
 //! * TLS to the plain listener: a handshake the plain listener must not complete;

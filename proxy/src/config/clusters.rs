@@ -90,7 +90,7 @@ pub struct Cluster {
     /// `[clusters.NAME.health_check]`
     #[serde(default)]
     pub health_check: HealthCheck,
-    /// `[clusters.NAME.tls]`: TLS to the providers; the tokio engine only.
+    /// `[clusters.NAME.tls]`: TLS to the providers; either engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<ClusterTls>,
 }

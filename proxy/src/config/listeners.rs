@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{EngineKind, ListenerTls, Problems, DEFAULT_MAX_PAYLOAD};
+use super::{ListenerTls, Problems, DEFAULT_MAX_PAYLOAD};
 
 /// `[[listeners]]`: an address downstream callers connect to.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -45,7 +45,7 @@ pub struct Listener {
     /// quarter of them have been answered.
     #[serde(default = "default_max_inflight")]
     pub max_inflight: u32,
-    /// `[listeners.tls]`: serve TLS (and mutual TLS) only; the tokio engine only.
+    /// `[listeners.tls]`: serve TLS (and mutual TLS) only; either engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<ListenerTls>,
 }
@@ -87,11 +87,7 @@ fn default_max_inflight() -> u32 {
 }
 
 /// Checks every listener; returns their names (routes refer to them).
-pub(super) fn validate<'a>(
-    listeners: &'a [Listener],
-    engine: EngineKind,
-    p: &mut Problems,
-) -> BTreeSet<&'a str> {
+pub(super) fn validate<'a>(listeners: &'a [Listener], p: &mut Problems) -> BTreeSet<&'a str> {
     if listeners.is_empty() {
         p.bad("listeners", "at least one listener is needed");
     }
@@ -114,12 +110,6 @@ pub(super) fn validate<'a>(
             p.bad(key("max_inflight"), "must be > 0");
         }
         if let Some(tls) = &l.tls {
-            if engine == EngineKind::Epoll {
-                p.bad(
-                    key("tls"),
-                    "needs engine = \"tokio\" (the epoll engine has no TLS yet)",
-                );
-            }
             tls.validate(&key, p);
         }
     }

@@ -235,14 +235,10 @@ impl Config {
         self.admin.validate(&mut p);
         self.log.validate(&mut p);
         self.shutdown.validate(&mut p);
-        let listener_names = listeners::validate(&self.listeners, self.engine, &mut p);
+        let listener_names = listeners::validate(&self.listeners, &mut p);
         routes::validate(&self.routes, &self.clusters, &listener_names, &mut p);
         for (name, cluster) in &self.clusters {
             cluster.validate(name, &mut p);
-            if cluster.tls.is_some() && self.engine == EngineKind::Epoll {
-                let problem = "needs engine = \"tokio\" (the epoll engine has no TLS yet)";
-                p.bad(format!("clusters.{name}.tls"), problem);
-            }
         }
         let largest_payload = self
             .clusters

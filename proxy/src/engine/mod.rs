@@ -12,7 +12,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use crate::config::{Config, EngineKind};
+use crate::core::fd_budget::CallerSlot;
 use crate::core::Shared;
+use crate::triple::Pipeline;
 
 pub mod epoll;
 mod tls;
@@ -85,6 +87,37 @@ pub(crate) fn supervised(id: usize, shared: &Shared, body: impl FnOnce()) {
             .metrics
             .worker_panics
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Gives a caller connection the core found to be Triple's to the Triple pipeline, with the
+/// plaintext read from it and, from a TLS listener, the session it goes on with (the
+/// pipeline decrypts from where the engine stopped). A connection that never reaches the
+/// pipeline, which would have uncounted it, is uncounted here.
+fn hand_off(
+    triple: &Pipeline,
+    shared: &Shared,
+    stream: io::Result<std::net::TcpStream>,
+    tls: Option<&tls::Session>,
+    read: bytes::Bytes,
+    listener: usize,
+    slot: Option<CallerSlot>,
+) {
+    let Some(slot) = slot else {
+        tracing::warn!("triple hand-off: not a caller's connection");
+        return shared.metrics.caller_gone(listener);
+    };
+    match (stream, tls.map(tls::Session::take_server)) {
+        (Ok(stream), None) => triple.accept(stream, read, listener, slot),
+        (Ok(stream), Some(Some(tls))) => triple.accept_tls(stream, tls, read, listener, slot),
+        (Ok(_), Some(None)) => {
+            tracing::warn!("triple hand-off: no TLS session");
+            shared.metrics.caller_gone(listener);
+        }
+        (Err(e), _) => {
+            tracing::warn!("triple hand-off: {e}");
+            shared.metrics.caller_gone(listener);
+        }
     }
 }
 

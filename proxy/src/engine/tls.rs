@@ -1,22 +1,22 @@
-//! A caller's TLS session on the tokio engine's own socket: rustls's `ServerConnection` is
-//! sans-I/O, so the engine keeps reading and writing the socket itself (readiness,
-//! `try_read` / `try_write`, edge-triggered wake-ups) and the session turns records into
-//! plaintext for the core and the core's answers into records.
+//! A connection's TLS session on the engine's own socket, the same for both engines:
+//! rustls's `Connection` is sans-I/O, so the engine keeps reading and writing the socket
+//! itself (its readiness, its edge-triggered wake-ups; any [`Wire`]) and the session turns
+//! records into plaintext for the core and the core's answers into records.
 
 use std::cell::{Cell, RefCell};
-use std::io::{self, Read, Write};
-
-use crate::triple::tls_io::Socket;
+use std::io::{self, IoSlice, Read, Write};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::BytesMut;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConnection, Connection, ServerConnection};
-use tokio::net::TcpStream;
 
 use crate::config::Listener;
-use crate::core::metrics_tls::TlsRefusal;
+use crate::core::metrics_tls::{TlsMetrics, TlsRefusal};
+use crate::core::{Conn, Key, Shared, Worker};
+use crate::triple::tls_io::{Socket, Wire};
 
 /// The first byte of a TLS handshake record (a caller's first byte on a TLS listener).
 const HANDSHAKE_RECORD: u8 = 0x16;
@@ -100,6 +100,73 @@ impl Doors {
         }
         *self = fresh;
         tracing::info!("TLS certificates and keys read again after the reload");
+    }
+
+    /// How a caller accepted on listener `listener` is met, with the files read again first
+    /// if the configuration was reloaded.
+    pub(super) fn welcome(&mut self, shared: &Shared, listener: usize) -> Welcome {
+        self.refresh(shared);
+        match self.listeners.get(listener) {
+            None | Some(Door::Plain) => Welcome::Plain,
+            Some(Door::Broken) => Welcome::Closed,
+            Some(Door::Tls(config, timeout)) => match Session::server(config.clone()) {
+                Ok(session) => Welcome::Tls(Box::new(session), *timeout),
+                Err(e) => {
+                    tracing::error!("listener TLS: {e}");
+                    Welcome::Closed
+                }
+            },
+        }
+    }
+
+    /// How provider connection `up` is made, if its cluster has TLS (the files read again
+    /// first if the configuration was reloaded).
+    pub(super) fn upstream(&mut self, worker: &Worker, up: Key) -> Option<Upstream> {
+        self.refresh(worker.shared());
+        worker
+            .upstream_cluster(up)
+            .and_then(|name| self.clusters.get(name).cloned())
+    }
+}
+
+/// How a caller is met at its listener's door.
+pub(super) enum Welcome {
+    /// In plain text.
+    Plain,
+    /// With a TLS session whose handshake must finish within the duration.
+    Tls(Box<Session>, Duration),
+    /// Not at all: closed at once.
+    Closed,
+}
+
+/// What both engines do once a session's handshake finished: count it, and give the core a
+/// caller's identity (from its client certificate) for its access rules and access log.
+pub(super) fn handshake_done(
+    worker: &mut Worker,
+    conn: Conn,
+    tls: &Session,
+    peer: impl FnOnce() -> Option<SocketAddr>,
+) {
+    let metrics = &worker.shared().metrics.tls;
+    metrics
+        .handshakes
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    if let (Some(identity), Conn::Down(down)) = (tls.peer_identity(), conn) {
+        tracing::debug!(peer = ?peer(), %identity, "TLS caller identified");
+        worker.set_downstream_identity(down, Arc::from(identity.as_str()));
+    }
+}
+
+/// Counts and logs a connection closed at the TLS door: a caller's, or a provider's.
+pub(super) fn refused(
+    metrics: &TlsMetrics,
+    conn: Conn,
+    peer: Option<SocketAddr>,
+    why: &TlsRefusal,
+) {
+    match conn {
+        Conn::Down(_) => metrics.refused(peer, why),
+        Conn::Up(_) => metrics.upstream_refused(peer, why),
     }
 }
 
@@ -197,12 +264,12 @@ impl Session {
     /// plaintext to `buf`. Returns true in `handshake_done` the once the handshake finishes.
     pub(super) fn read(
         &self,
-        stream: &TcpStream,
+        stream: &impl Wire,
         buf: &mut BytesMut,
         handshake_done: &mut bool,
     ) -> io::Result<Got> {
         let mut raw = [0u8; RAW_CHUNK];
-        let n = stream.try_read(&mut raw)?;
+        let n = stream.recv(&mut raw)?;
         if n == 0 {
             return Ok(Got::Eof);
         }
@@ -238,7 +305,7 @@ impl Session {
     }
 
     /// Writes the records the session holds; false when the socket would block first.
-    pub(super) fn flush(&self, stream: &TcpStream) -> io::Result<bool> {
+    pub(super) fn flush(&self, stream: &impl Wire) -> io::Result<bool> {
         let mut conn = self.conn.borrow_mut();
         let Some(conn) = conn.as_mut() else {
             return Ok(true);
@@ -255,18 +322,19 @@ impl Session {
 
     /// Takes plaintext from `out` (how much: at most what the send buffer has room for) and
     /// writes its records. `WouldBlock` while records wait for the socket; `Ok(0)` for an
-    /// empty `out` with nothing waiting.
-    pub(super) fn write(&self, stream: &TcpStream, out: &[u8]) -> io::Result<usize> {
+    /// empty `out` with nothing waiting, and while a handshake not finished yet holds as much
+    /// plaintext as the send buffer takes (reading its next message makes room).
+    pub(super) fn write(&self, stream: &impl Wire, out: &[IoSlice<'_>]) -> io::Result<usize> {
         if !self.flush(stream)? {
             return Err(io::ErrorKind::WouldBlock.into());
         }
-        if out.is_empty() {
+        if out.iter().all(|s| s.is_empty()) {
             return Ok(0);
         }
         let n = {
             let mut conn = self.conn.borrow_mut();
             let conn = conn.as_mut().ok_or(io::ErrorKind::NotConnected)?;
-            conn.writer().write(out)?
+            conn.writer().write_vectored(out)?
         };
         self.flush(stream)?;
         Ok(n)

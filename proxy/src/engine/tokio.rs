@@ -47,12 +47,12 @@ use tokio::time::Instant as TokioInstant;
 use std::time::Instant;
 
 use crate::core::fd_budget::CallerSlot;
-use crate::core::metrics_tls::{TlsMetrics, TlsRefusal};
+use crate::core::metrics_tls::TlsRefusal;
 use crate::core::{Conn, Effect, Key, Shared, Worker};
 use crate::memory::{self, Peak};
 use crate::triple::Pipeline;
 
-use super::tls::{Door, Doors, Got, Session, Upstream};
+use super::tls::{Doors, Got, Session, Upstream, Welcome};
 
 /// Read buffer size: reads up to this much at a time.
 const READ_CHUNK: usize = 64 * 1024;
@@ -259,25 +259,14 @@ async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>)
 /// A caller's connection, accepted: counted against its listener's `max_connections` and
 /// registered (or, over the limit, closed at once: dropped).
 fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream, slot: CallerSlot) {
-    let door = {
-        let mut doors = local.doors.borrow_mut();
-        doors.refresh(local.worker.borrow().shared());
-        doors
-            .listeners
-            .get(listener_index)
-            .cloned()
-            .unwrap_or(Door::Plain)
-    };
-    let (tls, handshake_timeout) = match door {
-        Door::Plain => (None, None),
-        Door::Broken => return,
-        Door::Tls(config, timeout) => match Session::server(config) {
-            Ok(session) => (Some(session), Some(timeout)),
-            Err(e) => {
-                tracing::error!("listener TLS: {e}");
-                return;
-            }
-        },
+    let welcome = local
+        .doors
+        .borrow_mut()
+        .welcome(local.worker.borrow().shared(), listener_index);
+    let (tls, handshake_timeout) = match welcome {
+        Welcome::Plain => (None, None),
+        Welcome::Closed => return,
+        Welcome::Tls(session, timeout) => (Some(*session), Some(timeout)),
     };
     let key = local
         .worker
@@ -462,33 +451,17 @@ fn read_tls(
         io.wake_writer.notify_one();
     }
     if handshake_done {
-        tls_metrics(local)
-            .handshakes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if let (Some(identity), Conn::Down(down)) = (tls.peer_identity(), conn) {
-            tracing::debug!(peer = ?io.stream.peer_addr().ok(), %identity, "TLS caller identified");
-            let identity = std::sync::Arc::from(identity.as_str());
-            local
-                .worker
-                .borrow_mut()
-                .set_downstream_identity(down, identity);
-        }
+        let mut worker = local.worker.borrow_mut();
+        super::tls::handshake_done(&mut worker, conn, tls, || io.stream.peer_addr().ok());
     }
     got
 }
 
 /// Counts and logs a connection closed at the TLS door: a caller's, or a provider's.
 fn refused(local: &Local, conn: Conn, io: &ConnIo, why: &TlsRefusal) {
+    let worker = local.worker.borrow();
     let peer = io.stream.peer_addr().ok();
-    match conn {
-        Conn::Down(_) => tls_metrics(local).refused(peer, why),
-        Conn::Up(_) => tls_metrics(local).upstream_refused(peer, why),
-    }
-}
-
-/// The TLS counters (a borrow of the worker just as long as the call).
-fn tls_metrics(local: &Local) -> std::cell::Ref<'_, TlsMetrics> {
-    std::cell::Ref::map(local.worker.borrow(), |w| &w.shared().metrics.tls)
+    super::tls::refused(&worker.shared().metrics.tls, conn, peer, why);
 }
 
 /// Gives a caller connection the core found to be Triple's to the Triple pipeline, with
@@ -498,33 +471,18 @@ fn hand_off(local: &Local, io: &ConnIo, listener: usize, buf: &mut BytesMut) {
     use std::os::fd::AsFd;
     let read = buf.split().freeze();
     // A second descriptor for a moment, on the one place.
-    let Some(slot) = io.caller.take() else {
-        tracing::warn!("triple hand-off: not a caller's connection");
-        local.worker.borrow().shared().metrics.caller_gone(listener);
-        return;
-    };
-    match io.stream.as_fd().try_clone_to_owned() {
-        // A TLS caller's session goes along: the pipeline decrypts from where it stopped.
-        Ok(fd) => match io.tls.as_ref().map(Session::take_server) {
-            None => local
-                .triple
-                .accept(std::net::TcpStream::from(fd), read, listener, slot),
-            Some(Some(tls)) => {
-                local
-                    .triple
-                    .accept_tls(std::net::TcpStream::from(fd), tls, read, listener, slot)
-            }
-            Some(None) => {
-                tracing::warn!("triple hand-off: no TLS session");
-                local.worker.borrow().shared().metrics.caller_gone(listener);
-            }
-        },
-        Err(e) => {
-            tracing::warn!("triple hand-off: {e}");
-            // Never reached the pipeline, which would have uncounted it.
-            local.worker.borrow().shared().metrics.caller_gone(listener);
-        }
-    }
+    let stream = io.stream.as_fd().try_clone_to_owned().map(From::from);
+    let worker = local.worker.borrow();
+    let (tls, slot) = (io.tls.as_ref(), io.caller.take());
+    super::hand_off(
+        &local.triple,
+        worker.shared(),
+        stream,
+        tls,
+        read,
+        listener,
+        slot,
+    );
 }
 
 /// Waits for the core to resume reads; false if the peer closed meanwhile. A paused
@@ -594,7 +552,7 @@ fn write_some(local: &Local, conn: Conn, io: &ConnIo) -> Wrote {
         None if out.is_empty() => return Wrote::Empty,
         None => io.stream.try_write(out),
         // Records the session holds are written first, also with an empty outbox.
-        Some(tls) => match tls.write(&io.stream, out) {
+        Some(tls) => match tls.write(&io.stream, &[std::io::IoSlice::new(out)]) {
             Ok(0) if out.is_empty() => return Wrote::Empty,
             wrote => wrote,
         },
@@ -725,14 +683,10 @@ fn drive(local: &Rc<Local>) {
                 }
             }
             Effect::Connect { up, addr, timeout } => {
-                let tls = {
-                    let worker = local.worker.borrow();
-                    let mut doors = local.doors.borrow_mut();
-                    doors.refresh(worker.shared());
-                    worker
-                        .upstream_cluster(up)
-                        .and_then(|name| doors.clusters.get(name).cloned())
-                };
+                let tls = local
+                    .doors
+                    .borrow_mut()
+                    .upstream(&local.worker.borrow(), up);
                 tokio::task::spawn_local(connect(local.clone(), up, addr, timeout, tls));
             }
             Effect::PauseRead(conn) => {

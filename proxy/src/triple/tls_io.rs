@@ -1,7 +1,7 @@
 //! A TLS caller's socket for the HTTP/2 server: the session the engine did the handshake
 //! with (rustls's sans-I/O `ServerConnection`) goes on over the socket, records in and out.
 
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
@@ -107,12 +107,46 @@ impl AsyncWrite for TlsIo {
     }
 }
 
-/// The socket as `std::io::Write`, without waiting (what rustls writes its records to).
-pub(crate) struct Socket<'a>(pub(crate) &'a TcpStream);
+/// A non-blocking socket of either engine, as a TLS session reads records from it and writes
+/// them to it: neither call waits (`WouldBlock` when there is nothing to read, or no room).
+pub(crate) trait Wire {
+    /// Reads what the socket has.
+    fn recv(&self, buf: &mut [u8]) -> io::Result<usize>;
+    /// Writes what the socket takes of `bufs`.
+    fn send(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize>;
+}
 
-impl Write for Socket<'_> {
+impl Wire for TcpStream {
+    fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.try_read(buf)
+    }
+
+    fn send(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.try_write_vectored(bufs)
+    }
+}
+
+impl Wire for mio::net::TcpStream {
+    // mio reads and writes through a shared reference (`impl Read for &TcpStream`).
+    fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        (&*self).read(buf)
+    }
+
+    fn send(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        (&*self).write_vectored(bufs)
+    }
+}
+
+/// The socket as `std::io::Write`, without waiting (what rustls writes its records to).
+pub(crate) struct Socket<'a, S>(pub(crate) &'a S);
+
+impl<S: Wire> Write for Socket<'_, S> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.try_write(buf)
+        self.0.send(&[IoSlice::new(buf)])
+    }
+
+    fn write_vectored(&mut self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.0.send(bufs)
     }
 
     fn flush(&mut self) -> io::Result<()> {

@@ -1,7 +1,7 @@
 //! One event loop: a mio `Poll`, a [`Worker`], its connections, its block pool and its
 //! timer wheel. See the [engine docs](super).
 
-use std::io::{self, IoSlice, Write};
+use std::io::{self, Write};
 use std::net::SocketAddr;
 use std::sync::mpsc::{Receiver, TryRecvError};
 use std::sync::Arc;
@@ -12,13 +12,15 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 use slab::Slab;
 
+use super::conn::{write_outbox, ConnIo, Read};
+use super::tls;
 use super::wheel::Wheel;
 use super::{Cmd, Options, Remote, WAKER};
 use crate::buffer::read::read_into;
-use crate::buffer::{BlockPool, ReadBuf};
+use crate::buffer::BlockPool;
 use crate::core::fd_budget::CallerSlot;
-use crate::core::outbox::Outbox;
 use crate::core::{Conn, Effect, Key, Shared, Worker};
+use crate::engine::tls::{Doors, Welcome};
 use crate::triple::Pipeline;
 
 /// Reads per connection per turn before it waits for the next turn (its edge will not come
@@ -27,10 +29,6 @@ const READS_PER_TURN: usize = 16;
 /// The most one read takes, also into the room reserved for a large frame: the core weighs
 /// every read against `limits.max_buffered_bytes` before the next.
 const READ_MAX: usize = 256 * 1024;
-/// Chunks gathered into one `writev`.
-const MAX_IOV: usize = 64;
-/// Slices for the common outbox: the open buffer, behind at most one chunk.
-const SMALL_IOV: usize = 2;
 /// After an accept error (EMFILE...), try again after this long.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 /// How often the block pool frees the blocks it did not lend since the last time: a block
@@ -51,39 +49,9 @@ enum Timer {
     Accept,
     /// The drain after SIGTERM took too long: exit anyway.
     Drain,
-}
-
-struct ConnIo {
-    conn: Conn,
-    stream: TcpStream,
-    /// A provider connection not open yet.
-    connecting: bool,
-    rbuf: ReadBuf,
-    /// A write hit `WouldBlock`: nothing is written until the writable edge.
-    blocked: bool,
-    /// On the dirty list.
-    dirty: bool,
-    /// On the ready list (reads left over from a turn).
-    ready: bool,
-    /// On the list of connections read this turn.
-    read_this_turn: bool,
-    /// Close requested: write what is left, then close.
-    closing: bool,
-    /// Reads paused by the core: readable edges are not acted on, but the peer's close
-    /// is: it is gone at once (its calls still waiting upstream are dropped) instead of
-    /// when it would be read again.
-    paused: bool,
-    /// Resumed: the bytes left in `rbuf` go to the core before the next read.
-    refeed: bool,
-    /// An event said the peer closed its side (or the socket failed): read until the end
-    /// of stream, not only until a short read.
-    hup: bool,
-    /// The core said Triple ([`Effect::HandOff`]): the socket, from this listener, goes to
-    /// the Triple pipeline.
-    handoff: Option<usize>,
-    /// A caller's place in the file descriptor budget, held as long as the socket (or
-    /// handed to the Triple pipeline with it).
-    caller: Option<CallerSlot>,
+    /// A TLS connection whose handshake has not finished by then is closed (after this
+    /// limit).
+    Handshake(Conn, Duration),
 }
 
 pub(super) struct Loop {
@@ -126,6 +94,8 @@ pub(super) struct Loop {
     triple: Pipeline,
     /// When the drain must be over (once shutting down).
     drain_until: Option<Instant>,
+    /// The listeners' doors (plain or TLS) and the TLS clusters', read again after reloads.
+    doors: Doors,
 }
 
 impl Loop {
@@ -153,6 +123,7 @@ impl Loop {
         let n = remotes.len();
         let drain_timeout =
             Duration::from_millis(shared.snapshot().config.shutdown.drain_timeout_ms);
+        let doors = Doors::of(&shared);
         let mut l = Loop {
             id,
             poll,
@@ -190,6 +161,7 @@ impl Loop {
             exit: false,
             triple,
             drain_until: None,
+            doors,
         };
         l.drain_effects();
         l.arm_core();
@@ -402,6 +374,11 @@ impl Loop {
     }
 
     fn add_down(&mut self, listener: usize, stream: TcpStream, slot: CallerSlot) {
+        let (tls, handshake) = match self.doors.welcome(self.worker.shared(), listener) {
+            Welcome::Plain => (None, None),
+            Welcome::Tls(session, timeout) => (Some(session), Some(timeout)),
+            Welcome::Closed => return,
+        };
         // Over the listener's max_connections: closed at once (dropped).
         let Some(key) = self.worker.try_open_downstream(listener, self.now) else {
             return;
@@ -419,13 +396,27 @@ impl Loop {
             }
         };
         self.conns[t].caller = Some(slot);
+        self.conns[t].tls = tls;
         set_tok(&mut self.down_tok, key, t);
+        if let Some(timeout) = handshake {
+            let timer = Timer::Handshake(Conn::Down(key), timeout);
+            self.wheel.insert(self.now + timeout, timer);
+        }
         // Bytes that arrived before the registration are reported by it (epoll_ctl(ADD)
         // looks at the socket's readiness), so nothing is read here.
         self.drain_effects();
     }
 
     fn connect(&mut self, up: Key, addr: SocketAddr, timeout: Duration) {
+        let upstream = self.doors.upstream(&self.worker, up);
+        let tls = match upstream.map(|t| t.session(addr)).transpose() {
+            Ok(session) => session.map(Box::new),
+            Err(e) => {
+                tracing::warn!("connect {addr}: TLS: {e}");
+                self.worker.closed(Conn::Up(up), self.now);
+                return;
+            }
+        };
         let stream = match TcpStream::connect(addr) {
             Ok(s) => s,
             Err(e) => {
@@ -444,6 +435,12 @@ impl Loop {
         };
         set_tok(&mut self.up_tok, up, t);
         self.wheel.insert(self.now + timeout, Timer::Connect(up));
+        if tls.is_some() {
+            // The connect timeout bounds the handshake too.
+            self.conns[t].tls = tls;
+            let timer = Timer::Handshake(Conn::Up(up), timeout);
+            self.wheel.insert(self.now + timeout, timer);
+        }
     }
 
     /// Registers a new socket (edge-triggered, both directions) and keeps it under its token.
@@ -483,8 +480,13 @@ impl Loop {
         }
         c.connecting = false;
         let _ = c.stream.set_nodelay(true);
+        let tls = c.tls.is_some();
         if let Conn::Up(k) = c.conn {
             self.worker.upstream_connected(k, self.now);
+        }
+        if tls {
+            // The ClientHello waits in the session.
+            self.mark_dirty(t);
         }
         self.drain_effects();
         true
@@ -526,12 +528,38 @@ impl Loop {
             }
             let buf = c.rbuf.block(&mut self.pool);
             let room = (buf.capacity() - buf.len()).min(READ_MAX);
-            match read_into(&c.stream, buf, READ_MAX) {
-                Ok(0) => {
+            let read = match &c.tls {
+                None => read_into(&c.stream, buf, READ_MAX).map(|n| match n {
+                    0 => Read::Closed,
+                    n => Read::Plain { n, short: n < room },
+                }),
+                Some(session) => tls::read(session, &c.stream, c.conn, buf, &mut self.worker),
+            };
+            if c.tls.is_some() {
+                // What the session has to write (its handshake's answers, the calls it held
+                // until the handshake finished) goes out with the turn's writes, and a block
+                // a handshake message left empty goes back after the turn.
+                if !c.dirty {
+                    c.dirty = true;
+                    self.dirty.push(t);
+                }
+                if !c.read_this_turn {
+                    c.read_this_turn = true;
+                    self.read_conns.push(t);
+                }
+            }
+            match read {
+                Ok(Read::Closed) => {
                     self.gone(t);
                     return;
                 }
-                Ok(n) => {
+                Ok(Read::Plain { n: 0, short }) => {
+                    // TLS records without plaintext (the handshake): nothing for the core.
+                    if short && self.options.short_read && cfg!(target_os = "linux") && !c.hup {
+                        return;
+                    }
+                }
+                Ok(Read::Plain { n, short }) => {
                     c.rbuf.note_read(n, room);
                     // A read that did not fill its room emptied the receive queue: bytes
                     // that come later raise a new edge, so the read that would only return
@@ -541,7 +569,7 @@ impl Loop {
                     // Linux only (epoll(7)'s promise; elsewhere mio's rule holds), and
                     // can be turned off: see `EpollOptions::short_read`.
                     let drained =
-                        self.options.short_read && cfg!(target_os = "linux") && n < room && !c.hup;
+                        self.options.short_read && cfg!(target_os = "linux") && short && !c.hup;
                     let buf = c.rbuf.bytes().expect("a block is held");
                     match c.conn {
                         Conn::Down(k) => self.worker.downstream_data(k, buf, self.now),
@@ -689,13 +717,21 @@ impl Loop {
                 }
                 return;
             }
-            if out.is_empty() {
-                if c.closing {
-                    self.gone(t);
+            // A TLS session may hold records to write with an empty outbox.
+            let wrote = match &c.tls {
+                None if out.is_empty() => Ok(0),
+                None => write_outbox(out, |iov| (&c.stream).write_vectored(iov)),
+                Some(session) => write_outbox(out, |iov| session.write(&c.stream, iov)),
+            };
+            match wrote {
+                // Nothing was left to write (or, TLS, nothing can be until the handshake
+                // moves on: its next read marks the connection dirty).
+                Ok(0) if out.is_empty() || c.tls.is_some() => {
+                    if c.closing {
+                        self.gone(t);
+                    }
+                    return;
                 }
-                return;
-            }
-            match write_outbox(&mut c.stream, out) {
                 Ok(0) => {
                     self.gone(t);
                     return;
@@ -747,13 +783,9 @@ impl Loop {
         }
         let conn = c.conn;
         let stream = std::net::TcpStream::from(std::os::fd::OwnedFd::from(c.stream));
-        match c.caller {
-            Some(slot) => self.triple.accept(stream, read, listener, slot),
-            None => {
-                tracing::warn!("triple hand-off: not a caller's connection");
-                self.worker.shared().metrics.caller_gone(listener);
-            }
-        }
+        let shared = self.worker.shared();
+        let (tls, slot) = (c.tls.as_deref(), c.caller);
+        crate::engine::hand_off(&self.triple, shared, Ok(stream), tls, read, listener, slot);
         self.worker.closed(conn, self.now);
         self.drain_effects();
         true
@@ -812,6 +844,16 @@ impl Loop {
                     }
                 }
                 Timer::Drain => self.exit = true,
+                Timer::Handshake(conn, limit) => {
+                    // A provider still connecting is its connect timer's.
+                    let t = self.token(conn).filter(|&t| !self.conns[t].connecting);
+                    if let Some(t) = t {
+                        let c = &self.conns[t];
+                        if tls::timed_out(c.tls.as_deref(), &c.stream, conn, &self.worker, limit) {
+                            self.gone(t);
+                        }
+                    }
+                }
             }
         }
         self.fired = fired;
@@ -822,46 +864,6 @@ impl Loop {
         self.core_gen += 1;
         self.wheel.insert(d, Timer::Core(self.core_gen));
     }
-}
-
-impl ConnIo {
-    fn new(conn: Conn, stream: TcpStream, connecting: bool) -> ConnIo {
-        ConnIo {
-            conn,
-            stream,
-            connecting,
-            rbuf: ReadBuf::new(),
-            blocked: false,
-            dirty: false,
-            ready: false,
-            read_this_turn: false,
-            closing: false,
-            paused: false,
-            refeed: false,
-            hup: false,
-            handoff: None,
-            caller: None,
-        }
-    }
-}
-
-/// Writes what `out` holds with one `writev`. An outbox is nearly always its open buffer
-/// alone (chunks come from bodies forwarded by reference and from a write that blocked), so
-/// it is gathered into [`SMALL_IOV`] slices unless it has more chunks: filling all
-/// [`MAX_IOV`] slices before every write cost about 380 instructions (callgrind: 8% of the
-/// proxy's instructions per call at 16 callers x 64 B).
-fn write_outbox(stream: &mut TcpStream, out: &Outbox) -> io::Result<usize> {
-    if out.chunks() < SMALL_IOV {
-        write_gathered::<SMALL_IOV>(stream, out)
-    } else {
-        write_gathered::<MAX_IOV>(stream, out)
-    }
-}
-
-fn write_gathered<const N: usize>(stream: &mut TcpStream, out: &Outbox) -> io::Result<usize> {
-    let mut iov = [IoSlice::new(&[]); N];
-    let n = out.gather(&mut iov);
-    stream.write_vectored(&iov[..n])
 }
 
 fn set_tok(map: &mut Vec<u32>, k: Key, t: usize) {

@@ -59,6 +59,14 @@
 //!   deadline ([`Worker::next_deadline`](crate::core::Worker::next_deadline), re-armed when
 //!   [`Worker::take_rearm`](crate::core::Worker::take_rearm) says so), connect timeouts and
 //!   the drain limit; the poll timeout is the time to the wheel's earliest timer.
+//! * **TLS** (`[listeners.tls]`, `[clusters.NAME.tls]`; see [`tls`]). A TLS connection
+//!   carries rustls's sans-I/O session, the tokio engine's own: each read of the socket goes
+//!   through it and its plaintext to the core as a plain read's bytes; the outbox is written
+//!   through it (records it could not write yet wait for the writable edge, as a blocked
+//!   `writev`'s backlog does), and a connection read is marked dirty so that what the session
+//!   has to write (its handshake's answers) leaves with the turn's writes. The wheel cuts a
+//!   handshake at its listener's `handshake_timeout_ms` (a provider's at its connect
+//!   timeout). A Triple caller's session goes to the Triple pipeline with its socket.
 //! * **Waker.** Other threads reach a loop through its channel and [`mio::Waker`]: accepted
 //!   connections, and SIGTERM's shutdown. A reload (SIGHUP, `/metadata`) needs no message:
 //!   the core compares the shared generation on every batch of frames and every tick
@@ -81,7 +89,9 @@ use mio::{Poll, Token, Waker};
 
 use crate::core::{BridgeAnswer, BridgeTicket, Shared};
 
+mod conn;
 mod event_loop;
+mod tls;
 pub mod wheel;
 
 pub use crate::config::EpollOptions as Options;
