@@ -1,4 +1,4 @@
-//! Java Dubbo consumers over mutual TLS through the proxy (tokio engine) to a Java provider
+//! Java Dubbo consumers over mutual TLS through the proxy (both engines) to a Java provider
 //! that requires client certificates, on 127.0.0.1 with certificates made at run time: the
 //! consumer's TLS and the provider's are Dubbo's own `dubbo.ssl.*` settings (system
 //! properties), the proxy's listener requires client certificates and names the caller in
@@ -28,10 +28,15 @@ use dubbo_test_support::LogDir;
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java-tls");
 
+for_each_engine!(
+    java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy,
+    a_java_triple_consumer_crosses_mutual_tls_through_the_proxy,
+);
+
 /// The proxy's listener: the server certificate, client certificates of the test CA
 /// required, the caller's identity in `x-caller-identity`, the access log on; `cluster`: the
 /// cluster's endpoints and TLS.
-fn tls_proxy(pki: &Pki, cluster: &str) -> Proxy {
+fn tls_proxy(engine: &str, pki: &Pki, cluster: &str) -> Proxy {
     let conf = config(
         1,
         &format!(
@@ -44,7 +49,7 @@ fn tls_proxy(pki: &Pki, cluster: &str) -> Proxy {
         ),
     );
     Proxy::start_logging(
-        "tokio",
+        engine,
         &conf,
         Some("warn,dubbo_proxy::access=info,dubbo_proxy::core::metrics_tls=debug"),
     )
@@ -91,17 +96,16 @@ fn tls_cluster(pki: &Pki, provider: &Provider) -> String {
     )
 }
 
-#[tokio::test]
-async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy() {
+async fn java_consumers_cross_mutual_tls_on_both_sides_of_the_proxy(engine: &str) {
     let pki = Pki::new();
-    let mut provider = Provider::builder("dubbo33").log(LOGS, "dubbo33-tls");
+    let mut provider = Provider::builder("dubbo33").log(LOGS, &format!("dubbo33-tls-{engine}"));
     for a in provider_tls(&pki) {
         provider = provider.jvm_arg(&a);
     }
     let Some(provider) = provider.start() else {
         return;
     };
-    let proxy = tls_proxy(&pki, &tls_cluster(&pki, &provider));
+    let proxy = tls_proxy(engine, &pki, &tls_cluster(&pki, &provider));
     // The Java provider sees the caller's identity as the proxy's attachment.
     let expect = format!("x-caller-identity={CLIENT_SPIFFE_ID}");
     let seen = ["--expect-attachment", expect.as_str()];
@@ -164,6 +168,7 @@ async fn java_consumers_of_another_ca_or_without_a_certificate_are_refused_and_c
     let pki = Pki::new();
     let upstream = Upstream::start("a").await;
     let proxy = tls_proxy(
+        "tokio",
         &pki,
         &format!("endpoints = [{{ address = \"{}\" }}]\n", upstream.addr),
     );
@@ -206,19 +211,18 @@ async fn java_consumers_of_another_ca_or_without_a_certificate_are_refused_and_c
     }
 }
 
-#[tokio::test]
-async fn a_java_triple_consumer_crosses_mutual_tls_through_the_proxy() {
+async fn a_java_triple_consumer_crosses_mutual_tls_through_the_proxy(engine: &str) {
     let pki = Pki::new();
     let mut provider = Provider::builder("dubbo33")
         .args(&["--protocol", "tri"])
-        .log(LOGS, "dubbo33-tls-tri");
+        .log(LOGS, &format!("dubbo33-tls-tri-{engine}"));
     for a in provider_tls(&pki) {
         provider = provider.jvm_arg(&a);
     }
     let Some(provider) = provider.start() else {
         return;
     };
-    let proxy = tls_proxy(&pki, &tls_cluster(&pki, &provider));
+    let proxy = tls_proxy(engine, &pki, &tls_cluster(&pki, &provider));
     let run = consumer(
         "dubbo33",
         &pki,
