@@ -297,22 +297,46 @@ impl ResultSpan {
     /// Locates the parts of an OK response's `body` in `format`, stepping over the value
     /// without building it (the attachments after it are not read).
     pub fn locate_in(format: BodyFormat, body: &[u8]) -> Result<ResultSpan, BodyError> {
+        with_format!(format, f => ResultSpan::locate(&mut f.reader(body, 0)))
+    }
+
+    /// [`ResultSpan::locate_in`], and the attachments after the value (flags 3..=5), read in
+    /// the same pass: they are a small map, the value is still only stepped over. `None`
+    /// without them, or when they cannot be read (a value in them that refers back into the
+    /// result): the result is no less readable for that.
+    pub fn locate_with_attachments_in(
+        format: BodyFormat,
+        body: &[u8],
+    ) -> Result<(ResultSpan, Option<Attachments>), BodyError> {
         with_format!(format, f => {
             let mut r = f.reader(body, 0);
-            let flag = r.read_flag()?;
-            let value = if flag % 3 == RESPONSE_NULL_VALUE {
-                None
+            let span = ResultSpan::locate(&mut r)?;
+            let attachments = if span.flag >= 3 {
+                r.read_value("attachments")
+                    .ok()
+                    .flatten()
+                    .and_then(|v| Attachments::from_value(v).ok())
             } else {
-                let field = value_field(flag);
-                if r.is_empty() {
-                    return Err(BodyError::Missing { field });
-                }
-                let start = r.offset();
-                r.skip(field)?;
-                Some(start..r.offset())
+                None
             };
-            Ok(ResultSpan { flag, value })
+            Ok((span, attachments))
         })
+    }
+
+    fn locate<'de, R: Reader<'de>>(r: &mut R) -> Result<ResultSpan, BodyError> {
+        let flag = r.read_flag()?;
+        let value = if flag % 3 == RESPONSE_NULL_VALUE {
+            None
+        } else {
+            let field = value_field(flag);
+            if r.is_empty() {
+                return Err(BodyError::Missing { field });
+            }
+            let start = r.offset();
+            r.skip(field)?;
+            Some(start..r.offset())
+        };
+        Ok(ResultSpan { flag, value })
     }
 
     /// True when the value is the exception the method threw (flags 0 and 3).
@@ -548,21 +572,36 @@ pub fn provider_attachments(request_dubbo_version: &str) -> Option<&'static Atta
 /// The body of an OK response in `format` around a value (or, when `exception`, the
 /// `Throwable`) already serialized alone (as a Triple response wrapper carries it): the flag,
 /// then the value's bytes copied as they are (the flag uses none of the stream's tables, so
-/// the value starts where a stream of its own would), no attachments. A `null` value is
-/// flag 2 alone.
-pub fn result_body_alone_in(format: BodyFormat, exception: bool, value: &[u8]) -> Bytes {
+/// the value starts where a stream of its own would), then `attachments` (flags 3..=5) if
+/// any. A `null` value is flag 2 (5) without a value.
+///
+/// The attachments must be plain (strings, numbers, no list, map or object): they are
+/// written as a stream of their own would write them, which only holds when they need none
+/// of the value's tables.
+pub fn result_body_alone_in(
+    format: BodyFormat,
+    exception: bool,
+    value: &[u8],
+    attachments: Option<&Attachments>,
+) -> Bytes {
     let null = !exception && value == format.null_alone();
     let flag = match (exception, null) {
         (true, _) => RESPONSE_WITH_EXCEPTION,
         (false, true) => RESPONSE_NULL_VALUE,
         (false, false) => RESPONSE_VALUE,
-    };
+    } + if attachments.is_some() { 3 } else { 0 };
+    let len = 8 + value.len() + attachments.map_or(0, Attachments::size_hint);
     with_format!(format, f => {
-        let mut w = f.writer(BytesMut::with_capacity(8 + value.len()));
+        let mut w = f.writer(BytesMut::with_capacity(len));
         w.write_flag(flag);
         let mut body = w.into_inner();
         if !null {
             body.put_slice(value);
+        }
+        if let Some(a) = attachments {
+            let mut w = f.writer(body);
+            w.write_attachments(a);
+            body = w.into_inner();
         }
         body.freeze()
     })
@@ -590,7 +629,7 @@ mod tests {
             let value = super::Value::from("hi");
             let alone = format.value_alone(&value);
             for exception in [false, true] {
-                let body = super::result_body_alone_in(format, exception, &alone);
+                let body = super::result_body_alone_in(format, exception, &alone, None);
                 let r = super::RpcResult::decode_in(format, &body).unwrap();
                 let want = if exception {
                     super::Outcome::Exception(value.clone())
@@ -601,9 +640,51 @@ mod tests {
                 let span = ResultSpan::locate_in(format, &body).unwrap();
                 assert_eq!(&body[span.value.unwrap()], &alone[..]);
             }
-            let body = super::result_body_alone_in(format, false, format.null_alone());
+            let body = super::result_body_alone_in(format, false, format.null_alone(), None);
             let r = super::RpcResult::decode_in(format, &body).unwrap();
             assert_eq!(r.outcome, super::Outcome::Null, "{format:?}");
+        }
+    }
+
+    /// With attachments: flags 3..=5, the map after the value, read back by a full decode
+    /// and by the locating read alike.
+    #[test]
+    fn results_alone_carry_attachments() {
+        use crate::format::BodyFormat;
+        use hessian2::encode::PeerVersion;
+        let attachments: super::Attachments = [
+            ("dubbo", super::Value::from("2.0.2")),
+            ("n", super::Value::Int(7)),
+        ]
+        .into_iter()
+        .collect();
+        for format in [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2] {
+            let user = super::Value::Object(hessian2::value::Object::new(
+                "com.example.User",
+                [("name", super::Value::from("ann"))],
+            ));
+            let alone = format.value_alone(&user);
+            for (value, exception, flag) in [
+                (&alone[..], false, 4),
+                (&alone[..], true, 3),
+                (format.null_alone(), false, 5),
+            ] {
+                let body =
+                    super::result_body_alone_in(format, exception, value, Some(&attachments));
+                let r = super::RpcResult::decode_in(format, &body).unwrap();
+                assert_eq!(r.flag(), flag, "{format:?}");
+                assert_eq!(r.attachments.as_ref(), Some(&attachments), "{format:?}");
+                let (span, read) = ResultSpan::locate_with_attachments_in(format, &body).unwrap();
+                assert_eq!(span.flag, flag);
+                assert_eq!(read.as_ref(), Some(&attachments), "{format:?}");
+                // Cut short: an error or no attachments, never a panic.
+                for n in 0..body.len() {
+                    let _ = ResultSpan::locate_with_attachments_in(format, &body[..n]);
+                }
+            }
+            let body = super::result_body_alone_in(format, false, &alone, None);
+            let (span, read) = ResultSpan::locate_with_attachments_in(format, &body).unwrap();
+            assert_eq!((span.flag, read), (1, None));
         }
     }
 

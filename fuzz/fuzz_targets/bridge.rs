@@ -16,6 +16,7 @@ use dubbo_codec::{BodyFormat, Frame, Request, RequestHead, Status};
 use dubbo_proxy::internals::{
     dubbo_answer, dubbo_request, triple_answer, triple_request, Answer, BridgeAnswer, TripleAnswer,
 };
+use dubbo_triple::metadata::AttachmentValue;
 use dubbo_triple::{Code, Status as TriStatus};
 use fuzz_support::values_eq;
 use hessian2::encode::PeerVersion;
@@ -89,8 +90,9 @@ fuzz_target!(|data: &[u8]| {
         },
         exception: plan & 2 != 0,
         message: Some(Bytes::copy_from_slice(body)),
+        attachments: vec![("k".to_owned(), AttachmentValue::Text("v".to_owned()))],
     };
-    if let BridgeAnswer::Response { status, body } = dubbo_answer(answer, format) {
+    if let BridgeAnswer::Response { status, body } = dubbo_answer(answer, format, plan & 8 != 0) {
         assert!(!body.is_empty() || status != Status::Ok);
     }
 });

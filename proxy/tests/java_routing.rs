@@ -1,9 +1,10 @@
 //! Routing, failures and misbehaving clients with real Java Dubbo (`interop/dubbo-java`) on
 //! 127.0.0.1 (issue 5, "Proof"):
-//! * routing by group and by attachment: the real Java consumer (`--group`, `--attach`) runs its
-//!   whole check list through the proxy; three Java providers (one in group `blue`, two without
-//!   a group, one of them the `lane=canary` one) and each provider's `count()` shows that every
-//!   call landed on the right one;
+//! * routing by version, group and attachment: the real Java consumer (`--group`, `--attach`)
+//!   runs its whole check list through the proxy, over the Dubbo protocol (2.7, 3.2) and over
+//!   Triple (3.3); three Java providers (one in group `blue`, two without a group, one of them
+//!   the `lane=canary` one) and each provider's `count()` shows that every call landed on the
+//!   right one, and none on the route of another version;
 //! * a Java provider killed (SIGKILL) under Java load fails only the calls in flight on it, and
 //!   an oversize frame and garbage from a Rust client during that load disturb no one;
 //! * no smuggling (issue 17): a call that shows the route for service A one thing and the
@@ -26,6 +27,7 @@ use dubbo_test_support::LogDir;
 
 for_each_engine!(
     java_routing_by_group_and_attachment,
+    java_triple_routing_by_version_group_and_attachment,
     java_provider_killed_and_bad_frames_under_java_load,
     java_smuggled_service_is_refused,
 );
@@ -60,20 +62,23 @@ async fn counts(ps: &[Provider]) -> Vec<i64> {
     v
 }
 
-async fn java_routing_by_group_and_attachment(engine: &str) {
-    // blue: group "blue"; plain: no group; canary: no group, the lane=canary calls.
-    let Some(ps) = Provider::start_all(vec![
-        provider("dubbo3", Some("blue")),
-        provider("dubbo27", None),
-        provider("dubbo3", None),
-    ]) else {
-        return;
+/// The routes of the routing tests to providers `ps` (blue, plain, canary): `lane=canary`
+/// calls to canary, group `blue` to blue, no group to plain; first, a route of another
+/// version of the service to blue, which no call of the consumers (version 1.0.0) may take.
+fn routing_conf(ps: &[Provider]) -> String {
+    let [blue, plain, canary] = ps else {
+        panic!("three providers");
     };
-    let (blue, plain, canary) = (&ps[0], &ps[1], &ps[2]);
-    let conf = config(
+    config(
         1,
         &format!(
             r#"
+[[routes]]
+name = "old"
+interface = "io.github.hessianrs.*"
+version = "0.9.0"
+cluster = "blue"
+timeout_ms = 10000
 [[routes]]
 name = "canary"
 interface = "io.github.hessianrs.*"
@@ -103,31 +108,32 @@ endpoints = [{{ address = "{}" }}]
             plain.addr(),
             canary.addr()
         ),
-    );
-    let proxy = Proxy::start(engine, &conf);
-    let addr = proxy.addr().to_string();
-    // (consumer flavour, options, index of the provider that must get every call)
-    let runs: [(&str, &[&str], usize); 4] = [
-        ("dubbo3", &["--group", "blue"], 0),
-        ("dubbo27", &[], 1),
-        ("dubbo27", &["--attach", "lane=canary"], 2),
-        ("dubbo3", &["--attach", "lane=canary", "--attach", "x=y"], 2),
-    ];
-    for (flavour, args, target) in runs {
-        let before = counts(&ps).await;
-        let a = addr.clone();
-        let run = tokio::task::spawn_blocking(move || java_consumer(flavour, &a, args))
+    )
+}
+
+/// Runs the Java consumer against `target` once per `(flavour, options, provider)` of `runs`
+/// and checks, by each provider's `count()`, that every call of the run landed on that
+/// provider of `ps` and on no other.
+async fn assert_runs_land(
+    ps: &[Provider],
+    target: &str,
+    runs: &[(&'static str, &'static [&'static str], usize)],
+) {
+    for &(flavour, args, target_provider) in runs {
+        let before = counts(ps).await;
+        let t = target.to_owned();
+        let run = tokio::task::spawn_blocking(move || java_consumer(flavour, &t, args))
             .await
             .unwrap()
             .unwrap();
-        let after = counts(&ps).await;
+        let after = counts(ps).await;
         let oks = run.oks();
         run.assert_all_passed(&format!("{flavour} consumer {args:?} through the proxy"));
         // Each provider's delta: the calls it got + 1 (the second probe counts itself).
         let got: Vec<i64> = before.iter().zip(&after).map(|(b, a)| a - b - 1).collect();
         eprintln!("{flavour} consumer {args:?}: {oks} checks ok; calls per provider (blue, plain, canary) {got:?}");
         for (i, g) in got.iter().enumerate() {
-            if i == target {
+            if i == target_provider {
                 // the check list makes > 200 calls (concurrent_add alone 200)
                 assert!(
                     *g >= 200,
@@ -138,8 +144,63 @@ endpoints = [{{ address = "{}" }}]
             }
         }
     }
+}
+
+async fn java_routing_by_group_and_attachment(engine: &str) {
+    // blue: group "blue"; plain: no group; canary: no group, the lane=canary calls.
+    let Some(ps) = Provider::start_all(vec![
+        provider("dubbo3", Some("blue")),
+        provider("dubbo27", None),
+        provider("dubbo3", None),
+    ]) else {
+        return;
+    };
+    let proxy = Proxy::start(engine, &routing_conf(&ps));
+    // (consumer flavour, options, index of the provider that must get every call)
+    let runs: [(&str, &[&str], usize); 4] = [
+        ("dubbo3", &["--group", "blue"], 0),
+        ("dubbo27", &[], 1),
+        ("dubbo27", &["--attach", "lane=canary"], 2),
+        ("dubbo3", &["--attach", "lane=canary", "--attach", "x=y"], 2),
+    ];
+    assert_runs_land(&ps, &proxy.addr().to_string(), &runs).await;
     let (_, m) = proxy.admin("GET", "/metrics");
     assert!(m.contains("dubbo_proxy_route_requests_total"), "{m}");
+}
+
+/// The same routes for Java 3.3 Triple consumers: by the `tri-service-version` and
+/// `tri-service-group` headers and the attachment headers. The providers (3.3) serve both
+/// protocols on one port, so each one's `count()` is asked over the Dubbo protocol.
+async fn java_triple_routing_by_version_group_and_attachment(engine: &str) {
+    let both = ["--protocol", "dubbo", "--ext-protocol", "tri"];
+    let Some(ps) = Provider::start_all(vec![
+        provider("dubbo33", Some("blue")).args(&both),
+        provider("dubbo33", None).args(&both),
+        provider("dubbo33", None)
+            .args(&both)
+            .log(LOGS, "routing-dubbo33-canary"),
+    ]) else {
+        return;
+    };
+    let proxy = Proxy::start(engine, &routing_conf(&ps));
+    let runs: [(&str, &[&str], usize); 3] = [
+        ("dubbo33", &["--only", "demo", "--group", "blue"], 0),
+        ("dubbo33", &["--only", "demo"], 1),
+        (
+            "dubbo33",
+            &[
+                "--only",
+                "demo",
+                "--attach",
+                "lane=canary",
+                "--attach",
+                "x=y",
+            ],
+            2,
+        ),
+    ];
+    assert_runs_land(&ps, &format!("tri://{}", proxy.addr()), &runs).await;
+    assert!(proxy.metric("dubbo_proxy_triple_calls_total") >= 600.0);
 }
 
 async fn java_provider_killed_and_bad_frames_under_java_load(engine: &str) {

@@ -4,8 +4,9 @@
 //! Java Triple provider, and a Java 3.3 Triple consumer beside a Java 2.7 Dubbo consumer on
 //! one proxy port at once, and a Java 3.3 Triple consumer bridged to a Java 2.7 provider
 //! (`protocol = "dubbo"`), which speaks no Triple at all, and a Java 2.7 Dubbo consumer bridged
-//! to a Java 3.3 provider that exports Triple alone (`protocol = "tri"`). Skipped with a note when the interop project is absent; the jars
-//! are built on demand.
+//! to a Java 3.3 provider that exports Triple alone (`protocol = "tri"`); across the bridge
+//! both ways, the provider's response attachments reach the consumer. Skipped with a note when
+//! the interop project is absent; the jars are built on demand.
 
 mod common;
 
@@ -55,6 +56,15 @@ fn assert_triple_run(run: &ConsumerRun, what: &str) {
         run.oks() >= 33,
         "{what}: {} checks: {:#?}",
         run.oks(),
+        run.lines
+    );
+}
+
+/// The provider's response attachment `reply` came back to the consumer (its check ran).
+fn assert_reply_attachment(run: &ConsumerRun) {
+    assert!(
+        run.lines.iter().any(|l| l == "ok reply_attachment_reply"),
+        "{:#?}",
         run.lines
     );
 }
@@ -148,10 +158,16 @@ async fn java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge(engin
     let run = consumer(
         "dubbo33",
         format!("tri://{}", proxy.addr()),
-        &["--only", "demo"],
+        &[
+            "--only",
+            "demo",
+            "--expect-reply-attachment",
+            "reply=from-2.7",
+        ],
     )
     .await;
     run.assert_all_passed("3.3 Triple consumer -> proxy (bridge) -> 2.7 Dubbo provider");
+    assert_reply_attachment(&run);
     assert!(
         run.lines.iter().any(|l| l == "# protocol tri"),
         "not over Triple: {:#?}",
@@ -195,6 +211,21 @@ async fn java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge(
         "{:#?}",
         run.lines
     );
+    // The provider's response attachments, to a Dubbo caller that reads them: a 3.3 consumer
+    // over the Dubbo protocol (2.7's consumer loses its server context after each call).
+    let run = consumer(
+        "dubbo33",
+        proxy.addr().to_string(),
+        &["--expect-reply-attachment", "reply=from-3.3"],
+    )
+    .await;
+    run.assert_all_passed("3.3 Dubbo consumer -> proxy (bridge) -> 3.3 Triple-only provider");
+    assert!(
+        run.lines.iter().any(|l| l == "# protocol dubbo"),
+        "not over the Dubbo protocol: {:#?}",
+        run.lines
+    );
+    assert_reply_attachment(&run);
     // Nothing reached the provider over a Dubbo connection: the bridge made every call.
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 0.0);
     assert!(proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 20.0);

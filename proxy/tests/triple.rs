@@ -28,6 +28,7 @@ for_each_engine!(
     oversize_headers_are_refused_and_others_served,
     max_inflight_bounds_a_connections_streams,
     http1_calls_are_forwarded,
+    idle_http1_callers_are_closed,
     a_reload_drops_the_connections_to_providers_taken_out,
 );
 
@@ -683,6 +684,101 @@ async fn http1_calls_are_forwarded(engine: &str) {
     assert_eq!(
         p.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}"),
         4.0
+    );
+}
+
+/// Reads one HTTP/1.1 response (head and `content-length` body) off `s`; `None` when the
+/// connection closed first.
+async fn read_response(s: &mut tokio::net::TcpStream) -> Option<String> {
+    use tokio::io::AsyncReadExt;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + len {
+                return Some(String::from_utf8_lossy(&buf).into_owned());
+            }
+        }
+        match s.read(&mut chunk).await {
+            Ok(0) | Err(_) => return None,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+/// HTTP/1.1 keep-alive callers get the listener's limits: a connection waiting for its next
+/// request is closed after `idle_timeout_ms` (not after `frame_timeout_ms`), one in use is
+/// kept, and a request head begun must arrive within `frame_timeout_ms`.
+async fn idle_http1_callers_are_closed(engine: &str) {
+    use std::time::Instant;
+    use tokio::io::AsyncWriteExt;
+    let limits = "frame_timeout_ms = 400\nidle_timeout_ms = 1500\n";
+    let (_a, p, _c) = through_proxy(engine, limits, "").await;
+    let request = |name: &str| {
+        json_post(
+            &format!("/{GREETER}/sayHello"),
+            &format!("[\"{name}\"]"),
+            "",
+        )
+    };
+    let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    s.write_all(request("one").as_bytes()).await.unwrap();
+    let answer = read_response(&mut s).await.expect("an answer");
+    assert!(answer.ends_with("\"Hello, one from a\""), "{answer}");
+    // Quiet for twice frame_timeout_ms: still open.
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    s.write_all(request("two").as_bytes()).await.unwrap();
+    let answer = read_response(&mut s)
+        .await
+        .expect("kept past frame_timeout_ms");
+    assert!(answer.ends_with("\"Hello, two from a\""), "{answer}");
+    // Then idle: closed after about idle_timeout_ms.
+    let t0 = Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(6), read_response(&mut s)).await;
+    assert_eq!(
+        closed,
+        Ok(None),
+        "the idle connection is still open after 6 s"
+    );
+    let idle = t0.elapsed();
+    assert!(
+        idle >= Duration::from_millis(1300) && idle < Duration::from_secs(4),
+        "closed after {idle:?}"
+    );
+
+    // A connection in use every 500 ms for twice idle_timeout_ms is kept.
+    let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    let t0 = Instant::now();
+    let mut calls = 0;
+    while t0.elapsed() < Duration::from_millis(3000) {
+        s.write_all(request("busy").as_bytes()).await.unwrap();
+        let answer = read_response(&mut s)
+            .await
+            .expect("an active connection is kept");
+        assert!(answer.ends_with("\"Hello, busy from a\""), "{answer}");
+        calls += 1;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    assert!(calls >= 5, "{calls}");
+
+    // A head begun and not finished: closed after about frame_timeout_ms.
+    let mut s = tokio::net::TcpStream::connect(p.addr()).await.unwrap();
+    s.write_all(b"POST /test.Greeter/sayHello HTTP/1.1\r\nhost: x\r\n")
+        .await
+        .unwrap();
+    let t0 = Instant::now();
+    let closed = tokio::time::timeout(Duration::from_secs(6), read_response(&mut s)).await;
+    let took = t0.elapsed();
+    assert_eq!(closed, Ok(None), "a trickled head is still open after 6 s");
+    assert!(
+        took >= Duration::from_millis(300) && took < Duration::from_millis(1300),
+        "closed after {took:?}"
     );
 }
 

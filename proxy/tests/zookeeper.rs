@@ -556,7 +556,7 @@ async fn proxy_registers_itself_as_a_provider() {
     );
     assert_eq!(
         registry_urlweight::get_param(&node, "methods"),
-        Some("add,attachment,count,doNothing,echoList,echoMap,echoUser,fireAndForget,getUser,lastFired,sayHello,slow,throwError")
+        Some("add,attachment,count,doNothing,echoList,echoMap,echoUser,fireAndForget,getUser,lastFired,replyAttachment,sayHello,slow,throwError")
     );
 
     let zk_front = format!("zookeeper://{}", front.address());

@@ -7,7 +7,6 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use common::echo::{
@@ -16,30 +15,8 @@ use common::echo::{
 };
 use dubbo_rpc::server::Server;
 use dubbo_rpc::triple_client::Client;
+use dubbo_test_support::go::go_tool;
 use dubbo_test_support::java::interop_dir;
-
-/// `interop/grpc-go/bin/NAME`, built by `interop/grpc-go/build` when missing (once per
-/// process). `None` (the test is skipped with a note) when Go is not installed.
-fn go_tool(name: &str) -> Option<PathBuf> {
-    static BUILD: OnceLock<Mutex<()>> = OnceLock::new();
-    let _one = BUILD.get_or_init(Mutex::default).lock().unwrap();
-    let dir = interop_dir("grpc-go");
-    let bin = dir.join("bin").join(name);
-    if !bin.exists() {
-        if Command::new("go").arg("version").output().is_err() {
-            eprintln!("SKIPPED: Go is not installed (interop/grpc-go needs it)");
-            return None;
-        }
-        let ok = Command::new("bash")
-            .arg(dir.join("build"))
-            .status()
-            .expect("run interop/grpc-go/build")
-            .success();
-        assert!(ok, "interop/grpc-go/build failed");
-    }
-    assert!(bin.exists(), "{} missing after the build", bin.display());
-    Some(bin)
-}
 
 async fn echo_server() -> Server {
     Server::builder()

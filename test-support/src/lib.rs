@@ -4,6 +4,8 @@
 //!
 //! - [`java`]: the Java interop tools of `interop/` (built with Maven on first use), real Java
 //!   Dubbo providers and consumers on 127.0.0.1, killed when their guard drops.
+//! - [`go`]: the stock gRPC tools of `interop/grpc-go` (grpc-go's peer, grpcurl), built with
+//!   Go on first use.
 //! - [`zookeeper`]: a real ZooKeeper server on 127.0.0.1 with a temporary data directory.
 //! - [`net`]: free loopback ports, waiting for a port, and the audit that every socket of a set
 //!   of processes stays on loopback.
@@ -16,7 +18,7 @@
 //! This crate depends on no crate of the workspace (they dev-depend on it): what a harness
 //! needs from them is passed in as plain data.
 //!
-//! A peer that is not installed (Java's interop project, ZooKeeper) skips the test with a note,
+//! A peer that is not installed (Java's interop project, Go, ZooKeeper) skips the test with a note,
 //! except under CI (`CI` set in the environment), where it is a failure: see [`missing`].
 
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ use std::process::Stdio;
 
 pub mod alloc;
 pub mod binary;
+pub mod go;
 pub mod java;
 pub mod net;
 pub mod pki;

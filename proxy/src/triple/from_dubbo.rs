@@ -10,10 +10,13 @@
 //!      DATA    one message: TripleRequestWrapper { serializeType, args[i] (each argument
 //!              serialized alone: RequestHead::args_alone), argTypes[i] (of the descriptor) }
 //!   ◀─ HEADERS (tri-exception-code: 3 when the value is an exception), DATA one
-//!      TripleResponseWrapper, trailers grpc-status; or trailers-only with a status
+//!      TripleResponseWrapper, trailers grpc-status and the response attachments; or
+//!      trailers-only with a status
 //! Dubbo response: OK, flag 1 / 2 / 0 and the wrapper's data as it is
-//!   (result_body_alone_in); or the status's Dubbo status (Code::to_dubbo_status) and its
-//!   message
+//!   (result_body_alone_in); to a caller whose Dubbo version reads response attachments
+//!   (2.0.2 to 2.0.99, as a Java provider decides), flag 4 / 5 / 3 and the attachments after
+//!   the value, `dubbo=2.0.2` among them as Java adds it; or the status's Dubbo status
+//!   (Code::to_dubbo_status) and its message
 //! ```
 //!
 //! When no answer comes, the call ends as a Dubbo call to a Dubbo provider would: no
@@ -25,20 +28,22 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use dubbo_codec::attachments::{
-    DUBBO_VERSION_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY, VERSION_KEY,
+    Attachments, DUBBO_VERSION_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY, VERSION_KEY,
 };
 use dubbo_codec::descriptor::{desc_to_name, Descriptor};
-use dubbo_codec::response::{error_body_in, result_body_alone_in};
+use dubbo_codec::request::DUBBO_PROTOCOL_VERSION;
+use dubbo_codec::response::{error_body_in, result_body_alone_in, supports_response_attachments};
 use dubbo_codec::{BodyFormat, Frame, RequestHead as DubboHead, Status as DubboStatus};
 use dubbo_triple::message::MessageEncoder;
 use dubbo_triple::metadata::{
-    AttachmentValue, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
+    read_attachments, AttachmentValue, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
 };
 use dubbo_triple::unary::UnaryRequest;
 use dubbo_triple::wrapper::{
     serialization_of_wire_name, wire_name_of_serialization, RequestWrapper, ResponseWrapper,
 };
 use dubbo_triple::{Code, Status};
+use hessian2::value::Value;
 use http::HeaderMap;
 
 use super::state::Triple;
@@ -54,6 +59,8 @@ pub struct TripleRequest {
     pub message: Bytes,
     /// The serialization of the body, the arguments and the answer.
     pub format: BodyFormat,
+    /// The caller reads response attachments (flags 3..=5): its Dubbo version says so.
+    pub reply_attachments: bool,
 }
 
 /// Moves a Dubbo request `frame` into a Triple request whose deadline is `timeout`; the
@@ -119,6 +126,7 @@ pub fn triple_request(frame: &Frame, timeout: Duration) -> Result<TripleRequest,
         head,
         message: message.freeze(),
         format,
+        reply_attachments: supports_response_attachments(&dubbo.dubbo_version),
     })
 }
 
@@ -132,10 +140,17 @@ pub struct TripleAnswer {
     pub exception: bool,
     /// The response message (a wrapper), if one came.
     pub message: Option<Bytes>,
+    /// The response attachments (of the trailers).
+    pub attachments: Vec<(String, AttachmentValue)>,
 }
 
-/// Moves a Triple provider's answer into the Dubbo response to a request in `format`.
-pub fn dubbo_answer(answer: TripleAnswer, format: BodyFormat) -> BridgeAnswer {
+/// Moves a Triple provider's answer into the Dubbo response to a request in `format`, with
+/// the answer's attachments when the caller reads them (`reply_attachments`).
+pub fn dubbo_answer(
+    answer: TripleAnswer,
+    format: BodyFormat,
+    reply_attachments: bool,
+) -> BridgeAnswer {
     let error = |status: DubboStatus, message: &str| BridgeAnswer::Response {
         status,
         body: error_body_in(format, Some(message)),
@@ -161,10 +176,33 @@ pub fn dubbo_answer(answer: TripleAnswer, format: BodyFormat) -> BridgeAnswer {
             &format!("the Triple provider answered in {answered_in}"),
         );
     }
+    let attachments = reply_attachments.then(|| dubbo_attachments(&answer.attachments));
     BridgeAnswer::Response {
         status: DubboStatus::Ok,
-        body: result_body_alone_in(format, answer.exception, &wrapper.data),
+        body: result_body_alone_in(
+            format,
+            answer.exception,
+            &wrapper.data,
+            attachments.as_ref(),
+        ),
     }
+}
+
+/// Triple response attachments as a Java Dubbo provider's: strings and `byte[]`, and
+/// `dubbo=2.0.2`, which Java's codec adds to every answer that has attachments.
+fn dubbo_attachments(attachments: &[(String, AttachmentValue)]) -> Attachments {
+    let mut out: Attachments = attachments
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                AttachmentValue::Text(t) => Value::from(t.as_str()),
+                AttachmentValue::Binary(b) => Value::Binary(b.clone()),
+            };
+            (k.as_str(), v)
+        })
+        .collect();
+    out.insert(DUBBO_VERSION_KEY, DUBBO_PROTOCOL_VERSION);
+    out
 }
 
 /// Makes a bridged call; the answer goes back to the core with the call's ticket.
@@ -190,11 +228,11 @@ pub async fn call(triple: Arc<Triple>, call: BridgeCall) -> (BridgeTicket, Bridg
         Ok(r) => r,
         Err(answer) => return (ticket, answer),
     };
-    let format = request.format;
+    let (format, reply_attachments) = (request.format, request.reply_attachments);
     let answer = match tokio::time::timeout(timeout, exchange(&triple, &chosen, request)).await {
         Ok(Ok(answer)) => {
             chosen.succeeded();
-            dubbo_answer(answer, format)
+            dubbo_answer(answer, format, reply_attachments)
         }
         Ok(Err(reason)) => {
             chosen.failed(&snap, Instant::now());
@@ -245,6 +283,7 @@ async fn exchange(
             status: status_of(&parts.headers, parts.status),
             exception,
             message: None,
+            attachments: Vec::new(),
         });
     }
     let mut unary = UnaryRequest::new(chosen.max_payload);
@@ -261,7 +300,10 @@ async fn exchange(
         .map_err(|_| Reason::UpstreamLost)?
         .unwrap_or_default();
     let status = status_of(&trailers, parts.status);
+    // Where Java's Triple server puts them; one it cannot read is no reason to fail the call.
+    let attachments = read_attachments(&trailers).unwrap_or_default();
     Ok(TripleAnswer {
+        attachments,
         message: if status.is_ok() {
             unary.finish().ok()
         } else {
@@ -289,7 +331,6 @@ mod tests {
     use dubbo_codec::Request;
     use dubbo_triple::message::MessageDecoder;
     use hessian2::encode::PeerVersion;
-    use hessian2::value::Value;
 
     const FORMATS: [BodyFormat; 2] = [BodyFormat::Hessian2(PeerVersion::V3), BodyFormat::FASTJSON2];
 
@@ -313,6 +354,10 @@ mod tests {
             assert_eq!(t.head.version, "1.0.0");
             assert_eq!(t.head.group, "blue");
             assert_eq!(t.head.timeout, Some(Duration::from_millis(800)));
+            assert!(
+                t.reply_attachments,
+                "a 2.0.2 caller reads response attachments"
+            );
             assert_eq!(
                 t.head.attachments,
                 [("trace-id".to_owned(), AttachmentValue::Text("t-1".into()))]
@@ -331,6 +376,13 @@ mod tests {
         let req = Request::builder("S", "m").build().unwrap();
         let t = triple_request(&req.to_frame(1, true), Duration::from_secs(1)).unwrap();
         assert_eq!(t.head.version, "");
+        // A 2.6-style caller reads no response attachments.
+        let req = Request::builder("S", "m")
+            .dubbo_version("2.6.5")
+            .build()
+            .unwrap();
+        let t = triple_request(&req.to_frame(1, true), Duration::from_secs(1)).unwrap();
+        assert!(!t.reply_attachments);
     }
 
     /// A body the proxy cannot read is answered as for any Dubbo provider.
@@ -368,8 +420,10 @@ mod tests {
                     status: Status::ok(),
                     exception,
                     message: Some(wrapped(format, format.value_alone(&value))),
+                    attachments: Vec::new(),
                 };
-                let BridgeAnswer::Response { status, body } = dubbo_answer(answer, format) else {
+                let BridgeAnswer::Response { status, body } = dubbo_answer(answer, format, false)
+                else {
                     panic!("no response");
                 };
                 assert_eq!(status, DubboStatus::Ok);
@@ -380,18 +434,80 @@ mod tests {
                     Outcome::Value(value.clone())
                 };
                 assert_eq!(r.outcome, want);
+                assert_eq!(r.attachments, None);
             }
             let failed = TripleAnswer {
                 status: Status::new(Code::Unimplemented, "no such method"),
                 exception: false,
                 message: None,
+                attachments: Vec::new(),
             };
-            let BridgeAnswer::Response { status, body } = dubbo_answer(failed, format) else {
+            let BridgeAnswer::Response { status, body } = dubbo_answer(failed, format, true) else {
                 panic!("no response");
             };
             assert_eq!(status, DubboStatus::ServiceNotFound);
             let message = dubbo_codec::response::decode_error_message_in(format, &body).unwrap();
             assert_eq!(message.as_deref(), Some("no such method"));
+        }
+    }
+
+    /// The provider's response attachments reach a caller that reads them as a Java
+    /// provider's would (`dubbo=2.0.2` added), for a value, a null and an exception alike.
+    #[test]
+    fn response_attachments_cross_to_callers_that_read_them() {
+        let from_trailers = vec![
+            ("trace".to_owned(), AttachmentValue::Text("t-9".into())),
+            (
+                "blob".to_owned(),
+                AttachmentValue::Binary(Bytes::from_static(b"\0\xff")),
+            ),
+        ];
+        for format in FORMATS {
+            let value = Value::from("hi");
+            for (data, exception, want) in [
+                (
+                    format.value_alone(&value),
+                    false,
+                    Outcome::Value(value.clone()),
+                ),
+                (
+                    format.value_alone(&value),
+                    true,
+                    Outcome::Exception(value.clone()),
+                ),
+                (
+                    Bytes::from_static(format.null_alone()),
+                    false,
+                    Outcome::Null,
+                ),
+            ] {
+                let answer = || TripleAnswer {
+                    status: Status::ok(),
+                    exception,
+                    message: Some(wrapped(format, data.clone())),
+                    attachments: from_trailers.clone(),
+                };
+                let BridgeAnswer::Response { body, .. } = dubbo_answer(answer(), format, true)
+                else {
+                    panic!("no response");
+                };
+                let r = RpcResult::decode_in(format, &body).unwrap();
+                assert_eq!(r.outcome, want, "{format:?}");
+                let a = r.attachments.expect("flags 3..=5");
+                assert_eq!(a.get_str("trace"), Some("t-9"));
+                assert_eq!(
+                    a.get("blob"),
+                    Some(&Value::Binary(Bytes::from_static(b"\0\xff")))
+                );
+                assert_eq!(a.get_str("dubbo"), Some("2.0.2"));
+                // An older caller (no response attachments) gets flags 0..=2.
+                let BridgeAnswer::Response { body, .. } = dubbo_answer(answer(), format, false)
+                else {
+                    panic!("no response");
+                };
+                let r = RpcResult::decode_in(format, &body).unwrap();
+                assert_eq!((r.outcome, r.attachments), (want, None));
+            }
         }
     }
 }

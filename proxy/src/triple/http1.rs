@@ -12,11 +12,13 @@
 //! proxy's own answers are plain text with an HTTP status: no route `404`, no provider or a
 //! failed connection `503`, no answer head within the route's timeout `504`, a provider that
 //! broke off `502`, a route to a Dubbo-only cluster `501` (the bridge takes gRPC calls, not
-//! JSON). Header reads are bounded by the listener's `frame_timeout_ms`, buffers by 64 KiB.
+//! JSON). A request head, once begun, must arrive within the listener's `frame_timeout_ms`
+//! ([`super::head_limit`]); a keep-alive connection waiting for its next request longer than
+//! `idle_timeout_ms` is closed. Buffers are bounded by 64 KiB.
 
 use std::convert::Infallible;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bytes::Bytes;
 use dubbo_codec::Status as DubboStatus;
@@ -27,7 +29,9 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 
 use super::call::{find_route, record, record_unrouted, vouch_for_caller, Peer};
+use super::head_limit::{HeadLimit, Heads};
 use super::state::Triple;
+use super::ConnLimits;
 use crate::config::ProviderProtocol;
 
 /// What the caller gets: the provider's body, or the proxy's own text.
@@ -52,21 +56,36 @@ pub(super) async fn serve_connection<T>(
     io: T,
     listener: usize,
     peer: Peer,
-    header_timeout: Option<Duration>,
+    limits: ConnLimits,
     mut draining: tokio::sync::watch::Receiver<bool>,
 ) where
     T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let state = triple.clone();
     let peer = Arc::new(peer);
+    let heads = Arc::new(Heads::default());
+    let io = HeadLimit::new(io, heads.clone(), limits.handshake);
     let service = hyper::service::service_fn(move |request| {
         let triple = state.clone();
         let peer = peer.clone();
-        async move { Ok::<_, Infallible>(call(&triple, request, listener, &peer).await) }
+        let serving = heads.serve();
+        async move {
+            let response = call(&triple, request, listener, &peer).await;
+            // Served until hyper has written the body, and drops it.
+            let response = response.map(|body| {
+                body.map_frame(move |frame| {
+                    let _ = &serving;
+                    frame
+                })
+                .boxed()
+            });
+            Ok::<_, Infallible>(response)
+        }
     });
+    // hyper's head timer runs while it waits for a request: the idle limit.
     let conn = hyper::server::conn::http1::Builder::new()
         .timer(TokioTimer::new())
-        .header_read_timeout(header_timeout.unwrap_or(Duration::from_secs(3600)))
+        .header_read_timeout(limits.idle)
         .max_buf_size(64 * 1024)
         .serve_connection(TokioIo::new(io), service);
     tokio::pin!(conn);

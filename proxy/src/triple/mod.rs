@@ -13,6 +13,7 @@
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
 //!   [`upstream_tls`]: TLS on them, for clusters with `[clusters.NAME.tls]`;
 //! * [`http1`]: Triple's HTTP/1.1 form (`curl` with JSON), forwarded over HTTP/1.1;
+//!   `head_limit`: its request heads' time limit;
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
 //! * [`state`]: what the pipeline's tasks share; [`tls_io`]: a TLS caller's socket, its
 //!   session carried on from the engine's handshake;
@@ -39,6 +40,7 @@ pub mod answer;
 pub mod call;
 mod fail;
 pub mod from_dubbo;
+mod head_limit;
 pub mod http1;
 pub mod prefixed;
 pub mod relay;
@@ -209,10 +211,11 @@ impl Drop for OpenConnection {
 /// The listener's limits a Triple connection keeps.
 struct ConnLimits {
     /// The HTTP/2 handshake (the rest of the caller's preface, the proxy's SETTINGS out) must
-    /// be done within the listener's `frame_timeout_ms`, and so must the PING of a GOAWAY.
+    /// be done within the listener's `frame_timeout_ms`, and so must the PING of a GOAWAY
+    /// (and an HTTP/1.1 request head, from its first byte).
     handshake: Option<Duration>,
     /// With no stream open for the listener's `idle_timeout_ms`, the connection is closed
-    /// with GOAWAY.
+    /// with GOAWAY (HTTP/1.1: with no request for that long, it is closed).
     idle: Option<Duration>,
     /// The listener's `max_inflight`: the streams one caller connection may have open at
     /// once (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS; a caller waits for a stream to end
@@ -309,7 +312,7 @@ where
     let triple = open.triple.clone();
     let limits = ConnLimits::of(&triple, listener);
     let draining = triple.draining.subscribe();
-    http1::serve_connection(triple, io, listener, peer, limits.handshake, draining).await;
+    http1::serve_connection(triple, io, listener, peer, limits, draining).await;
     drop(open)
 }
 

@@ -29,17 +29,22 @@
 //!
 //! What cannot cross is refused with a status that says so: IDL (protobuf) calls and streams
 //! (a Dubbo provider has no such method: the request is not a wrapper), compressed messages,
-//! serializations other than Hessian2 and fastjson2. The provider's response attachments are
-//! not carried back.
+//! serializations other than Hessian2 and fastjson2.
+//!
+//! The provider's response attachments (flags 3..=5) come back as Java Dubbo 3's Triple
+//! server sends its own: in the trailers, one header each (text, numbers and booleans as
+//! text, `byte[]` as `-bin`), but for `dubbo`, the Dubbo protocol's version.
 
 use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
+use dubbo_codec::attachments::{Attachments, DUBBO_VERSION_KEY};
 use dubbo_codec::response::{decode_error_message_in, ResultSpan};
 use dubbo_codec::{BodyFormat, Frame, Request as DubboRequest, Status as DubboStatus};
 use dubbo_triple::message::MessageEncoder;
 use dubbo_triple::metadata::{
-    AttachmentValue, MetadataError, RequestHead, CONTENT_TYPE_PROTO, TRI_EXCEPTION_CODE,
+    write_attachments, AttachmentValue, MetadataError, RequestHead, CONTENT_TYPE_PROTO,
+    TRI_EXCEPTION_CODE,
 };
 use dubbo_triple::unary::UnaryRequest;
 use dubbo_triple::wrapper::{serialization_of_wire_name, RequestWrapper, ResponseWrapper};
@@ -78,6 +83,8 @@ pub enum Answer {
         body: Bytes,
         /// The value is the exception the method threw.
         exception: bool,
+        /// The provider's response attachments, for the trailers.
+        attachments: Vec<(String, AttachmentValue)>,
     },
     /// A status without a message.
     Status(Status),
@@ -163,8 +170,8 @@ pub fn triple_answer(response: &Frame, format: BodyFormat, wire_serialization: &
             message,
         ));
     }
-    let span = match ResultSpan::locate_in(format, body) {
-        Ok(span) => span,
+    let (span, attachments) = match ResultSpan::locate_with_attachments_in(format, body) {
+        Ok(located) => located,
         Err(e) => {
             return Answer::Status(Status::new(
                 Code::Internal,
@@ -186,7 +193,32 @@ pub fn triple_answer(response: &Frame, format: BodyFormat, wire_serialization: &
     Answer::Message {
         body: out.freeze(),
         exception: span.is_exception(),
+        attachments: attachments
+            .as_ref()
+            .map(triple_attachments)
+            .unwrap_or_default(),
     }
+}
+
+/// A Dubbo response's attachments as Triple ones: what a header can carry (a Java Triple
+/// server writes `toString()` of a number or boolean), `dubbo` left out.
+fn triple_attachments(attachments: &Attachments) -> Vec<(String, AttachmentValue)> {
+    attachments
+        .iter()
+        .filter(|(k, _)| *k != DUBBO_VERSION_KEY)
+        .filter_map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => AttachmentValue::Text(s.clone()),
+                Value::Binary(b) => AttachmentValue::Binary(b.clone()),
+                Value::Bool(b) => AttachmentValue::Text(b.to_string()),
+                Value::Int(n) => AttachmentValue::Text(n.to_string()),
+                Value::Long(n) => AttachmentValue::Text(n.to_string()),
+                Value::Double(n) => AttachmentValue::Text(n.to_string()),
+                _ => return None,
+            };
+            Some((k.to_owned(), v))
+        })
+        .collect()
 }
 
 /// Serves a call routed to a Dubbo-only cluster on the `chosen` endpoint: reads it (at most
@@ -227,12 +259,16 @@ pub(super) async fn forward(
         })?;
     let counted = response.header().status();
     match triple_answer(&response, bridged.format, &bridged.wire_serialization) {
-        Answer::Message { body, exception } => {
+        Answer::Message {
+            body,
+            exception,
+            attachments,
+        } => {
             let mut headers = HeaderMap::new();
             if exception {
                 headers.insert(TRI_EXCEPTION_CODE, HeaderValue::from_static(BIZ_EXCEPTION));
             }
-            send_unary(respond, headers, body)?;
+            send_unary(respond, headers, body, &attachments)?;
             triple.shared.metrics.triple.answered(Code::Ok);
         }
         Answer::Status(status) => {
@@ -242,12 +278,14 @@ pub(super) async fn forward(
     Ok(counted)
 }
 
-/// Answers with response headers, the one message and `grpc-status: 0` trailers, queued at
-/// once (the message is whole in memory, at most the cluster's payload limit).
+/// Answers with response headers, the one message and `grpc-status: 0` trailers with the
+/// `attachments`, queued at once (the message is whole in memory, at most the cluster's
+/// payload limit).
 fn send_unary(
     respond: &mut SendResponse<Bytes>,
     headers: HeaderMap,
     body: Bytes,
+    attachments: &[(String, AttachmentValue)],
 ) -> Result<(), Fail> {
     let mut response = Response::new(());
     *response.headers_mut() = headers;
@@ -261,6 +299,7 @@ fn send_unary(
     send.send_data(body, false).map_err(|_| Fail::CallerGone)?;
     let mut trailers = HeaderMap::new();
     Status::ok().write_headers(&mut trailers);
+    write_attachments(attachments, &mut trailers);
     send.send_trailers(trailers).map_err(|_| Fail::CallerGone)
 }
 
@@ -349,7 +388,10 @@ mod tests {
     }
 
     fn message_of(answer: Answer) -> (ResponseWrapper, bool) {
-        let Answer::Message { body, exception } = answer else {
+        let Answer::Message {
+            body, exception, ..
+        } = answer
+        else {
             panic!("not a message: {answer:?}");
         };
         let mut buf = BytesMut::from(&body[..]);
@@ -381,6 +423,29 @@ mod tests {
                 assert_eq!(w.serialize_type, wire);
                 assert_eq!(w.data, format.value_alone(&value));
             }
+            // A Java provider's attachments to a 2.0.2 caller: `dubbo` stays behind.
+            let mut result = RpcResult::for_request(Outcome::Value(value.clone()), "2.0.2");
+            let a = result.attachments.as_mut().unwrap();
+            a.insert("trace", "t-9");
+            a.insert("hits", Value::Int(3));
+            a.insert("blob", Value::Binary(Bytes::from_static(b"\0\xff")));
+            let answer = triple_answer(&result.to_frame_in(7, format), format, wire);
+            let Answer::Message { attachments, .. } = &answer else {
+                panic!("{answer:?}");
+            };
+            assert_eq!(
+                attachments,
+                &[
+                    ("trace".to_owned(), AttachmentValue::Text("t-9".into())),
+                    ("hits".to_owned(), AttachmentValue::Text("3".into())),
+                    (
+                        "blob".to_owned(),
+                        AttachmentValue::Binary(Bytes::from_static(b"\0\xff"))
+                    ),
+                ]
+            );
+            assert_eq!(message_of(answer).0.data, format.value_alone(&value));
+
             let frame = RpcResult::for_request(Outcome::Null, "2.0.2").to_frame_in(7, format);
             let (w, exc) = message_of(triple_answer(&frame, format, wire));
             assert!(!exc);

@@ -50,4 +50,11 @@ public interface DemoService {
      * server does not serve it); {@code consumer --expect-attachment K=V} calls it.
      */
     String attachment(String key);
+
+    /**
+     * Returns {@code value}, and answers with the response attachment {@code key=value} (set in
+     * the provider's server context, which Dubbo sends back with the result). Not called by the
+     * default checks; {@code consumer --expect-reply-attachment K=V} calls it.
+     */
+    String replyAttachment(String key, String value);
 }

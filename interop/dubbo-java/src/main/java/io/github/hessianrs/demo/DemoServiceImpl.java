@@ -112,4 +112,23 @@ public class DemoServiceImpl implements DemoService {
             throw new IllegalStateException(e);
         }
     }
+
+    @Override
+    public String replyAttachment(String key, String value) {
+        called();
+        // The context whose attachments go back with the result: getServerResponseContext() in
+        // Dubbo 3, getServerContext() in 2.7 (which has no getServerResponseContext).
+        try {
+            Object ctx;
+            try {
+                ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getServerResponseContext").invoke(null);
+            } catch (NoSuchMethodException e) {
+                ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getServerContext").invoke(null);
+            }
+            ctx.getClass().getMethod("setObjectAttachment", String.class, Object.class).invoke(ctx, key, value);
+            return value;
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+    }
 }

@@ -24,11 +24,13 @@ import io.github.hessianrs.demo.User;
 
 /**
  * {@code consumer HOST:PORT|zookeeper://HOST:PORT [--iterations N] [--timeout MS] [--concurrency N] [--group G]
- * [--attach K=V]... [--expect-attachment K=V]... [--load CALLS [--payload BYTES] [--warmup CALLS]] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
+ * [--attach K=V]... [--expect-attachment K=V]... [--expect-reply-attachment K=V]... [--load CALLS [--payload BYTES] [--warmup CALLS]] [--connections N] [--only echo|demo]}: calls every method of DemoService through a direct URL (or,
  * given {@code zookeeper://}, through that registry only: the providers it lists) and
  * checks each answer strictly ({@code --group}: the reference's Dubbo group; {@code --attach}:
  * attachments on every call; {@code --expect-attachment}: a check that the provider saw attachment K
- * with value V, through {@code DemoService.attachment}, which only the Java provider serves; {@code --load}: instead of the checks, CALLS sayHello calls over
+ * with value V, through {@code DemoService.attachment}, which only the Java provider serves;
+ * {@code --expect-reply-attachment}: a check that the answer of {@code DemoService.replyAttachment(K, V)}
+ * brought the response attachment K=V back (the caller's response context); {@code --load}: instead of the checks, CALLS sayHello calls over
  * {@code --concurrency} threads, see {@link #load}; {@code --connections}: that many connections to the
  * provider instead of Dubbo's one shared connection, the reference's {@code connections}).
  * With a {@code tri://} target (Dubbo 3) the {@code echo_*} checks of the IDL-style EchoService
@@ -159,6 +161,7 @@ final class Consumer {
         String group = null;
         Map<String, String> attach = new LinkedHashMap<>();
         Map<String, String> expectAttach = new LinkedHashMap<>();
+        Map<String, String> expectReply = new LinkedHashMap<>();
         long load = -1;
         int payload = 0;
         int warmup = 0;
@@ -189,11 +192,13 @@ final class Consumer {
                 System.setProperty("dubbo.application.register-mode", mode);
                 continue;
             }
-            if (a.equals("--attach") || a.equals("--expect-attachment")) {
+            if (a.equals("--attach") || a.equals("--expect-attachment") || a.equals("--expect-reply-attachment")) {
                 String kv = args[++i];
                 int eq = kv.indexOf('=');
                 if (eq <= 0) throw new Main.UsageException(a + " needs KEY=VALUE, got " + kv);
-                (a.equals("--attach") ? attach : expectAttach).put(kv.substring(0, eq), kv.substring(eq + 1));
+                Map<String, String> into = a.equals("--attach") ? attach
+                        : a.equals("--expect-attachment") ? expectAttach : expectReply;
+                into.put(kv.substring(0, eq), kv.substring(eq + 1));
                 continue;
             }
             int v;
@@ -277,6 +282,12 @@ final class Consumer {
             c.runChecks(svc, concurrency);
             for (Map.Entry<String, String> e : expectAttach.entrySet()) {
                 c.check("attachment_" + e.getKey(), () -> eq(e.getValue(), svc.attachment(e.getKey())));
+            }
+            for (Map.Entry<String, String> e : expectReply.entrySet()) {
+                c.check("reply_attachment_" + e.getKey(), () -> {
+                    eq(e.getValue(), svc.replyAttachment(e.getKey(), e.getValue()));
+                    eq(e.getValue(), replyAttachment(e.getKey()));
+                });
             }
             if (erc != null) c.runEchoChecks(erc);
         }
@@ -416,6 +427,20 @@ final class Consumer {
         });
         check("after_timeout", () -> eq("Hello, after-timeout", svc.sayHello("after-timeout")));
         check("concurrent_add", () -> concurrent(svc, concurrency));
+    }
+
+    /**
+     * The response attachment {@code key} of the last call of this thread: 3.x keeps them in
+     * {@code RpcContext.getClientResponseContext()}, 2.7 in {@code getServerContext()}.
+     */
+    static Object replyAttachment(String key) throws ReflectiveOperationException {
+        Object ctx;
+        try {
+            ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getClientResponseContext").invoke(null);
+        } catch (NoSuchMethodException e) {
+            ctx = org.apache.dubbo.rpc.RpcContext.class.getMethod("getServerContext").invoke(null);
+        }
+        return ctx.getClass().getMethod("getObjectAttachment", String.class).invoke(ctx, key);
     }
 
     /**
