@@ -118,3 +118,28 @@ fn serde_json_sees_the_text_chrono_uuid_and_rust_decimal_write() {
         Amount(Decimal::new(-50, 2))
     );
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Int(#[serde(with = "fastjson2::types::num_bigint")] num_bigint::BigInt);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Uint(#[serde(with = "fastjson2::types::num_bigint::biguint")] num_bigint::BigUint);
+
+#[test]
+fn num_bigint_fields() {
+    use num_bigint::{BigInt, BigUint};
+    let two_100 = BigInt::from(1) << 100u32;
+    java_writes("bigint_small", Int(BigInt::from(12345)), true);
+    java_writes("bigint_neg", Int(-(BigInt::from(1) << 50u32)), true);
+    java_writes("bigint_2_100", Int(two_100.clone()), true);
+    java_writes("bigint_neg_2_100", Int(-two_100.clone()), true);
+    java_writes("bigint_2_100", Uint(BigUint::from(1u8) << 100u32), true);
+    // A negative BigInteger is no BigUint: an error, not a panic.
+    let neg = &vectors("bigint_neg")[0];
+    assert!(fastjson2::from_slice::<Uint>(neg).is_err());
+    // serde_json: the decimal text, both ways.
+    let json = serde_json::to_string(&Int(-two_100.clone())).unwrap();
+    assert_eq!(json, r#""-1267650600228229401496703205376""#);
+    assert_eq!(serde_json::from_str::<Int>(&json).unwrap(), Int(-two_100));
+    assert!(serde_json::from_str::<Int>(r#""12x""#).is_err());
+}

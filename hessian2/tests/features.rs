@@ -108,3 +108,64 @@ fn conversions_keep_javas_representation_and_refuse_what_does_not_fit() {
     let leap = NaiveTime::from_hms_nano_opt(23, 59, 59, 1_500_000_000).unwrap();
     assert!(LocalTime::try_from(leap).is_err());
 }
+
+/// Java's top-level vector `name` of both lite generations reads as `expected` and `expected`
+/// writes Java's bytes again.
+fn java_writes<T>(name: &str, expected: T)
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq + std::fmt::Debug,
+{
+    for (generation, version) in [("lite3", PeerVersion::V3), ("lite4", PeerVersion::V4)] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/vectors")
+            .join(generation)
+            .join(format!("{name}.bin"));
+        let java = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let got: T = Deserializer::from_slice(&java).next_value().unwrap();
+        assert_eq!(got, expected, "{generation} {name}");
+        let mut ser = Serializer::with_version(Vec::new(), version);
+        ser.serialize(&expected).unwrap();
+        assert_eq!(ser.into_inner(), java, "{generation} {name}: Java's bytes");
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(transparent)]
+struct Int(#[serde(with = "types::num_bigint")] num_bigint::BigInt);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(transparent)]
+struct Uint(#[serde(with = "types::num_bigint::biguint")] num_bigint::BigUint);
+
+#[test]
+fn num_bigint_fields_read_and_write_javas_bytes() {
+    use num_bigint::{BigInt, BigUint};
+    let big: BigInt = "12345678901234567890".parse().unwrap();
+    java_writes("biginteger_12345678901234567890", Int(big.clone()));
+    java_writes("biginteger_0", Int(BigInt::ZERO));
+    java_writes("biginteger_-1", Int(BigInt::from(-1)));
+    java_writes(
+        "biginteger_12345678901234567890",
+        Uint(BigUint::try_from(big).unwrap()),
+    );
+    java_writes("biginteger_0", Uint(BigUint::ZERO));
+    // -1 is no BigUint: an error, not a panic.
+    let java = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/lite3/biginteger_-1.bin"),
+    )
+    .unwrap();
+    assert!(Deserializer::from_slice(&java)
+        .next_value::<Uint>()
+        .is_err());
+    // Far beyond 128 bits, both signs, through the carrier and back.
+    for n in [
+        (BigInt::from(7) << 4000u32) + 1,
+        -(BigInt::from(3) << 777u32),
+    ] {
+        let bytes = hessian2::to_vec(&Int(n.clone())).unwrap();
+        assert_eq!(hessian2::from_slice::<Int>(&bytes).unwrap(), Int(n.clone()));
+        let json = serde_json::to_string(&Int(n.clone())).unwrap();
+        assert_eq!(json, format!("\"{n}\""));
+        assert_eq!(serde_json::from_str::<Int>(&json).unwrap(), Int(n));
+    }
+}

@@ -16,9 +16,22 @@ pub enum ConvertError {
     },
 }
 
-#[cfg(any(feature = "chrono", feature = "rust_decimal"))]
+#[cfg(any(feature = "chrono", feature = "rust_decimal", feature = "num-bigint"))]
 impl ConvertError {
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError::OutOfRange { from, to }
     }
+}
+
+/// Reads a value of a `serde(with)` module from its text in a human-readable format
+/// (`"12345678901234567890"` for a `BigInteger`).
+#[cfg(feature = "num-bigint")]
+pub(crate) fn from_text<'de, T, D>(d: D) -> Result<T, D::Error>
+where
+    T: std::str::FromStr<Err: std::fmt::Display>,
+    D: serde::Deserializer<'de>,
+{
+    use serde::Deserialize;
+    let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+    text.parse().map_err(serde::de::Error::custom)
 }

@@ -14,6 +14,7 @@
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::chrono` (feature `chrono`) |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` (a 16-byte binary) | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
+//! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
 //!
 //! fastjson2 (2.0.52 and 2.0.56, Dubbo's writer features) writes `Duration`, `Period`,
 //! `ZoneId`, `ZoneOffset` and `Locale` as bare `toString()` strings (a Rust `String` field
@@ -24,6 +25,8 @@
 #[cfg(feature = "chrono")]
 pub mod chrono;
 mod convert;
+#[cfg(feature = "num-bigint")]
+pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod serde_impls;

@@ -15,7 +15,7 @@ pub enum ConvertError {
     },
 }
 
-#[cfg(any(feature = "chrono", feature = "rust_decimal"))]
+#[cfg(any(feature = "chrono", feature = "rust_decimal", feature = "num-bigint"))]
 impl ConvertError {
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError::OutOfRange { from, to }

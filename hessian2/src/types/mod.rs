@@ -41,6 +41,7 @@
 //! | `chrono` | `DateTime<Utc>` | `java.util.Date` | `From` / `TryFrom` on [`Date`] |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
+//! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
 //!
 //! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
@@ -54,6 +55,8 @@ mod date;
 mod enum_set;
 pub mod java_array;
 mod jdk;
+#[cfg(feature = "num-bigint")]
+pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 pub mod sql;
