@@ -143,3 +143,55 @@ fn num_bigint_fields() {
     assert_eq!(serde_json::from_str::<Int>(&json).unwrap(), Int(-two_100));
     assert!(serde_json::from_str::<Int>(r#""12x""#).is_err());
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Exact(#[serde(with = "fastjson2::types::bigdecimal")] bigdecimal::BigDecimal);
+
+fn exact(unscaled: &str, scale: i64) -> Exact {
+    Exact(bigdecimal::BigDecimal::new(
+        unscaled.parse().unwrap(),
+        scale,
+    ))
+}
+
+#[test]
+fn bigdecimal_fields_keep_unscaled_value_and_scale() {
+    java_writes("decimal_1_23", exact("123", 2), true);
+    java_writes("decimal_100", exact("100", 0), true);
+    java_writes("decimal_m0_5", exact("-5", 1), true);
+    // A negative scale, which rust_decimal cannot hold, is kept and written back.
+    java_writes("decimal_1e5", exact("1", -5), true);
+    java_writes("decimal_long_scale", exact("12345678901234567", 6), true);
+    java_writes("decimal_20_digits", exact("12345678901234567890", 0), true);
+    java_writes(
+        "decimal_19_digits_scale",
+        exact("12345678901234567895", 1),
+        true,
+    );
+    java_writes(
+        "decimal_huge",
+        exact("123456789012345678901234567890123456789", 9),
+        true,
+    );
+    // bigdecimal's equality ignores the scale; the scale read is Java's.
+    let java = &vectors("decimal_1e5")[0];
+    let got: Exact = fastjson2::from_slice(java).unwrap();
+    assert_eq!(got.0.as_bigint_and_exponent(), (1.into(), -5));
+    // serde_json: Java's toString(), read back at the same scale.
+    for (text, unscaled, scale) in [
+        ("1.50", "150", 2),
+        ("1E+5", "1", -5),
+        ("-1.23E-7", "-123", 9),
+    ] {
+        let json = serde_json::to_string(&exact(unscaled, scale)).unwrap();
+        assert_eq!(json, format!("\"{text}\""));
+        let back: Exact = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back.0.as_bigint_and_exponent(),
+            (unscaled.parse().unwrap(), scale)
+        );
+    }
+    // A scale beyond Java's int is an error, not a panic.
+    assert!(fastjson2::to_vec(&exact("1", 1 << 40)).is_err());
+    assert!(serde_json::from_str::<Exact>(r#""1E-99999999999""#).is_err());
+}

@@ -169,3 +169,41 @@ fn num_bigint_fields_read_and_write_javas_bytes() {
         assert_eq!(serde_json::from_str::<Int>(&json).unwrap(), Int(n));
     }
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(transparent)]
+struct Exact(#[serde(with = "types::bigdecimal")] bigdecimal::BigDecimal);
+
+fn exact(unscaled: &str, scale: i64) -> Exact {
+    Exact(bigdecimal::BigDecimal::new(
+        unscaled.parse().unwrap(),
+        scale,
+    ))
+}
+
+#[test]
+fn bigdecimal_fields_read_and_write_javas_bytes_scale_and_all() {
+    java_writes("bigdecimal_123_456", exact("123456", 3));
+    java_writes("bigdecimal_0", exact("0", 0));
+    // Java's -1E+10 is unscaled -1 at scale -10, and is written back so.
+    java_writes("bigdecimal_-1e10", exact("-1", -10));
+    let got: Exact = Deserializer::from_slice(
+        &std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/lite3/bigdecimal_-1e10.bin"),
+        )
+        .unwrap(),
+    )
+    .next_value()
+    .unwrap();
+    assert_eq!(got.0.as_bigint_and_exponent(), ("-1".parse().unwrap(), -10));
+    // Trailing zeros are scale, not noise: 1.50 stays 1.50.
+    let json = serde_json::to_string(&exact("150", 2)).unwrap();
+    assert_eq!(json, r#""1.50""#);
+    let back: Exact = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.0.as_bigint_and_exponent(), ("150".parse().unwrap(), 2));
+    assert_eq!(serde_json::to_string(&exact("5", -3)).unwrap(), r#""5E+3""#);
+    // A scale Java's int cannot hold is an error, not a panic, both ways.
+    assert!(hessian2::to_vec(&exact("1", 1 << 40)).is_err());
+    let far = hessian2::to_vec(&types::BigDecimal::new_unchecked("1E-99999999999")).unwrap();
+    assert!(hessian2::from_slice::<Exact>(&far).is_err());
+}

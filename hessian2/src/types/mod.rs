@@ -42,11 +42,14 @@
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
 //! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
+//! | `bigdecimal` | `bigdecimal::BigDecimal` | `java.math.BigDecimal` (any size and scale) | `types::bigdecimal` (feature `bigdecimal`) |
 //!
 //! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
 
-mod bigdecimal;
+mod big_decimal;
+#[cfg(feature = "bigdecimal")]
+pub mod bigdecimal;
 mod biginteger;
 #[cfg(feature = "chrono")]
 pub mod chrono;
@@ -65,7 +68,7 @@ mod typed;
 #[cfg(feature = "uuid")]
 pub mod uuid;
 
-pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
+pub use big_decimal::{BigDecimal, ParseBigDecimalError};
 pub use biginteger::BigInteger;
 pub use convert::ConvertError;
 pub use date::Date;
