@@ -207,3 +207,175 @@ fn bigdecimal_fields_read_and_write_javas_bytes_scale_and_all() {
     let far = hessian2::to_vec(&types::BigDecimal::new_unchecked("1E-99999999999")).unwrap();
     assert!(hessian2::from_slice::<Exact>(&far).is_err());
 }
+
+mod time_feature {
+    use super::*;
+    use ::time::{Date, Month, PrimitiveDateTime, Time, UtcOffset};
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct Day(#[serde(with = "types::time::local_date")] Date);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct Clock(#[serde(with = "types::time::local_time")] Time);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct At(#[serde(with = "types::time::local_date_time")] PrimitiveDateTime);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct Stamp(#[serde(with = "types::time::instant")] ::time::OffsetDateTime);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct Zoned(#[serde(with = "types::time::offset_date_time")] ::time::OffsetDateTime);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct Offset(#[serde(with = "types::time::zone_offset")] UtcOffset);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    #[serde(transparent)]
+    struct Span(#[serde(with = "types::time::duration")] ::time::Duration);
+
+    fn day() -> Date {
+        Date::from_calendar_date(2024, Month::February, 29).unwrap()
+    }
+
+    fn clock() -> Time {
+        Time::from_hms_nano(13, 45, 30, 123_456_789).unwrap()
+    }
+
+    #[test]
+    fn time_fields_read_and_write_javas_bytes() {
+        java_writes("time_local_date", Day(day()));
+        java_writes("time_local_time", Clock(clock()));
+        java_writes("time_local_time_midnight", Clock(Time::MIDNIGHT));
+        java_writes(
+            "time_local_date_time",
+            At(PrimitiveDateTime::new(day(), clock())),
+        );
+        let stamp =
+            ::time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_123_456_789).unwrap();
+        java_writes("time_instant", Stamp(stamp));
+        let before = ::time::OffsetDateTime::from_unix_timestamp_nanos(-1).unwrap();
+        java_writes("time_instant_before_epoch", Stamp(before));
+        let east8 = UtcOffset::from_hms(8, 0, 0).unwrap();
+        let zoned = PrimitiveDateTime::new(day(), clock()).assume_offset(east8);
+        java_writes("time_offset_date_time", Zoned(zoned));
+        java_writes(
+            "time_zone_offset",
+            Offset(UtcOffset::from_hms(5, 30, 0).unwrap()),
+        );
+        java_writes("time_zone_offset_utc", Offset(UtcOffset::UTC));
+        java_writes("time_duration", Span(::time::Duration::new(3661, 5)));
+        // Duration.ofMillis(-1500): Java floors the seconds, time counts both parts negative.
+        java_writes(
+            "time_duration_negative",
+            Span(::time::Duration::milliseconds(-1500)),
+        );
+        // Read at its offset, not at UTC.
+        let got: Zoned = hessian2::from_slice(&hessian2::to_vec(&Zoned(zoned)).unwrap()).unwrap();
+        assert_eq!(got.0.offset(), east8);
+    }
+
+    #[test]
+    fn serde_json_sees_javas_text() {
+        let at = PrimitiveDateTime::new(day(), clock());
+        assert_eq!(
+            serde_json::to_string(&At(at)).unwrap(),
+            r#""2024-02-29T13:45:30.123456789""#
+        );
+        let zoned = at.assume_offset(UtcOffset::from_hms(-5, 0, 0).unwrap());
+        let json = serde_json::to_string(&Zoned(zoned)).unwrap();
+        assert_eq!(json, r#""2024-02-29T13:45:30.123456789-05:00""#);
+        assert_eq!(serde_json::from_str::<Zoned>(&json).unwrap(), Zoned(zoned));
+        let span = Span(::time::Duration::milliseconds(-1500));
+        let json = serde_json::to_string(&span).unwrap();
+        assert_eq!(json, r#""PT-1.5S""#);
+        assert_eq!(serde_json::from_str::<Span>(&json).unwrap(), span);
+    }
+
+    #[test]
+    fn edges_convert_and_what_time_cannot_hold_is_an_error() {
+        // time's own limits (±9999 without its large-dates feature) both ways.
+        for d in [Date::MIN, Date::MAX] {
+            let bytes = hessian2::to_vec(&Day(d)).unwrap();
+            assert_eq!(hessian2::from_slice::<Day>(&bytes).unwrap(), Day(d));
+        }
+        let last = PrimitiveDateTime::new(
+            Date::MAX,
+            Time::from_hms_nano(23, 59, 59, 999_999_999).unwrap(),
+        );
+        for offset in [
+            UtcOffset::from_hms(18, 0, 0).unwrap(),
+            UtcOffset::from_hms(-18, 0, 0).unwrap(),
+        ] {
+            let z = Zoned(last.assume_offset(offset));
+            let bytes = hessian2::to_vec(&z).unwrap();
+            assert_eq!(hessian2::from_slice::<Zoned>(&bytes).unwrap(), z);
+        }
+        for span in [
+            ::time::Duration::MAX,
+            ::time::Duration::new(i64::MIN, 0),
+            ::time::Duration::nanoseconds(-1),
+        ] {
+            let bytes = hessian2::to_vec(&Span(span)).unwrap();
+            assert_eq!(hessian2::from_slice::<Span>(&bytes).unwrap(), Span(span));
+        }
+        // Java's LocalDate.MIN is far below time's years.
+        let min = std::fs::read(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/vectors/lite3/time_local_date_min.bin"),
+        )
+        .unwrap();
+        assert!(hessian2::from_slice::<Day>(&min).is_err());
+        let far = LocalDate {
+            year: 10_000,
+            month: 1,
+            day: 1,
+        };
+        assert!(matches!(
+            Date::try_from(far),
+            Err(ConvertError::OutOfRange { .. })
+        ));
+        let feb30 = LocalDate {
+            year: 2024,
+            month: 2,
+            day: 30,
+        };
+        assert!(Date::try_from(feb30).is_err());
+        let month13 = LocalDate {
+            year: 2024,
+            month: 13,
+            day: 1,
+        };
+        assert!(Date::try_from(month13).is_err());
+        let bad_nano = LocalTime {
+            hour: 1,
+            minute: 0,
+            second: 0,
+            nano: 1_000_000_000,
+        };
+        assert!(Time::try_from(bad_nano).is_err());
+        // One nanosecond below Java's Duration minimum.
+        assert!(types::Duration::try_from(::time::Duration::MIN).is_err());
+        assert!(hessian2::to_vec(&Span(::time::Duration::MIN)).is_err());
+        // Offsets past Java's ±18:00, both ways.
+        let wide = UtcOffset::from_hms(19, 0, 0).unwrap();
+        assert!(types::ZoneOffset::try_from(wide).is_err());
+        assert!(hessian2::to_vec(&Offset(wide)).is_err());
+        assert!(UtcOffset::try_from(types::ZoneOffset {
+            total_seconds: 64_801
+        })
+        .is_err());
+        // An instant beyond time's years.
+        let late = types::Instant {
+            seconds: i64::MAX,
+            nanos: 0,
+        };
+        assert!(::time::OffsetDateTime::try_from(late).is_err());
+    }
+}

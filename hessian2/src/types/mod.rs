@@ -39,6 +39,7 @@
 //! |---|---|---|---|
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>`, `DateTime<FixedOffset>`, `TimeDelta` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `Duration` | `types::chrono` (feature `chrono`) |
 //! | `chrono` | `DateTime<Utc>` | `java.util.Date` | `From` / `TryFrom` on [`Date`] |
+//! | `time` | `Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime`, `OffsetDateTime`, `UtcOffset`, `Duration` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `ZoneOffset`, `Duration` | `types::time::local_date`, `local_time`, `local_date_time`, `instant`, `offset_date_time`, `zone_offset`, `duration` (feature `time`) |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
 //! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
