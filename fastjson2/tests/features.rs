@@ -195,3 +195,80 @@ fn bigdecimal_fields_keep_unscaled_value_and_scale() {
     assert!(fastjson2::to_vec(&exact("1", 1 << 40)).is_err());
     assert!(serde_json::from_str::<Exact>(r#""1E-99999999999""#).is_err());
 }
+
+mod time_feature {
+    use super::*;
+    use ::time::{Date, Month, PrimitiveDateTime, Time};
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Day(#[serde(with = "fastjson2::types::time::local_date")] Date);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Clock(#[serde(with = "fastjson2::types::time::local_time")] Time);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct At(#[serde(with = "fastjson2::types::time::local_date_time")] PrimitiveDateTime);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Stamp(#[serde(with = "fastjson2::types::time::instant")] ::time::OffsetDateTime);
+
+    #[test]
+    fn time_fields_read_and_write_javas_bytes() {
+        let day = Date::from_calendar_date(2024, Month::February, 29).unwrap();
+        java_writes("local_date", Day(day), true);
+        let clock = Time::from_hms_nano(13, 45, 30, 123_456_789).unwrap();
+        java_writes("local_time", Clock(clock), true);
+        java_writes(
+            "local_time_whole",
+            Clock(Time::from_hms(8, 0, 0).unwrap()),
+            true,
+        );
+        let at = Date::from_calendar_date(2024, Month::December, 31)
+            .unwrap()
+            .with_hms_milli(23, 59, 58, 1)
+            .unwrap();
+        java_writes("local_datetime", At(at), true);
+        let stamp =
+            ::time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_000_000_500).unwrap();
+        java_writes("instant", Stamp(stamp), true);
+    }
+
+    #[test]
+    fn edges_and_errors() {
+        for d in [Date::MIN, Date::MAX] {
+            let bytes = fastjson2::to_vec(&Day(d)).unwrap();
+            assert_eq!(fastjson2::from_slice::<Day>(&bytes).unwrap(), Day(d));
+        }
+        let last = PrimitiveDateTime::new(
+            Date::MAX,
+            Time::from_hms_nano(23, 59, 59, 999_999_999).unwrap(),
+        );
+        let bytes = fastjson2::to_vec(&At(last)).unwrap();
+        assert_eq!(fastjson2::from_slice::<At>(&bytes).unwrap(), At(last));
+        let feb30 = fastjson2::types::LocalDate {
+            year: 2024,
+            month: 2,
+            day: 30,
+        };
+        assert!(Date::try_from(feb30).is_err());
+        let bad = fastjson2::types::LocalTime {
+            hour: 24,
+            minute: 0,
+            second: 0,
+            nano: 0,
+        };
+        assert!(Time::try_from(bad).is_err());
+        let late = fastjson2::types::Instant {
+            seconds: i64::MAX,
+            nanos: 0,
+        };
+        assert!(::time::OffsetDateTime::try_from(late).is_err());
+        // serde_json: time's own text, both ways.
+        let stamp = Stamp(::time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap());
+        let json = serde_json::to_string(&stamp).unwrap();
+        assert_eq!(json, r#""2023-11-14T22:13:20Z""#);
+        assert_eq!(serde_json::from_str::<Stamp>(&json).unwrap(), stamp);
+        let json = serde_json::to_string(&At(last)).unwrap();
+        assert_eq!(serde_json::from_str::<At>(&json).unwrap(), At(last));
+    }
+}

@@ -16,7 +16,12 @@ pub enum ConvertError {
     },
 }
 
-#[cfg(any(feature = "chrono", feature = "rust_decimal", feature = "num-bigint"))]
+#[cfg(any(
+    feature = "chrono",
+    feature = "rust_decimal",
+    feature = "num-bigint",
+    feature = "time"
+))]
 impl ConvertError {
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError::OutOfRange { from, to }

@@ -12,6 +12,7 @@
 //! | feature | Rust type | Java type | module |
 //! |---|---|---|---|
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::chrono` (feature `chrono`) |
+//! | `time` | `Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::time` (feature `time`) |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` (a 16-byte binary) | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
 //! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
@@ -33,6 +34,8 @@ pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod serde_impls;
+#[cfg(feature = "time")]
+pub mod time;
 #[cfg(feature = "uuid")]
 pub mod uuid;
 
