@@ -118,3 +118,157 @@ fn serde_json_sees_the_text_chrono_uuid_and_rust_decimal_write() {
         Amount(Decimal::new(-50, 2))
     );
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Int(#[serde(with = "fastjson2::types::num_bigint")] num_bigint::BigInt);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Uint(#[serde(with = "fastjson2::types::num_bigint::biguint")] num_bigint::BigUint);
+
+#[test]
+fn num_bigint_fields() {
+    use num_bigint::{BigInt, BigUint};
+    let two_100 = BigInt::from(1) << 100u32;
+    java_writes("bigint_small", Int(BigInt::from(12345)), true);
+    java_writes("bigint_neg", Int(-(BigInt::from(1) << 50u32)), true);
+    java_writes("bigint_2_100", Int(two_100.clone()), true);
+    java_writes("bigint_neg_2_100", Int(-two_100.clone()), true);
+    java_writes("bigint_2_100", Uint(BigUint::from(1u8) << 100u32), true);
+    // A negative BigInteger is no BigUint: an error, not a panic.
+    let neg = &vectors("bigint_neg")[0];
+    assert!(fastjson2::from_slice::<Uint>(neg).is_err());
+    // serde_json: the decimal text, both ways.
+    let json = serde_json::to_string(&Int(-two_100.clone())).unwrap();
+    assert_eq!(json, r#""-1267650600228229401496703205376""#);
+    assert_eq!(serde_json::from_str::<Int>(&json).unwrap(), Int(-two_100));
+    assert!(serde_json::from_str::<Int>(r#""12x""#).is_err());
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Exact(#[serde(with = "fastjson2::types::bigdecimal")] bigdecimal::BigDecimal);
+
+fn exact(unscaled: &str, scale: i64) -> Exact {
+    Exact(bigdecimal::BigDecimal::new(
+        unscaled.parse().unwrap(),
+        scale,
+    ))
+}
+
+#[test]
+fn bigdecimal_fields_keep_unscaled_value_and_scale() {
+    java_writes("decimal_1_23", exact("123", 2), true);
+    java_writes("decimal_100", exact("100", 0), true);
+    java_writes("decimal_m0_5", exact("-5", 1), true);
+    // A negative scale, which rust_decimal cannot hold, is kept and written back.
+    java_writes("decimal_1e5", exact("1", -5), true);
+    java_writes("decimal_long_scale", exact("12345678901234567", 6), true);
+    java_writes("decimal_20_digits", exact("12345678901234567890", 0), true);
+    java_writes(
+        "decimal_19_digits_scale",
+        exact("12345678901234567895", 1),
+        true,
+    );
+    java_writes(
+        "decimal_huge",
+        exact("123456789012345678901234567890123456789", 9),
+        true,
+    );
+    // bigdecimal's equality ignores the scale; the scale read is Java's.
+    let java = &vectors("decimal_1e5")[0];
+    let got: Exact = fastjson2::from_slice(java).unwrap();
+    assert_eq!(got.0.as_bigint_and_exponent(), (1.into(), -5));
+    // serde_json: Java's toString(), read back at the same scale.
+    for (text, unscaled, scale) in [
+        ("1.50", "150", 2),
+        ("1E+5", "1", -5),
+        ("-1.23E-7", "-123", 9),
+    ] {
+        let json = serde_json::to_string(&exact(unscaled, scale)).unwrap();
+        assert_eq!(json, format!("\"{text}\""));
+        let back: Exact = serde_json::from_str(&json).unwrap();
+        assert_eq!(
+            back.0.as_bigint_and_exponent(),
+            (unscaled.parse().unwrap(), scale)
+        );
+    }
+    // A scale beyond Java's int is an error, not a panic.
+    assert!(fastjson2::to_vec(&exact("1", 1 << 40)).is_err());
+    assert!(serde_json::from_str::<Exact>(r#""1E-99999999999""#).is_err());
+}
+
+mod time_feature {
+    use super::*;
+    use ::time::{Date, Month, PrimitiveDateTime, Time};
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Day(#[serde(with = "fastjson2::types::time::local_date")] Date);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Clock(#[serde(with = "fastjson2::types::time::local_time")] Time);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct At(#[serde(with = "fastjson2::types::time::local_date_time")] PrimitiveDateTime);
+
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Stamp(#[serde(with = "fastjson2::types::time::instant")] ::time::OffsetDateTime);
+
+    #[test]
+    fn time_fields_read_and_write_javas_bytes() {
+        let day = Date::from_calendar_date(2024, Month::February, 29).unwrap();
+        java_writes("local_date", Day(day), true);
+        let clock = Time::from_hms_nano(13, 45, 30, 123_456_789).unwrap();
+        java_writes("local_time", Clock(clock), true);
+        java_writes(
+            "local_time_whole",
+            Clock(Time::from_hms(8, 0, 0).unwrap()),
+            true,
+        );
+        let at = Date::from_calendar_date(2024, Month::December, 31)
+            .unwrap()
+            .with_hms_milli(23, 59, 58, 1)
+            .unwrap();
+        java_writes("local_datetime", At(at), true);
+        let stamp =
+            ::time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_000_000_500).unwrap();
+        java_writes("instant", Stamp(stamp), true);
+    }
+
+    #[test]
+    fn edges_and_errors() {
+        for d in [Date::MIN, Date::MAX] {
+            let bytes = fastjson2::to_vec(&Day(d)).unwrap();
+            assert_eq!(fastjson2::from_slice::<Day>(&bytes).unwrap(), Day(d));
+        }
+        let last = PrimitiveDateTime::new(
+            Date::MAX,
+            Time::from_hms_nano(23, 59, 59, 999_999_999).unwrap(),
+        );
+        let bytes = fastjson2::to_vec(&At(last)).unwrap();
+        assert_eq!(fastjson2::from_slice::<At>(&bytes).unwrap(), At(last));
+        let feb30 = fastjson2::types::LocalDate {
+            year: 2024,
+            month: 2,
+            day: 30,
+        };
+        assert!(Date::try_from(feb30).is_err());
+        let bad = fastjson2::types::LocalTime {
+            hour: 24,
+            minute: 0,
+            second: 0,
+            nano: 0,
+        };
+        assert!(Time::try_from(bad).is_err());
+        let late = fastjson2::types::Instant {
+            seconds: i64::MAX,
+            nanos: 0,
+        };
+        assert!(::time::OffsetDateTime::try_from(late).is_err());
+        // serde_json: time's own text, both ways.
+        let stamp = Stamp(::time::OffsetDateTime::from_unix_timestamp(1_700_000_000).unwrap());
+        let json = serde_json::to_string(&stamp).unwrap();
+        assert_eq!(json, r#""2023-11-14T22:13:20Z""#);
+        assert_eq!(serde_json::from_str::<Stamp>(&json).unwrap(), stamp);
+        let json = serde_json::to_string(&At(last)).unwrap();
+        assert_eq!(serde_json::from_str::<At>(&json).unwrap(), At(last));
+    }
+}

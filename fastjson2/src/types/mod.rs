@@ -12,8 +12,11 @@
 //! | feature | Rust type | Java type | module |
 //! |---|---|---|---|
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::chrono` (feature `chrono`) |
+//! | `time` | `Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::time` (feature `time`) |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` (a 16-byte binary) | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
+//! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
+//! | `bigdecimal` | `bigdecimal::BigDecimal` | `java.math.BigDecimal` (any size and scale) | `types::bigdecimal` (feature `bigdecimal`) |
 //!
 //! fastjson2 (2.0.52 and 2.0.56, Dubbo's writer features) writes `Duration`, `Period`,
 //! `ZoneId`, `ZoneOffset` and `Locale` as bare `toString()` strings (a Rust `String` field
@@ -21,12 +24,18 @@
 //! offset (`OffsetTime` on 1970-01-01), `Year`, `YearMonth` and `MonthDay` as typed objects
 //! of their fields; see `interop/fastjson2-java/README.md`.
 
+#[cfg(feature = "bigdecimal")]
+pub mod bigdecimal;
 #[cfg(feature = "chrono")]
 pub mod chrono;
 mod convert;
+#[cfg(feature = "num-bigint")]
+pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod serde_impls;
+#[cfg(feature = "time")]
+pub mod time;
 #[cfg(feature = "uuid")]
 pub mod uuid;
 

@@ -1,171 +1,161 @@
-//! `java.math.BigDecimal`.
+//! Feature `bigdecimal`: [`BigDecimal`] to and from `bigdecimal::BigDecimal`, and a
+//! `serde(with)` module so such a field travels as a `java.math.BigDecimal` (in human-readable
+//! formats: the string of Java's `toString()`).
+//!
+//! Both are an unscaled integer of any size and a scale, so nothing is ever rounded: a
+//! `bigdecimal::BigDecimal` is written as the string Java's `toString()` gives for the same
+//! unscaled value and scale (`1234.50`, `0E-10`, `1E+5` for a negative scale), and Java reads
+//! back exactly that `BigDecimal`, scale included. Only a scale beyond Java's `int` fails
+//! ([`ConvertError`]).
+//!
+//! ```
+//! use bigdecimal::BigDecimal;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! #[serde(rename = "com.example.Order")]
+//! struct Order {
+//!     #[serde(with = "hessian2::types::bigdecimal")]
+//!     amount: BigDecimal,
+//! }
+//!
+//! let order = Order { amount: BigDecimal::new(123450.into(), 2) };
+//! let bytes = hessian2::to_vec(&order)?;
+//! assert!(bytes.ends_with(b"java.math.BigDecimal\x91\x05value\x61\x071234.50"));
+//! assert_eq!(hessian2::from_slice::<Order>(&bytes)?, order);
+//! assert_eq!(serde_json::to_string(&order)?, r#"{"amount":"1234.50"}"#);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-use std::fmt;
-use std::str::FromStr;
+use ::bigdecimal::num_bigint::{BigInt, Sign};
+use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
 
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::ser::{Serialize, SerializeStruct, Serializer};
+use super::convert::{java_decimal_parts, java_decimal_text, ConvertError};
+use super::time::iso::TextVisitor;
+use super::BigDecimal;
 
-/// Java's class name.
-const CLASS: &str = "java.math.BigDecimal";
-const FIELDS: &[&str] = &["value"];
+type Decimal = ::bigdecimal::BigDecimal;
 
-/// A `java.math.BigDecimal`, kept as its decimal string (what Java's `toString()` gives, e.g.
-/// `"123.456"` or `"-1E+10"`): no arithmetic here, only a faithful carrier.
-///
-/// Hessian-lite writes a `BigDecimal` as an object of class `java.math.BigDecimal` with one
-/// field, `value`, holding that string; so does this type (so Java reads it back as a
-/// `BigDecimal`). Reading also accepts a plain string.
-///
-/// ```
-/// use hessian2::types::BigDecimal;
-///
-/// let d: BigDecimal = "123.456".parse()?;
-/// let bytes = hessian2::to_vec(&d)?;
-/// assert_eq!(bytes, b"C\x14java.math.BigDecimal\x91\x05value\x60\x07123.456");
-/// assert_eq!(hessian2::from_slice::<BigDecimal>(&bytes)?, d);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BigDecimal(String);
+const TO_JAVA: ConvertError = ConvertError::new("bigdecimal::BigDecimal", "java.math.BigDecimal");
+const FROM_JAVA: ConvertError = ConvertError::new("java.math.BigDecimal", "bigdecimal::BigDecimal");
 
-/// A string that is not a decimal number in Java's `BigDecimal(String)` syntax.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid BigDecimal {0:?}")]
-pub struct ParseBigDecimalError(pub String);
+impl TryFrom<&Decimal> for BigDecimal {
+    type Error = ConvertError;
+    /// Java's `toString()` of the same unscaled value and scale; fails on a scale beyond
+    /// Java's `int`.
+    fn try_from(d: &Decimal) -> Result<Self, ConvertError> {
+        let (unscaled, scale) = d.as_bigint_and_exponent();
+        i32::try_from(scale).map_err(|_| TO_JAVA)?;
+        let digits = unscaled.magnitude().to_str_radix(10);
+        let text = java_decimal_text(unscaled.sign() == Sign::Minus, &digits, scale);
+        Ok(BigDecimal::new_unchecked(text))
+    }
+}
 
-impl BigDecimal {
-    /// The decimal string.
-    pub fn as_str(&self) -> &str {
-        &self.0
+impl TryFrom<Decimal> for BigDecimal {
+    type Error = ConvertError;
+    fn try_from(d: Decimal) -> Result<Self, ConvertError> {
+        BigDecimal::try_from(&d)
+    }
+}
+
+impl TryFrom<&BigDecimal> for Decimal {
+    type Error = ConvertError;
+    /// The same unscaled value and scale; fails only on a string that is not a decimal
+    /// (a carrier made with [`BigDecimal::new_unchecked`]) or whose scale leaves Java's `int`.
+    fn try_from(d: &BigDecimal) -> Result<Self, ConvertError> {
+        let (unscaled, scale) = java_decimal_parts(d.as_str()).ok_or(FROM_JAVA)?;
+        i32::try_from(scale).map_err(|_| FROM_JAVA)?;
+        let unscaled = BigInt::parse_bytes(unscaled.as_bytes(), 10).ok_or(FROM_JAVA)?;
+        Ok(Decimal::new(unscaled, scale))
+    }
+}
+
+impl TryFrom<BigDecimal> for Decimal {
+    type Error = ConvertError;
+    fn try_from(d: BigDecimal) -> Result<Self, ConvertError> {
+        Decimal::try_from(&d)
+    }
+}
+
+/// Serializes a `bigdecimal::BigDecimal` as a `java.math.BigDecimal` (its string in
+/// human-readable formats).
+pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    let java = BigDecimal::try_from(v).map_err(ser::Error::custom)?;
+    if s.is_human_readable() {
+        return s.collect_str(&java);
+    }
+    java.serialize(s)
+}
+
+/// Deserializes a `java.math.BigDecimal` (or, in human-readable formats, a decimal string).
+pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+    let decimal = if d.is_human_readable() {
+        d.deserialize_str(TextVisitor::<BigDecimal>::new())?
+    } else {
+        BigDecimal::deserialize(d)?
+    };
+    Decimal::try_from(decimal).map_err(de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decimal(unscaled: &str, scale: i64) -> Decimal {
+        Decimal::new(unscaled.parse().unwrap(), scale)
     }
 
-    /// The decimal string, owned.
-    pub fn into_string(self) -> String {
-        self.0
-    }
-
-    /// Wraps `s` without checking its syntax (for strings that come from Java).
-    pub fn new_unchecked(s: impl Into<String>) -> Self {
-        BigDecimal(s.into())
-    }
-
-    /// True if `s` has the syntax of Java's `new BigDecimal(String)`: an optional sign, digits
-    /// with at most one decimal point (at least one digit), and an optional exponent
-    /// (`e`/`E`, optional sign, digits).
-    pub fn is_valid(s: &str) -> bool {
-        let b = s.as_bytes();
-        let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-        let mut digits = 0;
-        let mut point = false;
-        while let Some(&c) = b.get(i) {
-            match c {
-                b'0'..=b'9' => digits += 1,
-                b'.' if !point => point = true,
-                _ => break,
-            }
-            i += 1;
+    #[test]
+    fn written_as_javas_to_string_and_read_back_exactly() {
+        for (unscaled, scale, java) in [
+            ("123450", 2, "1234.50"),
+            ("0", 3, "0.000"),
+            ("0", 10, "0E-10"),
+            ("0", -3, "0E+3"),
+            ("1", 7, "1E-7"),
+            ("-123", 9, "-1.23E-7"),
+            ("1", 6, "0.000001"),
+            ("-5", 1, "-0.5"),
+            ("1", -5, "1E+5"),
+            ("-123", -2, "-1.23E+4"),
+            (
+                "12345678901234567890123456789012345678901234567890",
+                40,
+                "1234567890.1234567890123456789012345678901234567890",
+            ),
+            ("1", 2_147_483_647, "1E-2147483647"),
+            ("7", -2_147_483_648, "7E+2147483648"),
+        ] {
+            let d = decimal(unscaled, scale);
+            let carrier = BigDecimal::try_from(&d).unwrap();
+            assert_eq!(carrier.as_str(), java);
+            let back = Decimal::try_from(&carrier).unwrap();
+            assert_eq!(
+                back.as_bigint_and_exponent(),
+                d.as_bigint_and_exponent(),
+                "{java}"
+            );
         }
-        if digits == 0 {
-            return false;
-        }
-        if let Some(b'e' | b'E') = b.get(i) {
-            i += 1;
-            i += usize::from(matches!(b.get(i), Some(b'+' | b'-')));
-            let start = i;
-            while b.get(i).is_some_and(u8::is_ascii_digit) {
-                i += 1;
-            }
-            if i == start {
-                return false;
-            }
-        }
-        i == b.len()
-    }
-}
-
-impl FromStr for BigDecimal {
-    type Err = ParseBigDecimalError;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        if BigDecimal::is_valid(s) {
-            Ok(BigDecimal(s.to_owned()))
-        } else {
-            Err(ParseBigDecimalError(s.to_owned()))
-        }
-    }
-}
-
-impl TryFrom<String> for BigDecimal {
-    type Error = ParseBigDecimalError;
-    fn try_from(s: String) -> Result<Self, Self::Error> {
-        if BigDecimal::is_valid(&s) {
-            Ok(BigDecimal(s))
-        } else {
-            Err(ParseBigDecimalError(s))
-        }
-    }
-}
-
-impl fmt::Display for BigDecimal {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl Serialize for BigDecimal {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct(CLASS, 1)?;
-        s.serialize_field(FIELDS[0], &self.0)?;
-        s.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for BigDecimal {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_struct(CLASS, FIELDS, BigDecimalVisitor)
-    }
-}
-
-struct BigDecimalVisitor;
-
-impl BigDecimalVisitor {
-    fn checked<E: de::Error>(s: String) -> Result<BigDecimal, E> {
-        BigDecimal::try_from(s)
-            .map_err(|e| E::invalid_value(de::Unexpected::Str(&e.0), &"a decimal number"))
-    }
-}
-
-impl<'de> Visitor<'de> for BigDecimalVisitor {
-    type Value = BigDecimal;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a java.math.BigDecimal")
     }
 
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<BigDecimal, E> {
-        Self::checked(v.to_owned())
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<BigDecimal, E> {
-        Self::checked(v)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BigDecimal, A::Error> {
-        let mut value = None;
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            if key == "value" {
-                value = Some(map.next_value::<String>()?);
-            } else {
-                map.next_value::<IgnoredAny>()?;
-            }
-        }
-        Self::checked(value.ok_or_else(|| de::Error::missing_field("value"))?)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<BigDecimal, A::Error> {
-        let value: String = seq
-            .next_element()?
-            .ok_or_else(|| de::Error::invalid_length(0, &self))?;
-        Self::checked(value)
+    #[test]
+    fn what_java_cannot_hold_is_an_error() {
+        assert_eq!(BigDecimal::try_from(decimal("1", 1 << 31)), Err(TO_JAVA));
+        assert_eq!(
+            BigDecimal::try_from(decimal("1", -(1 << 31) - 1)),
+            Err(TO_JAVA)
+        );
+        let from = |s: &str| Decimal::try_from(BigDecimal::new_unchecked(s));
+        assert_eq!(from("1E-2147483648"), Err(FROM_JAVA));
+        assert_eq!(from("1E+99999999999999999999"), Err(FROM_JAVA));
+        assert_eq!(from("1.2.3"), Err(FROM_JAVA));
+        assert_eq!(from(""), Err(FROM_JAVA));
+        assert_eq!(from("-"), Err(FROM_JAVA));
+        // Java's own syntax variants read with their scale.
+        let parts = |s: &str| from(s).unwrap().as_bigint_and_exponent();
+        assert_eq!(parts("+.5"), (BigInt::from(5), 1));
+        assert_eq!(parts("5."), (BigInt::from(5), 0));
+        assert_eq!(parts("-1.50e3"), (BigInt::from(-150), -1));
     }
 }

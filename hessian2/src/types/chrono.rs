@@ -40,7 +40,7 @@ use ::chrono::{
     DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc,
 };
 
-use super::convert::ConvertError;
+use super::convert::{nanos_of_second, with_module, ConvertError};
 use super::{Duration, Instant, LocalDate, LocalDateTime, LocalTime, OffsetDateTime, ZoneOffset};
 
 const NANOS: i32 = 1_000_000_000;
@@ -88,7 +88,7 @@ impl TryFrom<NaiveTime> for LocalTime {
 impl TryFrom<LocalTime> for NaiveTime {
     type Error = ConvertError;
     fn try_from(t: LocalTime) -> Result<Self, ConvertError> {
-        let nano = u32::try_from(t.nano).ok().filter(|&n| n < NANOS as u32);
+        let nano = nanos_of_second(t.nano);
         nano.and_then(|nano| {
             NaiveTime::from_hms_nano_opt(t.hour.into(), t.minute.into(), t.second.into(), nano)
         })
@@ -130,9 +130,7 @@ impl TryFrom<DateTime<Utc>> for Instant {
 impl TryFrom<Instant> for DateTime<Utc> {
     type Error = ConvertError;
     fn try_from(i: Instant) -> Result<Self, ConvertError> {
-        u32::try_from(i.nanos)
-            .ok()
-            .filter(|&n| n < NANOS as u32)
+        nanos_of_second(i.nanos)
             .and_then(|n| DateTime::from_timestamp(i.seconds, n))
             .ok_or(ConvertError::new(
                 "java.time.Instant",
@@ -189,26 +187,6 @@ impl TryFrom<Duration> for TimeDelta {
             .and_then(|n| TimeDelta::new(d.seconds, n))
             .ok_or(ConvertError::new("java.time.Duration", "chrono::TimeDelta"))
     }
-}
-
-/// A `serde(with)` module for the chrono type `$chrono` travelling as the carrier `$java`.
-macro_rules! with_module {
-    ($(#[$doc:meta])* $name:ident, $chrono:ty, $java:ty) => {
-        $(#[$doc])*
-        pub mod $name {
-            use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
-
-            /// Serializes as the Java type.
-            pub fn serialize<S: Serializer>(v: &$chrono, s: S) -> Result<S::Ok, S::Error> {
-                <$java>::try_from(*v).map_err(ser::Error::custom)?.serialize(s)
-            }
-
-            /// Deserializes the Java type.
-            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<$chrono, D::Error> {
-                <$chrono>::try_from(<$java>::deserialize(d)?).map_err(de::Error::custom)
-            }
-        }
-    };
 }
 
 with_module!(

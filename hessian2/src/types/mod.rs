@@ -39,13 +39,18 @@
 //! |---|---|---|---|
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>`, `DateTime<FixedOffset>`, `TimeDelta` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `Duration` | `types::chrono` (feature `chrono`) |
 //! | `chrono` | `DateTime<Utc>` | `java.util.Date` | `From` / `TryFrom` on [`Date`] |
+//! | `time` | `Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime`, `OffsetDateTime`, `UtcOffset`, `Duration` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `OffsetDateTime`, `ZoneOffset`, `Duration` | `types::time::local_date`, `local_time`, `local_date_time`, `instant`, `offset_date_time`, `zone_offset`, `duration` (feature `time`) |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
+//! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
+//! | `bigdecimal` | `bigdecimal::BigDecimal` | `java.math.BigDecimal` (any size and scale) | `types::bigdecimal` (feature `bigdecimal`) |
 //!
 //! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
 
-mod bigdecimal;
+mod big_decimal;
+#[cfg(feature = "bigdecimal")]
+pub mod bigdecimal;
 mod biginteger;
 #[cfg(feature = "chrono")]
 pub mod chrono;
@@ -54,6 +59,8 @@ mod date;
 mod enum_set;
 pub mod java_array;
 mod jdk;
+#[cfg(feature = "num-bigint")]
+pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 pub mod sql;
@@ -62,7 +69,7 @@ mod typed;
 #[cfg(feature = "uuid")]
 pub mod uuid;
 
-pub use bigdecimal::{BigDecimal, ParseBigDecimalError};
+pub use big_decimal::{BigDecimal, ParseBigDecimalError};
 pub use biginteger::BigInteger;
 pub use convert::ConvertError;
 pub use date::Date;

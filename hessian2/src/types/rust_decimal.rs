@@ -30,7 +30,7 @@
 use ::rust_decimal::Decimal;
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
-use super::convert::ConvertError;
+use super::convert::{java_decimal_text, ConvertError};
 use super::time::iso::TextVisitor;
 use super::BigDecimal;
 
@@ -39,34 +39,9 @@ const OUT: ConvertError = ConvertError::new("java.math.BigDecimal", "rust_decima
 impl From<Decimal> for BigDecimal {
     /// Java's `toString()` of the same unscaled value and scale.
     fn from(d: Decimal) -> Self {
-        let (mantissa, scale) = (d.mantissa(), d.scale() as usize);
+        let mantissa = d.mantissa();
         let digits = mantissa.unsigned_abs().to_string();
-        let mut s = String::with_capacity(digits.len() + scale + 8);
-        if mantissa < 0 {
-            s.push('-');
-        }
-        // Java's rule: plain notation unless the adjusted exponent is below -6.
-        let adjusted = digits.len() as i64 - 1 - scale as i64;
-        if adjusted >= -6 {
-            if scale == 0 {
-                s.push_str(&digits);
-            } else if digits.len() > scale {
-                let (int, frac) = digits.split_at(digits.len() - scale);
-                s.extend([int, ".", frac]);
-            } else {
-                s.push_str("0.");
-                s.extend(std::iter::repeat_n('0', scale - digits.len()));
-                s.push_str(&digits);
-            }
-        } else {
-            let (first, rest) = digits.split_at(1);
-            s.push_str(first);
-            if !rest.is_empty() {
-                s.extend([".", rest]);
-            }
-            s.push_str(&format!("E{adjusted}"));
-        }
-        BigDecimal::new_unchecked(s)
+        BigDecimal::new_unchecked(java_decimal_text(mantissa < 0, &digits, d.scale().into()))
     }
 }
 

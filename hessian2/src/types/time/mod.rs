@@ -25,15 +25,23 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod instant;
 pub(crate) mod iso;
 mod local;
+mod span;
+#[cfg(feature = "time")]
+mod time_crate;
 mod zone;
 
-pub use instant::{Duration, Instant, Period};
 pub use iso::ParseError;
 pub use local::{LocalDate, LocalDateTime, LocalTime, MonthDay, Year, YearMonth};
+pub use span::{Duration, Instant, Period};
 pub use zone::{OffsetDateTime, OffsetTime, ZoneId, ZoneOffset, ZonedDateTime};
+
+// Feature `time`: `serde(with)` modules for the `time` crate's types (see `time_crate`).
+#[cfg(feature = "time")]
+pub use time_crate::{
+    duration, instant, local_date, local_date_time, local_time, offset_date_time, zone_offset,
+};
 
 /// The package of hessian-lite's `java.time` handle classes.
 pub(crate) const HANDLES: &str = "com.alibaba.com.caucho.hessian.io.java8.";

@@ -33,6 +33,21 @@ pub struct Duration {
     pub nanos: i32,
 }
 
+#[cfg(feature = "time")]
+impl Duration {
+    /// From seconds and nanoseconds of the same sign (as the `time` crate counts), kept as Java
+    /// keeps them: seconds floored, nanoseconds 0-999,999,999. `None` below `i64::MIN` seconds.
+    pub(crate) fn from_signed_parts(seconds: i64, nanos: i32) -> Option<Self> {
+        if nanos < 0 {
+            return Some(Duration {
+                seconds: seconds.checked_sub(1)?,
+                nanos: nanos + NANOS_PER_SECOND as i32,
+            });
+        }
+        Some(Duration { seconds, nanos })
+    }
+}
+
 handle_serde!(Duration, "com.alibaba.com.caucho.hessian.io.java8.DurationHandle", {
     nanos: i32 => "nanos",
     seconds: i64 => "seconds",
