@@ -35,6 +35,23 @@ pub struct BigDecimal(String);
 pub struct ParseBigDecimalError(pub String);
 
 impl BigDecimal {
+    /// Writes this as a `java.math.BigDecimal`, or in human-readable formats as its decimal
+    /// string: what each mapping's `serde(with)` module writes.
+    pub(crate) fn serialize_either<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            return s.collect_str(self);
+        }
+        self.serialize(s)
+    }
+
+    /// Reads a `java.math.BigDecimal`, or in human-readable formats a decimal string.
+    pub(crate) fn deserialize_either<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if d.is_human_readable() {
+            return d.deserialize_str(super::time::iso::TextVisitor::<BigDecimal>::new());
+        }
+        BigDecimal::deserialize(d)
+    }
+
     /// The decimal string.
     pub fn as_str(&self) -> &str {
         &self.0

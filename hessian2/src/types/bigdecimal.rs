@@ -28,10 +28,9 @@
 //! ```
 
 use ::bigdecimal::num_bigint::{BigInt, Sign};
-use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
+use serde::{de, ser, Deserializer, Serializer};
 
 use super::convert::{java_decimal_parts, java_decimal_text, ConvertError};
-use super::time::iso::TextVisitor;
 use super::BigDecimal;
 
 type Decimal = ::bigdecimal::BigDecimal;
@@ -81,21 +80,14 @@ impl TryFrom<BigDecimal> for Decimal {
 /// Serializes a `bigdecimal::BigDecimal` as a `java.math.BigDecimal` (its string in
 /// human-readable formats).
 pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-    let java = BigDecimal::try_from(v).map_err(ser::Error::custom)?;
-    if s.is_human_readable() {
-        return s.collect_str(&java);
-    }
-    java.serialize(s)
+    BigDecimal::try_from(v)
+        .map_err(ser::Error::custom)?
+        .serialize_either(s)
 }
 
 /// Deserializes a `java.math.BigDecimal` (or, in human-readable formats, a decimal string).
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-    let decimal = if d.is_human_readable() {
-        d.deserialize_str(TextVisitor::<BigDecimal>::new())?
-    } else {
-        BigDecimal::deserialize(d)?
-    };
-    Decimal::try_from(decimal).map_err(de::Error::custom)
+    Decimal::try_from(BigDecimal::deserialize_either(d)?).map_err(de::Error::custom)
 }
 
 #[cfg(test)]

@@ -28,10 +28,9 @@
 //! ```
 
 use ::rust_decimal::Decimal;
-use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+use serde::{de, Deserializer, Serializer};
 
 use super::convert::{java_decimal_text, ConvertError};
-use super::time::iso::TextVisitor;
 use super::BigDecimal;
 
 const OUT: ConvertError = ConvertError::new("java.math.BigDecimal", "rust_decimal::Decimal");
@@ -71,20 +70,12 @@ impl TryFrom<BigDecimal> for Decimal {
 
 /// Serializes a `Decimal` as a `java.math.BigDecimal` (its string in human-readable formats).
 pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
-    if s.is_human_readable() {
-        return s.collect_str(&BigDecimal::from(*v));
-    }
-    BigDecimal::from(*v).serialize(s)
+    BigDecimal::from(*v).serialize_either(s)
 }
 
 /// Deserializes a `java.math.BigDecimal` (or, in human-readable formats, a decimal string).
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
-    let decimal = if d.is_human_readable() {
-        d.deserialize_str(TextVisitor::<BigDecimal>::new())?
-    } else {
-        BigDecimal::deserialize(d)?
-    };
-    Decimal::try_from(decimal).map_err(de::Error::custom)
+    Decimal::try_from(BigDecimal::deserialize_either(d)?).map_err(de::Error::custom)
 }
 
 #[cfg(test)]
