@@ -20,6 +20,7 @@ for_each_engine!(
     dubbo_calls_cross_a_mutual_tls_listener,
     bad_callers_are_closed_counted_and_others_served,
     a_handshake_that_never_finishes_is_cut_at_the_timeout,
+    a_flood_of_handshakes_from_one_address_is_turned_away,
     the_identity_is_forwarded_as_the_named_attachment,
     clusters_speak_mutual_tls_to_their_providers,
     triple_over_mutual_tls_reaches_the_triple_pipeline,
@@ -181,6 +182,57 @@ async fn a_handshake_that_never_finishes_is_cut_at_the_timeout(engine: &str) {
         2,
         "{log}"
     );
+}
+
+/// A connection from `from` to `to` that opens a TLS record (a ClientHello of 512 bytes
+/// announced) and sends no more: a handshake under way until the proxy gives up on it.
+async fn stalled_handshake(from: &str, to: std::net::SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(format!("{from}:0").parse().unwrap()).unwrap();
+    let mut stream = socket.connect(to).await.unwrap();
+    stream
+        .write_all(&[0x16, 0x03, 0x01, 0x02, 0x00])
+        .await
+        .unwrap();
+    stream
+}
+
+/// A flood of handshakes from one address: past `max_handshakes_per_ip` under way, its
+/// connections are closed at accept, counted and logged, while another address's handshake
+/// goes on; once the stalled ones are gone, the address is served again.
+async fn a_flood_of_handshakes_from_one_address_is_turned_away(engine: &str) {
+    let pki = Pki::new();
+    let (_a, proxy) = tls_proxy(engine, &pki, "max_handshakes_per_ip = 3").await;
+    let mut three = Vec::new();
+    for _ in 0..3 {
+        three.push(stalled_handshake("127.0.0.1", proxy.addr()).await);
+    }
+    let mut buf = [0u8; 64];
+    // The fourth is closed at once, not at the 10 s handshake timeout.
+    let mut fourth = stalled_handshake("127.0.0.1", proxy.addr()).await;
+    let read = tokio::time::timeout(Duration::from_secs(3), fourth.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "closed: {read:?}");
+    let crowded = "dubbo_proxy_tls_handshake_crowded_total";
+    assert_eq!(metric_reaches(&proxy, crowded, 1.0).await, 1.0);
+    let log = proxy.log();
+    let line = "its address has max_handshakes_per_ip TLS handshakes under way";
+    assert_eq!(log.matches(line).count(), 1, "{log}");
+    // Another address is not held back by the first one's flood.
+    let mut other = stalled_handshake("127.0.0.2", proxy.addr()).await;
+    let read = tokio::time::timeout(Duration::from_millis(500), other.read(&mut buf)).await;
+    assert!(read.is_err(), "still waiting for its ClientHello: {read:?}");
+    // The stalled ones gone, their places come back: the address is served.
+    drop(three);
+    let mut served = None;
+    for _ in 0..50 {
+        if let Ok(answer) = call_over(&proxy, client_tls(&pki, Some(&pki.client))).await {
+            served = Some(answer);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(served.as_deref(), Some("a:sayHello"));
+    assert_eq!(proxy.metric(crowded), 1.0);
 }
 
 /// The caller's identity reaches the provider as the attachment the listener names, over

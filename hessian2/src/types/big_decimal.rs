@@ -37,6 +37,7 @@ pub struct ParseBigDecimalError(pub String);
 impl BigDecimal {
     /// Writes this as a `java.math.BigDecimal`, or in human-readable formats as its decimal
     /// string: what each mapping's `serde(with)` module writes.
+    #[cfg(any(feature = "rust_decimal", feature = "bigdecimal"))]
     pub(crate) fn serialize_either<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         if s.is_human_readable() {
             return s.collect_str(self);
@@ -45,6 +46,7 @@ impl BigDecimal {
     }
 
     /// Reads a `java.math.BigDecimal`, or in human-readable formats a decimal string.
+    #[cfg(any(feature = "rust_decimal", feature = "bigdecimal"))]
     pub(crate) fn deserialize_either<'de, D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         if d.is_human_readable() {
             return d.deserialize_str(super::time::iso::TextVisitor::<BigDecimal>::new());

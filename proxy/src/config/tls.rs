@@ -40,6 +40,15 @@ pub struct ListenerTls {
     /// serialization is answered BAD_REQUEST.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity_attachment: Option<String>,
+    /// `listeners[i].tls.max_handshakes_per_ip`: at most this many handshakes under way from
+    /// one caller address at once, over all workers (> 0); a caller past it is closed at
+    /// accept, counted and logged. Finished handshakes free their place.
+    #[serde(default = "default_max_handshakes_per_ip")]
+    pub max_handshakes_per_ip: usize,
+}
+
+fn default_max_handshakes_per_ip() -> usize {
+    dubbo_rpc::tls::DEFAULT_MAX_HANDSHAKES_PER_IP
 }
 
 fn default_require() -> bool {
@@ -78,6 +87,9 @@ impl ListenerTls {
         }
         if self.handshake_timeout_ms == 0 {
             p.bad(key("tls.handshake_timeout_ms"), "must be > 0");
+        }
+        if self.max_handshakes_per_ip == 0 {
+            p.bad(key("tls.max_handshakes_per_ip"), "must be > 0");
         }
         if let Err(e) = self.build() {
             p.bad(key("tls"), e.to_string());

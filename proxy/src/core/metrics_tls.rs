@@ -16,6 +16,8 @@ pub enum TlsRefusal {
     Handshake(String),
     /// Its handshake did not finish within `handshake_timeout_ms`.
     Timeout(u64),
+    /// Its address had `max_handshakes_per_ip` (the value) handshakes under way.
+    Crowded(usize),
 }
 
 /// See the [module docs](self).
@@ -26,6 +28,7 @@ pub struct TlsMetrics {
     failed: AtomicU64,
     timeout: AtomicU64,
     plaintext: AtomicU64,
+    crowded: AtomicU64,
     upstream_failed: AtomicU64,
 }
 
@@ -46,6 +49,10 @@ impl TlsMetrics {
                 self.timeout.fetch_add(1, Relaxed);
                 tracing::debug!(%peer, limit = "handshake_timeout_ms", value_ms, "caller closed: TLS handshake not finished in time");
             }
+            TlsRefusal::Crowded(value) => {
+                self.crowded.fetch_add(1, Relaxed);
+                tracing::warn!(%peer, limit = "max_handshakes_per_ip", value, "caller closed: its address has max_handshakes_per_ip TLS handshakes under way");
+            }
         }
     }
 
@@ -65,6 +72,7 @@ impl TlsMetrics {
             ("dubbo_proxy_tls_handshake_failed_total", "Callers closed because their TLS handshake failed (client certificate missing, from another CA, self-signed or expired, ...).", &self.failed),
             ("dubbo_proxy_tls_handshake_timeout_total", "Callers closed because their TLS handshake did not finish within handshake_timeout_ms.", &self.timeout),
             ("dubbo_proxy_tls_plaintext_refused_total", "Callers closed because they did not open with a TLS handshake on a TLS listener.", &self.plaintext),
+            ("dubbo_proxy_tls_handshake_crowded_total", "Callers closed at accept because their address had max_handshakes_per_ip TLS handshakes under way.", &self.crowded),
             ("dubbo_proxy_tls_upstream_handshake_failed_total", "Provider connections closed because their TLS handshake failed or did not finish.", &self.upstream_failed),
         ] {
             let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} counter\n{name} {}", v.load(Relaxed));

@@ -14,6 +14,7 @@
 pub mod access;
 pub mod fd_budget;
 pub mod flow;
+pub mod handshakes;
 pub mod health;
 pub mod identity;
 pub mod inflight;

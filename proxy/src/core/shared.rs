@@ -157,6 +157,8 @@ pub struct Shared {
     pub metrics: Registry,
     /// `/api/v1/downgrade/on`: the per-call access log (`log.access_log`) off.
     pub downgrade: AtomicBool,
+    /// TLS handshakes under way per caller address, over all workers.
+    pub handshakes: Arc<super::handshakes::Handshakes>,
     /// The second (since `epoch`, plus one) of the last log line about callers refused for
     /// the file descriptor budget.
     refusal_logged: AtomicU64,
@@ -248,6 +250,7 @@ impl Shared {
             staging: AtomicU64::new(0),
             metrics,
             downgrade: AtomicBool::new(false),
+            handshakes: Arc::default(),
             refusal_logged: AtomicU64::new(0),
         })
     }

@@ -14,6 +14,7 @@ use rustls::pki_types::ServerName;
 use rustls::{ClientConnection, Connection, ServerConnection};
 
 use crate::config::Listener;
+use crate::core::handshakes::Permit;
 use crate::core::metrics_tls::{TlsMetrics, TlsRefusal};
 use crate::core::{Conn, Key, Shared, Worker};
 use crate::triple::tls_io::{Socket, Wire};
@@ -31,8 +32,8 @@ const SEND_BUFFER: usize = 64 * 1024;
 pub(super) enum Door {
     /// Plain TCP.
     Plain,
-    /// TLS: the configuration and the handshake timeout.
-    Tls(Arc<rustls::ServerConfig>, Duration),
+    /// TLS: the configuration, the handshake timeout and `max_handshakes_per_ip`.
+    Tls(Arc<rustls::ServerConfig>, Duration, usize),
     /// TLS whose files could not be read when the worker started: every caller is closed
     /// (serving them in plain text would be worse).
     Broken,
@@ -45,7 +46,11 @@ impl Door {
             return Door::Plain;
         };
         match tls.build() {
-            Ok(config) => Door::Tls(config, Duration::from_millis(tls.handshake_timeout_ms)),
+            Ok(config) => Door::Tls(
+                config,
+                Duration::from_millis(tls.handshake_timeout_ms),
+                tls.max_handshakes_per_ip,
+            ),
             Err(e) => {
                 tracing::error!(listener = %listener.name, "listener TLS: {e}; its callers are closed");
                 Door::Broken
@@ -102,20 +107,41 @@ impl Doors {
         tracing::info!("TLS certificates and keys read again after the reload");
     }
 
-    /// How a caller accepted on listener `listener` is met, with the files read again first
-    /// if the configuration was reloaded.
-    pub(super) fn welcome(&mut self, shared: &Shared, listener: usize) -> Welcome {
+    /// How a caller from `peer` accepted on listener `listener` is met, with the files read
+    /// again first if the configuration was reloaded. A TLS caller whose address has
+    /// `max_handshakes_per_ip` handshakes under way is closed, counted and logged.
+    pub(super) fn welcome(
+        &mut self,
+        shared: &Shared,
+        listener: usize,
+        peer: Option<SocketAddr>,
+    ) -> Welcome {
         self.refresh(shared);
         match self.listeners.get(listener) {
             None | Some(Door::Plain) => Welcome::Plain,
             Some(Door::Broken) => Welcome::Closed,
-            Some(Door::Tls(config, timeout)) => match Session::server(config.clone()) {
-                Ok(session) => Welcome::Tls(Box::new(session), *timeout),
-                Err(e) => {
-                    tracing::error!("listener TLS: {e}");
-                    Welcome::Closed
+            Some(Door::Tls(config, timeout, max)) => {
+                let permit = match peer {
+                    Some(peer) => match shared.handshakes.begin(peer.ip(), *max) {
+                        Some(permit) => Some(permit),
+                        None => {
+                            shared
+                                .metrics
+                                .tls
+                                .refused(Some(peer), &TlsRefusal::Crowded(*max));
+                            return Welcome::Closed;
+                        }
+                    },
+                    None => None,
+                };
+                match Session::server(config.clone(), permit) {
+                    Ok(session) => Welcome::Tls(Box::new(session), *timeout),
+                    Err(e) => {
+                        tracing::error!("listener TLS: {e}");
+                        Welcome::Closed
+                    }
                 }
-            },
+            }
         }
     }
 
@@ -227,12 +253,20 @@ pub(super) struct Session {
     fresh: Cell<bool>,
     /// The handshake finished (and was counted).
     done: Cell<bool>,
+    /// A caller's place among its address's handshakes under way, given back when the
+    /// handshake finishes or the session goes.
+    permit: Cell<Option<Permit>>,
 }
 
 impl Session {
-    /// A caller's session.
-    pub(super) fn server(config: Arc<rustls::ServerConfig>) -> Result<Session, rustls::Error> {
-        Ok(Session::of(ServerConnection::new(config)?.into(), true))
+    /// A caller's session, holding `permit` until its handshake finishes.
+    pub(super) fn server(
+        config: Arc<rustls::ServerConfig>,
+        permit: Option<Permit>,
+    ) -> Result<Session, rustls::Error> {
+        let session = Session::of(ServerConnection::new(config)?.into(), true);
+        session.permit.set(permit);
+        Ok(session)
     }
 
     /// A session with a provider verified for `name`; its ClientHello waits to be written.
@@ -252,6 +286,7 @@ impl Session {
             conn: RefCell::new(Some(conn)),
             fresh: Cell::new(fresh),
             done: Cell::new(false),
+            permit: Cell::new(None),
         }
     }
 
@@ -288,6 +323,7 @@ impl Session {
             }
             if !conn.is_handshaking() && !self.done.replace(true) {
                 *handshake_done = true;
+                self.permit.take();
             }
             let mut chunk = [0u8; 4096];
             loop {

@@ -259,10 +259,12 @@ async fn handoffs(local: Rc<Local>, mut inbox: mpsc::UnboundedReceiver<Handoff>)
 /// A caller's connection, accepted: counted against its listener's `max_connections` and
 /// registered (or, over the limit, closed at once: dropped).
 fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream, slot: CallerSlot) {
-    let welcome = local
-        .doors
-        .borrow_mut()
-        .welcome(local.worker.borrow().shared(), listener_index);
+    let peer = stream.peer_addr().ok();
+    let welcome =
+        local
+            .doors
+            .borrow_mut()
+            .welcome(local.worker.borrow().shared(), listener_index, peer);
     let (tls, handshake_timeout) = match welcome {
         Welcome::Plain => (None, None),
         Welcome::Closed => return,
@@ -273,7 +275,7 @@ fn open_down(local: &Rc<Local>, listener_index: usize, stream: TcpStream, slot: 
         .borrow_mut()
         .try_open_downstream(listener_index, Instant::now());
     let Some(key) = key else { return };
-    if let Ok(peer) = stream.peer_addr() {
+    if let Some(peer) = peer {
         local
             .worker
             .borrow_mut()

@@ -374,7 +374,8 @@ impl Loop {
     }
 
     fn add_down(&mut self, listener: usize, stream: TcpStream, slot: CallerSlot) {
-        let (tls, handshake) = match self.doors.welcome(self.worker.shared(), listener) {
+        let peer = stream.peer_addr().ok();
+        let (tls, handshake) = match self.doors.welcome(self.worker.shared(), listener, peer) {
             Welcome::Plain => (None, None),
             Welcome::Tls(session, timeout) => (Some(session), Some(timeout)),
             Welcome::Closed => return,
@@ -383,7 +384,7 @@ impl Loop {
         let Some(key) = self.worker.try_open_downstream(listener, self.now) else {
             return;
         };
-        if let Ok(peer) = stream.peer_addr() {
+        if let Some(peer) = peer {
             self.worker.set_downstream_source(key, peer.ip());
         }
         let t = match self.register(stream, Conn::Down(key), false) {
