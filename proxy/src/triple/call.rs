@@ -22,12 +22,12 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use dubbo_codec::Status as DubboStatus;
-use dubbo_triple::metadata::{GRPC_STATUS, GRPC_TIMEOUT, TRI_SERVICE_GROUP, TRI_SERVICE_VERSION};
+use dubbo_triple::metadata::{GRPC_TIMEOUT, TRI_SERVICE_GROUP, TRI_SERVICE_VERSION};
 use dubbo_triple::timeout::parse_timeout;
 use dubbo_triple::{Code, Status};
 use h2::server::SendResponse;
 use h2::{RecvStream, SendStream};
-use http::{HeaderMap, Request, Response};
+use http::{HeaderMap, HeaderName, Request, Response};
 
 use super::answer;
 use super::fail::Fail;
@@ -43,9 +43,15 @@ use crate::core::Reason;
 use crate::core::Snapshot;
 
 /// The header `name`, if it is text.
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn header(headers: &HeaderMap, name: impl http::header::AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
+
+// The headers every call is routed by, as names: a lookup by `&str` parses and
+// lower-case-checks the name each time, by `HeaderName` it only hashes.
+const VERSION: HeaderName = HeaderName::from_static(TRI_SERVICE_VERSION);
+const GROUP: HeaderName = HeaderName::from_static(TRI_SERVICE_GROUP);
+const TIMEOUT: HeaderName = HeaderName::from_static(GRPC_TIMEOUT);
 
 /// Who a caller connection is: what routes' access rules and per-identity limits see.
 #[derive(Debug, Clone, Default)]
@@ -88,8 +94,8 @@ impl Unrouted {
                 format!(
                     "no route for {} (version {:?}, group {:?})",
                     path.trim_start_matches('/'),
-                    header(headers, TRI_SERVICE_VERSION).unwrap_or(""),
-                    header(headers, TRI_SERVICE_GROUP).unwrap_or("")
+                    header(headers, &VERSION).unwrap_or(""),
+                    header(headers, &GROUP).unwrap_or("")
                 ),
             ),
             // gRPC's codes for "not allowed" and "quota spent": PERMISSION_DENIED and
@@ -135,10 +141,10 @@ pub(super) fn find_route(
         .ok_or(Unrouted::NotAPath)?;
     let call = Call {
         path: Cow::Borrowed(interface),
-        version: Cow::Borrowed(header(headers, TRI_SERVICE_VERSION).unwrap_or("")),
+        version: Cow::Borrowed(header(headers, &VERSION).unwrap_or("")),
         method: Cow::Borrowed(method),
     };
-    let group = header(headers, TRI_SERVICE_GROUP).unwrap_or("");
+    let group = header(headers, &GROUP).unwrap_or("");
     let ri = snap
         .routes
         .find_triple(listener, &call, group, |k| header(headers, k))
@@ -227,7 +233,7 @@ pub(super) async fn serve(
 
     // The sooner of the route's timeout and the caller's own deadline.
     let caller_deadline =
-        header(request.headers(), GRPC_TIMEOUT).and_then(|v| parse_timeout(v.as_bytes()).ok());
+        header(request.headers(), &TIMEOUT).and_then(|v| parse_timeout(v.as_bytes()).ok());
     let timeout = caller_deadline.map_or(route.timeout, |t| t.min(route.timeout));
     let deadline = tokio::time::Instant::now() + timeout;
 
@@ -418,7 +424,7 @@ async fn forward(
             let (parts, mut from_provider) = response.into_parts();
             let end = from_provider.is_end_stream();
             // A trailers-only answer carries its grpc-status in these headers.
-            let status = parts.headers.get(GRPC_STATUS).cloned();
+            let status = parts.headers.get(&super::relay::STATUS).cloned();
             let head = Response::from_parts(parts, ());
             let stream = respond
                 .send_response(head, end)

@@ -31,6 +31,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::runtime::{Handle, Runtime};
 
 use crate::core::fd_budget::CallerSlot;
@@ -250,6 +251,15 @@ async fn within<F: std::future::Future>(limit: Option<Duration>, f: F) -> Option
     }
 }
 
+/// Resolves once the proxy drains (at once if it already does).
+async fn until_draining(draining: &mut tokio::sync::watch::Receiver<bool>) {
+    // An error means the sender is gone: the proxy is going away, which is no drain signal
+    // of its own (its connections end with it).
+    if draining.wait_for(|d| *d).await.is_err() {
+        std::future::pending::<()>().await
+    }
+}
+
 /// A caller's socket as an engine hands it over.
 enum Handed {
     Plain(std::net::TcpStream),
@@ -335,49 +345,56 @@ where
         Some(Err(e)) => return tracing::debug!("triple: handshake: {e}"),
         None => return tracing::debug!("triple: no HTTP/2 handshake within frame_timeout_ms"),
     };
-    // Calls of this connection still running (their tasks hold a clone).
-    let calls = Arc::new(());
-    // Accepting is also what drives the connection (its frames, its flow control): the
-    // calls run as their own tasks meanwhile.
+    // The calls of this connection run inside its task, beside the accepting that drives the
+    // connection (its frames, its flow control): h2 serialises a connection's streams behind
+    // one lock anyway, and a stream woken by a frame this task just read is polled without a
+    // task switch or a spawn per call.
+    let mut calls = FuturesUnordered::new();
+    // The idle limit is one timer for the connection's life, pushed on only when it fires
+    // (not re-armed per stream): `last_stream` says when a stream last came.
+    let mut last_stream = tokio::time::Instant::now();
+    let idle_check = tokio::time::sleep(limits.idle.unwrap_or(Duration::MAX / 4));
+    tokio::pin!(idle_check);
+    let draining = until_draining(&mut draining);
+    tokio::pin!(draining);
     loop {
-        if *draining.borrow_and_update() {
-            // GOAWAY: no new streams; the open ones end by themselves (or their deadline).
-            conn.graceful_shutdown();
-            break;
-        }
-        let next = tokio::select! {
-            next = within(limits.idle, conn.accept()) => next,
-            _ = draining.changed() => continue,
-        };
-        let next = match next {
-            Some(next) => next,
-            // Idle: no new stream for that long, and none running.
-            None if Arc::strong_count(&calls) == 1 => {
-                // GOAWAY, then h2 waits for the PING it sends after it: a caller that does
-                // not answer gets the handshake's limit (or a second), then the socket closes.
+        tokio::select! {
+            biased;
+            () = &mut draining => {
+                // GOAWAY: no new streams; the open ones end by themselves (or their deadline).
                 conn.graceful_shutdown();
-                let limit = limits.handshake.or(Some(Duration::from_secs(1)));
-                let _ = within(limit, std::future::poll_fn(|cx| conn.poll_closed(cx))).await;
-                return;
+                break;
             }
-            None => continue,
-        };
-        match next {
-            Some(Ok((request, respond))) => {
-                let running = calls.clone();
-                let triple = triple.clone();
-                let peer = peer.clone();
-                tokio::spawn(async move {
-                    call::serve(triple, request, respond, listener, peer).await;
-                    drop(running);
-                });
+            Some(()) = calls.next(), if !calls.is_empty() => {}
+            next = conn.accept() => match next {
+                Some(Ok((request, respond))) => {
+                    last_stream = tokio::time::Instant::now();
+                    let peer = peer.clone();
+                    calls.push(call::serve(triple.clone(), request, respond, listener, peer));
+                }
+                Some(Err(e)) => return tracing::debug!("triple: caller connection: {e}"),
+                None => break,
+            },
+            () = &mut idle_check, if limits.idle.is_some() => {
+                let idle = limits.idle.unwrap_or_default();
+                let now = tokio::time::Instant::now();
+                if calls.is_empty() && now >= last_stream + idle {
+                    // Idle: no new stream for that long, and none running. GOAWAY, then h2
+                    // waits for the PING it sends after it: a caller that does not answer
+                    // gets the handshake's limit (or a second), then the socket closes.
+                    conn.graceful_shutdown();
+                    let limit = limits.handshake.or(Some(Duration::from_secs(1)));
+                    let _ = within(limit, std::future::poll_fn(|cx| conn.poll_closed(cx))).await;
+                    return;
+                }
+                idle_check.as_mut().reset((last_stream + idle).max(now + idle / 2));
             }
-            Some(Err(e)) => return tracing::debug!("triple: caller connection: {e}"),
-            None => break,
         }
     }
     // No new streams (GOAWAY either way, or the caller closed): the open ones still need the
     // connection driven until they end.
-    let _ = std::future::poll_fn(|cx| conn.poll_closed(cx)).await;
+    let closed = std::future::poll_fn(|cx| conn.poll_closed(cx));
+    let ended = async { while calls.next().await.is_some() {} };
+    let _ = tokio::join!(closed, ended);
     drop(open);
 }

@@ -19,7 +19,10 @@ use std::task::Poll;
 use bytes::{Bytes, BytesMut};
 use dubbo_triple::metadata::GRPC_STATUS;
 use h2::{RecvStream, SendStream};
-use http::HeaderValue;
+use http::{HeaderName, HeaderValue};
+
+/// `grpc-status` as a name (a lookup by `&str` parses the name each time).
+pub(super) const STATUS: HeaderName = HeaderName::from_static(GRPC_STATUS);
 
 /// The receive window of each stream, both sides: what one stream direction may hold in the
 /// proxy (HTTP/2's 64 KiB default would leave a fast link idle between window updates; the
@@ -40,14 +43,53 @@ pub enum RelayError {
     To(Option<h2::Reason>),
 }
 
+/// What a relay has received and not yet sent on: at most the window granted to its sender.
+/// Most messages arrive as one DATA frame and leave as one, so a lone chunk is held as h2
+/// gave it and sent on without a copy (split by reference counting when the next hop's
+/// window takes only part of it); only a second chunk arriving before the first left makes
+/// the relay gather them into one buffer.
+#[derive(Default)]
+struct Held {
+    /// The lone chunk, when nothing else is held.
+    lone: Bytes,
+    /// Chunks gathered (the lone chunk first, when more came before it was sent).
+    gathered: BytesMut,
+}
+
+impl Held {
+    fn len(&self) -> usize {
+        self.lone.len() + self.gathered.len()
+    }
+
+    fn push(&mut self, chunk: Bytes) {
+        if self.len() == 0 {
+            self.lone = chunk;
+            return;
+        }
+        if !self.lone.is_empty() {
+            let lone = std::mem::take(&mut self.lone);
+            self.gathered.extend_from_slice(&lone);
+        }
+        self.gathered.extend_from_slice(&chunk);
+    }
+
+    /// The first `n` bytes held (`n` at most [`Held::len`]).
+    fn take(&mut self, n: usize) -> Bytes {
+        if self.lone.is_empty() {
+            self.gathered.split_to(n).freeze()
+        } else {
+            self.lone.split_to(n)
+        }
+    }
+}
+
 /// Forwards `from`'s DATA and trailers to `to` until `from` ends its stream. Returns the
 /// trailers' `grpc-status`, if they had one.
 pub async fn relay(
     from: &mut RecvStream,
     to: &mut SendStream<Bytes>,
 ) -> Result<Option<HeaderValue>, RelayError> {
-    // Received, not yet sent on: at most the window granted to `from`'s sender.
-    let mut held = BytesMut::new();
+    let mut held = Held::default();
     let mut ended = from.is_end_stream();
     poll_fn(|cx| loop {
         // A reader that resets while its writer has nothing to send yet is noticed here,
@@ -57,26 +99,26 @@ pub async fn relay(
         }
         while !ended {
             match from.poll_data(cx) {
-                Poll::Ready(Some(Ok(chunk))) => held.extend_from_slice(&chunk),
+                Poll::Ready(Some(Ok(chunk))) => held.push(chunk),
                 Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(RelayError::From(e))),
                 Poll::Ready(None) => ended = true,
                 Poll::Pending => break,
             }
         }
-        if held.is_empty() {
+        let len = held.len();
+        if len == 0 {
             return if ended {
                 Poll::Ready(Ok(()))
             } else {
                 Poll::Pending
             };
         }
-        to.reserve_capacity(held.len());
+        to.reserve_capacity(len);
         match to.poll_capacity(cx) {
             Poll::Ready(Some(Ok(granted))) => {
-                let part = held.split_to(granted.min(held.len())).freeze();
-                let n = part.len();
+                let n = granted.min(len);
                 if n > 0 {
-                    to.send_data(part, false).map_err(to_error)?;
+                    to.send_data(held.take(n), false).map_err(to_error)?;
                     // Sent on: now `from`'s sender may send as much again.
                     let _ = from.flow_control().release_capacity(n);
                 }
@@ -89,7 +131,7 @@ pub async fn relay(
     .await?;
     match poll_fn(|cx| from.poll_trailers(cx)).await {
         Ok(Some(trailers)) => {
-            let status = trailers.get(GRPC_STATUS).cloned();
+            let status = trailers.get(&STATUS).cloned();
             to.send_trailers(trailers).map_err(to_error)?;
             Ok(status)
         }
@@ -103,4 +145,30 @@ pub async fn relay(
 
 fn to_error(e: h2::Error) -> RelayError {
     RelayError::To(e.reason())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_chunk_leaves_as_it_came_and_more_chunks_are_gathered_in_order() {
+        let mut held = Held::default();
+        let chunk = Bytes::from_static(b"abcdef");
+        held.push(chunk.clone());
+        // Not copied: the part sent on points into h2's own buffer.
+        let part = held.take(4);
+        assert_eq!(part, "abcd");
+        assert_eq!(part.as_ptr(), chunk.as_ptr());
+        assert_eq!(held.len(), 2);
+        held.push(Bytes::from_static(b"gh"));
+        held.push(Bytes::from_static(b"ij"));
+        assert_eq!(held.len(), 6);
+        assert_eq!(held.take(3), "efg");
+        assert_eq!(held.take(3), "hij");
+        assert_eq!(held.len(), 0);
+        // Empty again: the next chunk is lone once more.
+        held.push(chunk.clone());
+        assert_eq!(held.take(6).as_ptr(), chunk.as_ptr());
+    }
 }
