@@ -5,7 +5,9 @@
 //! --only orders`) against our server. Each side checks every field it receives against the
 //! values agreed (`OrderService.SENT`) and answers them changed (a day, a second, one unit
 //! on), so an echo cannot pass; and each refuses an order one cent off, which shows that it
-//! does check. Everything runs on 127.0.0.1.
+//! does check. `dubbo-call` makes the same call with the DTO in JSON (its typed fields as
+//! `{"class", "value"}` text) and prints the answer's as ISO-8601 and decimal text. Everything
+//! runs on 127.0.0.1.
 
 mod common;
 
@@ -72,6 +74,80 @@ where
     assert!(
         msg.contains("amount: got 1234.51") && !msg.contains("placed"),
         "{what}: the refusal names the amount alone: {msg}"
+    );
+
+    let addr = p.addr();
+    let serialization = serialization.to_owned();
+    tokio::task::spawn_blocking(move || dubbo_call_checks(&addr, &serialization))
+        .await
+        .unwrap();
+}
+
+/// [`sent`] as `dubbo-call` takes it: each typed field as `{"class", "value"}` with its
+/// ISO-8601 or decimal text, the enum as hessian-lite's object or, in fastjson2, its name.
+fn sent_json(serialization: &str, amount: &str) -> serde_json::Value {
+    let typed = |class: &str, value: &str| serde_json::json!({"class": class, "value": value});
+    let status = match serialization {
+        "hessian2" => {
+            serde_json::json!({"class": "io.github.hessianrs.demo.OrderStatus", "name": "NEW"})
+        }
+        _ => serde_json::json!("NEW"),
+    };
+    serde_json::json!([{
+        "id": typed("java.util.UUID", "123e4567-e89b-12d3-a456-426614174000"),
+        "placed": typed("java.time.LocalDateTime", "2024-02-29T13:45:30.123456789"),
+        "due": typed("java.time.LocalDate", "2024-12-31"),
+        "paid": typed("java.time.Instant", "2023-11-14T22:13:20.000005Z"),
+        "amount": typed("java.math.BigDecimal", amount),
+        "status": status,
+    }])
+}
+
+/// `dubbo-call` against the Java provider at `addr`: `advance` with [`sent_json`] prints
+/// [`advanced`] as ISO-8601 and decimal text; an amount one cent off is refused.
+fn dubbo_call_checks(addr: &str, serialization: &str) {
+    let call = |amount: &str| {
+        dubbo_call(&[
+            addr,
+            ORDER_SERVICE,
+            "advance",
+            "--version",
+            VERSION,
+            "--types",
+            ORDER_CLASS,
+            "--args",
+            &sent_json(serialization, amount).to_string(),
+            "--serialization",
+            serialization,
+            "--output",
+            "json",
+        ])
+    };
+    let (ok, out, err) = call("1234.50");
+    assert!(ok, "dubbo-call in {serialization}: {out} {err}");
+    let got: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(got["class"], ORDER_CLASS, "{out}");
+    assert_eq!(got["amount"], "1235.50", "{out}");
+    assert_eq!(got["due"], "2025-01-01", "{out}");
+    assert_eq!(got["paid"], "2023-11-14T22:13:21.000005Z", "{out}");
+    assert_eq!(got["placed"], "2024-03-01T13:45:30.123456789", "{out}");
+    if serialization == "hessian2" {
+        assert_eq!(got["id"], "123e4567-e89b-12d3-a456-426614174001", "{out}");
+        assert_eq!(got["status"]["name"], "PAID", "{out}");
+    } else {
+        // fastjson2 writes a UUID as its 16 bytes and an enum as its ordinal, with no class
+        // name for a field whose declared type says it: a binary and an int to any reader.
+        assert_eq!(
+            got["id"], "Ej5FZ+ibEtOkVkJmFBdAAQ==",
+            "{out}: the bytes of ...4001"
+        );
+        assert_eq!(got["status"], 1, "{out}: PAID's ordinal");
+    }
+    let (ok, out, _) = call("1234.51");
+    assert!(!ok, "an exception exits non-zero: {out}");
+    assert!(
+        out.contains("IllegalArgumentException") && out.contains("amount: got 1234.51"),
+        "{out}"
     );
 }
 
