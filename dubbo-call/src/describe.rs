@@ -93,15 +93,18 @@ impl Description {
             if !reached.insert(t.to_owned()) {
                 continue;
             }
-            if let Some(d) = self.types.iter().find(|d| d.type_name == t) {
+            if let Some(d) = self.types.iter().find(|d| d.type_name == t && !is_jdk(t)) {
                 wanted.extend(d.items.iter().map(String::as_str));
                 wanted.extend(d.properties.values().map(String::as_str));
             }
         }
         // Classes and enums only: a type without fields or constants says nothing its name
-        // does not.
+        // does not; nor do the JDK's private fields (a `LocalDate`'s, a `UUID`'s), which
+        // Dubbo 2.7 publishes too: callers give those values as their text.
         self.types.retain(|t| {
-            reached.contains(&t.type_name) && !(t.properties.is_empty() && t.enums.is_empty())
+            reached.contains(&t.type_name)
+                && !is_jdk(&t.type_name)
+                && !(t.properties.is_empty() && t.enums.is_empty())
         });
     }
 
@@ -174,6 +177,11 @@ impl Description {
         }
         out
     }
+}
+
+/// A class of the JDK (`java.time.LocalDate`, `javax.money.MonetaryAmount`).
+fn is_jdk(type_name: &str) -> bool {
+    type_name.starts_with("java.") || type_name.starts_with("javax.")
 }
 
 /// Prints the descriptions; an error when none has the method asked for.

@@ -49,11 +49,15 @@
 //! (its `class` entry, if any, overrides the class). Values inside lists, maps and objects,
 //! and arguments of type `java.lang.Object`, are mapped by their JSON kind: integers → int
 //! or long, other numbers → double, objects → maps, or objects of the class named by their
-//! `class` entry.
+//! `class` entry; `{"class": "java.time.LocalDateTime", "value": "2024-02-29T13:45:30"}` is
+//! that Java value (likewise every type above given as text: a DTO's `java.time`,
+//! `BigDecimal` and `UUID` fields). An enum is `{"class": ENUM, "name": CONSTANT}` in hessian2
+//! (hessian-lite's form) and its constant's name in fastjson2.
 //!
 //! The result is printed as JSON on stdout (objects with a `class` entry, dates as
 //! milliseconds, binaries as base64, `java.time` values as ISO-8601 text, `BigDecimal`,
-//! `UUID`, `Locale`, `Currency` and `Class` as their Java `toString()`), indented (`--output pretty`, the default) or on one line
+//! `UUID`, `Locale`, `Currency` and `Class` as their Java `toString()`; in fastjson2 a
+//! `UUID` field is the base64 of its 16 bytes and an enum its ordinal, as Java writes them), indented (`--output pretty`, the default) or on one line
 //! (`--output json`); `--output raw` writes the answer's body bytes as the provider sent them,
 //! for `hessian2-dump --annotate -`. A Java exception is printed as
 //! `{"exception": class, "message": ...}` on stdout with exit status 1; any other failure

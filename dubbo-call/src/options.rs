@@ -30,7 +30,9 @@ options:
                         boolean, java.lang.String, java.util.Date, java.math.BigDecimal,
                         java.time.* and java.util.UUID/Locale/Currency (as their ISO-8601
                         or toString() text), X[], java.util.List, java.util.Map, or a class
-                        name for an object)
+                        name for an object); inside objects and lists, where no type is
+                        declared, {\"class\": \"java.time.LocalDate\", \"value\": \"2024-12-31\"}
+                        is that Java value (likewise the other types given as text above)
   --args JSON_ARRAY     the arguments as a JSON array; @FILE reads it from a file, - from
                         standard input
   --version V, --group G

@@ -64,7 +64,7 @@ fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
         "java.util.UUID" => text::<types::Uuid>(v)?,
         "java.util.Locale" => text::<types::Locale>(v)?,
         "java.util.Currency" => text::<types::Currency>(v)?,
-        "java.lang.Object" => untyped_value(v),
+        "java.lang.Object" => untyped(v)?,
         "java.util.List"
         | "java.util.ArrayList"
         | "java.util.Collection"
@@ -74,8 +74,8 @@ fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
                 .as_array()
                 .ok_or_else(bad)?
                 .iter()
-                .map(untyped_value)
-                .collect();
+                .map(untyped)
+                .collect::<Result<_, _>>()?;
             let list_ty = if ty.ends_with("Set") {
                 "java.util.HashSet"
             } else {
@@ -86,8 +86,8 @@ fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
         "java.util.Map" | "java.util.HashMap" => match v {
             Json::Object(m) => Value::untyped_map(
                 m.iter()
-                    .map(|(k, v)| (Value::from(k.as_str()), untyped_value(v)))
-                    .collect(),
+                    .map(|(k, v)| Ok((Value::from(k.as_str()), untyped(v)?)))
+                    .collect::<Result<_, String>>()?,
             ),
             _ => return Err(bad()),
         },
@@ -102,7 +102,7 @@ fn to_value(ty: &str, v: &Json) -> Result<Value, String> {
             Value::typed_list(&array_type(elem), items)
         }
         class => match v {
-            Json::Object(m) => object(class, m),
+            Json::Object(m) => object(class, m)?,
             _ => return Err(bad()),
         },
     })
@@ -141,20 +141,63 @@ fn array_type(elem: &str) -> String {
     format!("[{short}")
 }
 
-fn object(class: &str, m: &JsonMap<String, Json>) -> Value {
+/// The Java types whose JSON form is their text (as [`to_json`] prints them): inside an
+/// object or list, where no declared type says so, `{"class": type, "value": text}` is one.
+const TEXT_TYPES: [&str; 18] = [
+    "java.math.BigDecimal",
+    "java.time.LocalDate",
+    "java.time.LocalTime",
+    "java.time.LocalDateTime",
+    "java.time.Instant",
+    "java.time.Duration",
+    "java.time.Period",
+    "java.time.Year",
+    "java.time.YearMonth",
+    "java.time.MonthDay",
+    "java.time.ZoneOffset",
+    "java.time.ZoneId",
+    "java.time.OffsetTime",
+    "java.time.OffsetDateTime",
+    "java.time.ZonedDateTime",
+    "java.util.UUID",
+    "java.util.Locale",
+    "java.util.Currency",
+];
+
+fn object(class: &str, m: &JsonMap<String, Json>) -> Result<Value, String> {
     let class = m.get("class").and_then(Json::as_str).unwrap_or(class);
-    let fields: Vec<(&str, Value)> = m
+    if let (2, Some(text)) = (m.len(), m.get("value")) {
+        if m.contains_key("class") && TEXT_TYPES.contains(&class) {
+            return to_value(class, text);
+        }
+    }
+    let fields = m
         .iter()
         .filter(|(k, _)| k.as_str() != "class")
-        .map(|(k, v)| (k.as_str(), untyped_value(v)))
-        .collect();
-    Value::Object(Object::new(class, fields))
+        .map(|(k, v)| Ok((k.as_str(), untyped(v)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Value::Object(Object::new(class, fields)))
 }
 
 /// JSON to a [`Value`] by the JSON kind alone: numbers that fit an `int` are ints, other
 /// integers longs, the rest doubles; arrays are `ArrayList`s; an object with a `class` key
-/// is that Java object, any other a map.
+/// is that Java object, any other a map. `{"class": "java.time.LocalDateTime", "value":
+/// "2024-02-29T13:45:30"}` is that Java value (likewise the other `java.time` types,
+/// `BigDecimal`, `UUID`, `Locale` and `Currency`: the forms [`to_json`] prints as text); one
+/// whose text does not parse stays an object of those two fields.
 pub fn untyped_value(v: &Json) -> Value {
+    untyped_in(v, &mut None)
+}
+
+/// [`untyped_value`], failing on a `{"class", "value"}` text that does not parse.
+fn untyped(v: &Json) -> Result<Value, String> {
+    let mut error = None;
+    let value = untyped_in(v, &mut error);
+    error.map_or(Ok(value), Err)
+}
+
+/// [`untyped_value`], keeping the first text that does not parse in `error`.
+fn untyped_in(v: &Json, error: &mut Option<String>) -> Value {
     match v {
         Json::Null => Value::Null,
         Json::Bool(b) => Value::Bool(*b),
@@ -163,14 +206,22 @@ pub fn untyped_value(v: &Json) -> Value {
             None => Value::Double(n.as_f64().unwrap_or(f64::NAN)),
         },
         Json::String(s) => Value::String(s.clone()),
-        Json::Array(a) => {
-            Value::typed_list("java.util.ArrayList", a.iter().map(untyped_value).collect())
-        }
+        Json::Array(a) => Value::typed_list(
+            "java.util.ArrayList",
+            a.iter().map(|i| untyped_in(i, error)).collect(),
+        ),
         Json::Object(m) => match m.get("class").and_then(Json::as_str) {
-            Some(class) => object(class, m),
+            Some(class) => object(class, m).unwrap_or_else(|e| {
+                error.get_or_insert(e);
+                let fields = m
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "class")
+                    .map(|(k, v)| (k.as_str(), untyped_in(v, error)));
+                Value::Object(Object::new(class, fields.collect::<Vec<_>>()))
+            }),
             None => Value::untyped_map(
                 m.iter()
-                    .map(|(k, v)| (Value::from(k.as_str()), untyped_value(v)))
+                    .map(|(k, v)| (Value::from(k.as_str()), untyped_in(v, error)))
                     .collect(),
             ),
         },
@@ -283,5 +334,34 @@ mod tests {
         );
         assert_eq!(base64(b"hello"), "aGVsbG8=");
         assert_eq!(base64(b"hi!"), "aGkh");
+    }
+
+    #[test]
+    fn class_and_value_objects_are_the_java_values_of_that_text() {
+        let due = serde_json::json!({"class": "java.time.LocalDate", "value": "2024-12-31"});
+        let date = to_hessian("java.time.LocalDate", &serde_json::json!("2024-12-31")).unwrap();
+        assert_eq!(untyped_value(&due), date);
+        let order = to_hessian("com.example.Order", &serde_json::json!({ "due": due })).unwrap();
+        assert_eq!(order.as_object().unwrap().get("due"), Some(&date));
+        let stream = Stream {
+            values: vec![order.clone()],
+        };
+        assert_eq!(to_json(&order, &stream)["due"], "2024-12-31");
+        // Text that does not parse: an error where a type was declared, else the object as
+        // written.
+        let bad = serde_json::json!({"class": "java.time.LocalDate", "value": "yesterday"});
+        let err = to_hessian("com.example.Order", &serde_json::json!({ "due": bad }));
+        assert!(err.is_err(), "{err:?}");
+        let kept = untyped_value(&bad);
+        assert_eq!(
+            kept.as_object().unwrap().get("value"),
+            Some(&Value::from("yesterday"))
+        );
+        // Other classes keep a field named value.
+        let box_ = serde_json::json!({"class": "com.example.Box", "value": "x"});
+        assert_eq!(
+            untyped_value(&box_).as_object().unwrap().class.as_ref(),
+            "com.example.Box"
+        );
     }
 }

@@ -24,6 +24,7 @@ use dubbo_test_support::LogDir;
 
 mod checks;
 pub mod echo;
+pub mod orders;
 pub mod triple;
 // Each test binary uses some of these.
 #[allow(unused_imports)]

@@ -13,15 +13,19 @@
 //!
 //! A Java string with lone surrogates (`Value::Utf16`) has them replaced by U+FFFD.
 //! JSONB's `byte`/`short` become ints and `float` a double, as Java widens them; `char` a
-//! one-character string; symbols strings. Values JSONB has and the body layer's `Value` does
-//! not (big numbers, `java.time` values) become an object of their Java class with their text as
-//! its `value`. References: a Hessian `Q` to a
+//! one-character string; symbols strings. `BigDecimal`, `LocalDate`, `LocalTime`,
+//! `LocalDateTime` and `Instant` become the objects hessian-lite writes for them and back
+//! (see [`jdk`]), a hessian-lite `UUID` JSONB's 16 bytes; the other values JSONB has and the
+//! body layer's `Value` does not (`BigInteger`, `ZonedDateTime`, decimals beyond 128 bits)
+//! become an object of their Java class with their text as its `value`. References: a Hessian `Q` to a
 //! container already converted is that container again; one to a container still being
 //! converted (a cycle, such as a `Throwable`'s own `cause`) is `null`; a JSONB reference to
 //! the root (`$`) is Hessian's reference 0, and any other path `null`.
 
 use fastjson2::value::Value as Jv;
 use hessian2::value::{List, Map, Object, Value as Hv};
+
+use super::jdk;
 
 /// A Hessian value as a JSONB value.
 pub(crate) fn to_jsonb(v: &Hv) -> Jv {
@@ -62,6 +66,9 @@ fn to_jsonb_in(v: &Hv, done: &mut Vec<Option<Jv>>, classes: bool) -> Jv {
         }
         Hv::Object(o) => {
             let slot = start(done);
+            if let Some(own_kind) = jdk::to_jsonb(o) {
+                return finish(done, slot, own_kind);
+            }
             let fields = o
                 .fields
                 .iter()
@@ -247,10 +254,13 @@ fn to_hessian_typed(v: &Jv, class: Option<&str>) -> Hv {
             }
         },
         Jv::Typed(t) => to_hessian_typed(&t.value, Some(java_class(&t.class))),
-        // Values the body layer's `Value` has no kind for: an object of their Java class
-        // holding their text (never a string, so an attachment of one is "not a string" in
-        // the peek and in the full decode alike).
+        // Values the body layer's `Value` has no kind for: the object hessian-lite writes
+        // for them, or else an object of their Java class holding their text (never a string,
+        // so an attachment of one is "not a string" in the peek and in the full decode alike).
         other => {
+            if let Some(v) = jdk::to_hessian(other) {
+                return v;
+            }
             let class = match other {
                 Jv::BigInteger(_) => "java.math.BigInteger",
                 Jv::BigDecimal(_) => "java.math.BigDecimal",

@@ -29,6 +29,7 @@ use crate::error::BodyError;
 use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 
 mod convert;
+mod jdk;
 
 /// The fastjson2 format, writing as fastjson2 `version` does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,6 +36,8 @@ import io.github.hessianrs.demo.User;
  * With a {@code tri://} target (Dubbo 3) the {@code echo_*} checks of the IDL-style EchoService
  * (src/dubbo3, {@code Echo}) follow the DemoService checks; {@code --only echo} runs only those (no
  * DemoService reference: for a server that serves only EchoService), {@code --only demo} only the others.
+ * {@code --only orders} runs only the OrderService checks ({@link Orders}: a DTO of java.time,
+ * BigDecimal, UUID and an enum), for a server that serves OrderService.
  *
  * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
  * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
@@ -172,8 +174,8 @@ final class Consumer {
             if (i + 1 >= args.length) throw new Main.UsageException("missing value for " + a);
             if (a.equals("--only")) {
                 only = args[++i];
-                if (!only.equals("echo") && !only.equals("demo")) {
-                    throw new Main.UsageException("--only takes echo or demo, got " + only);
+                if (!only.equals("echo") && !only.equals("demo") && !only.equals("orders")) {
+                    throw new Main.UsageException("--only takes echo, demo or orders, got " + only);
                 }
                 continue;
             }
@@ -234,6 +236,14 @@ final class Consumer {
             }
             println(c.passed + " passed, " + c.failed + " failed");
             destroy(erc);
+            return c.failed == 0 ? 0 : 1;
+        }
+        if ("orders".equals(only)) {
+            if (registry != null || !protocol.equals("dubbo")) {
+                throw new Main.UsageException("--only orders needs a dubbo HOST:PORT target");
+            }
+            Orders.run(c, hp[0], Integer.parseInt(hp[1]), timeout, iterations);
+            println(c.passed + " passed, " + c.failed + " failed");
             return c.failed == 0 ? 0 : 1;
         }
         Map<String, String> urlParams = connections > 0 ? Map.of("connections", String.valueOf(connections)) : null;

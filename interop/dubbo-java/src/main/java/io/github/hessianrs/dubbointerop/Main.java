@@ -11,8 +11,8 @@ public final class Main {
 
     static void usage() {
         System.err.println("usage:\n"
-                + "  provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N] [--param KEY=VALUE]... [--group G] [--bootstrap instance|all] [--protocol dubbo|tri] [--ext-protocol tri]\n"
-                + "  consumer HOST:PORT|tri://HOST:PORT|zookeeper://127.0.0.1:ZKPORT [--iterations N] [--timeout MS] [--concurrency N] [--group G] [--attach K=V]... [--load CALLS [--payload BYTES] [--warmup CALLS]] [--only echo|demo] [--register-mode all|instance|interface]\n"
+                + "  provider PORT [--ignore-stdin] [--registry zookeeper://127.0.0.1:ZKPORT] [--weight N] [--param KEY=VALUE]... [--group G] [--bootstrap instance|all] [--protocol dubbo|tri] [--ext-protocol tri] [--orders]\n"
+                + "  consumer HOST:PORT|tri://HOST:PORT|zookeeper://127.0.0.1:ZKPORT [--iterations N] [--timeout MS] [--concurrency N] [--group G] [--attach K=V]... [--load CALLS [--payload BYTES] [--warmup CALLS]] [--only echo|demo|orders] [--register-mode all|instance|interface]\n"
                 + "  capture HOST:PORT OUTDIR [--wait-readonly SECONDS]\n"
                 + "  h2dump LISTENPORT HOST:PORT [--raw DIR]   (Dubbo 3 flavours: HTTP/2 / Triple frame dump relay)\n"
                 + "  guardtest connect|bind|socket|lookup|triconnect|tribind\n"

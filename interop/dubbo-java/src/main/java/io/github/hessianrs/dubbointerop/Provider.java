@@ -7,6 +7,9 @@ import java.net.ServerSocket;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import org.apache.dubbo.config.ServiceConfig;
+
+import io.github.hessianrs.demo.DemoService;
 import io.github.hessianrs.demo.DemoServiceImpl;
 
 /**
@@ -32,6 +35,8 @@ import io.github.hessianrs.demo.DemoServiceImpl;
  * With {@code --protocol tri} or {@code --ext-protocol tri} (Dubbo 3) the same port also serves the
  * IDL-style {@code io.github.hessianrs.demo.EchoService} (protobuf StringValue messages, no version,
  * no group; src/dubbo3).
+ * {@code --orders} also exports {@code io.github.hessianrs.demo.OrderService} (version 1.0.0, no group) on the
+ * same port: a DTO of java.time, BigDecimal, UUID and an enum, checked on arrival ({@link Orders}).
  * {@code --group G} exports the service in Dubbo group G (callers must send the attachment
  * {@code group=G}). {@code --weight} and {@code --param} (e.g. {@code idc=hz}, {@code warmup=0}) go into that URL.
  */
@@ -54,6 +59,7 @@ final class Provider {
         String group = null;
         String bootstrapMode = null;
         boolean metadataReport = false;
+        boolean orders = false;
         String protocol = "dubbo";
         String extProtocol = null;
         for (int i = 2; i < args.length; i++) {
@@ -80,6 +86,8 @@ final class Provider {
                 }
             } else if (a.equals("--ext-protocol") && i + 1 < args.length) {
                 extProtocol = args[++i];
+            } else if (a.equals("--orders")) {
+                orders = true;
             } else if (a.equals("--metadata-report")) {
                 metadataReport = true;
             } else if (a.equals("--group") && i + 1 < args.length) {
@@ -113,12 +121,14 @@ final class Provider {
                         "--bootstrap needs --registry and takes no --weight, --group, --param, --metadata-report");
             }
             if (!DubboSetup.isDubbo3()) throw new Main.UsageException("--bootstrap needs Dubbo 3");
+            if (orders) throw new Main.UsageException("--bootstrap takes no --orders");
             DubboSetup.bootstrap(new DemoServiceImpl(), port, freeLoopbackPort(), registry, bootstrapMode,
                     "hessianrs-interop-provider", protocol);
         } else {
             if (metadataReport && registry == null) throw new Main.UsageException("--metadata-report needs --registry");
-            DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params, group, metadataReport,
-                    protocol, extProtocol);
+            ServiceConfig<DemoService> sc = DubboSetup.export(new DemoServiceImpl(), port, registry, weight, params,
+                    group, metadataReport, protocol, extProtocol);
+            if (orders) Orders.export(sc.getProtocols().get(0), sc.getApplication(), sc.getRegistries());
         }
         System.out.println("READY " + port);
         System.out.flush();
