@@ -143,31 +143,22 @@ fn array_type(elem: &str) -> String {
 
 /// The Java types whose JSON form is their text (as [`to_json`] prints them): inside an
 /// object or list, where no declared type says so, `{"class": type, "value": text}` is one.
-const TEXT_TYPES: [&str; 18] = [
+/// They are these and every `java.time` type ([`hessian2::types::time::JAVA_TIME_TYPES`]).
+const TEXT_TYPES: [&str; 4] = [
     "java.math.BigDecimal",
-    "java.time.LocalDate",
-    "java.time.LocalTime",
-    "java.time.LocalDateTime",
-    "java.time.Instant",
-    "java.time.Duration",
-    "java.time.Period",
-    "java.time.Year",
-    "java.time.YearMonth",
-    "java.time.MonthDay",
-    "java.time.ZoneOffset",
-    "java.time.ZoneId",
-    "java.time.OffsetTime",
-    "java.time.OffsetDateTime",
-    "java.time.ZonedDateTime",
     "java.util.UUID",
     "java.util.Locale",
     "java.util.Currency",
 ];
 
+fn is_text_type(class: &str) -> bool {
+    TEXT_TYPES.contains(&class) || hessian2::types::time::JAVA_TIME_TYPES.contains(&class)
+}
+
 fn object(class: &str, m: &JsonMap<String, Json>) -> Result<Value, String> {
     let class = m.get("class").and_then(Json::as_str).unwrap_or(class);
     if let (2, Some(text)) = (m.len(), m.get("value")) {
-        if m.contains_key("class") && TEXT_TYPES.contains(&class) {
+        if m.contains_key("class") && is_text_type(class) {
             return to_value(class, text);
         }
     }

@@ -50,14 +50,14 @@ pub(crate) const HANDLES: &str = "com.alibaba.com.caucho.hessian.io.java8.";
 /// (`...java8.LocalDateHandle` → `java.time.LocalDate`), if it is one.
 pub fn java_type_of_handle(class: &str) -> Option<&'static str> {
     let simple = class.strip_prefix(HANDLES)?.strip_suffix("Handle")?;
-    JAVA_TYPES
+    JAVA_TIME_TYPES
         .iter()
         .copied()
         .find(|t| t.strip_prefix("java.time.") == Some(simple))
 }
 
-/// Every `java.time` type hessian-lite writes through a handle.
-const JAVA_TYPES: [&str; 14] = [
+/// Every `java.time` type hessian-lite writes through a handle (each has a carrier here).
+pub const JAVA_TIME_TYPES: [&str; 14] = [
     "java.time.LocalDate",
     "java.time.LocalTime",
     "java.time.LocalDateTime",
