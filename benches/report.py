@@ -75,8 +75,9 @@ CROSS_FASTJSON2 = {
         ("owned floor: a clone of the `User`", "fastjson2_user/decode", "owned-floor"),
     ],
 }
-# Peers of the fastjson2 bench (the others are Hessian peers).
-FASTJSON2_PEERS = ("java-fastjson2",)
+# Peers of the fastjson2 bench (the others are Hessian peers): Java fastjson2 2.0.52 (Dubbo
+# 3.2.19; named before 2.0.56 was measured) and 2.0.56 (Dubbo 3.3).
+FASTJSON2_PEERS = ("java-fastjson2", "java-fastjson2-2.0.56")
 # Rows compared like-for-like only with some peers: a reused decoder with Java's reused
 # Hessian2Input (Go's peer makes a new decoder per message, as `from_slice` does). The goals
 # table lists such a row only against those peers.
@@ -100,6 +101,7 @@ PEER_NAMES = {
     "java-hessian-lite3": "Java hessian-lite 3.2.13",
     "java-hessian-lite4": "Java hessian-lite 4.0.4",
     "java-fastjson2": "Java fastjson2 2.0.52 (JSONB)",
+    "java-fastjson2-2.0.56": "Java fastjson2 2.0.56 (JSONB)",
 }
 # Issue 3's goals: (peer, factor).
 GOALS = [("go-hessian2", 10.0), ("java-hessian-lite3", 5.0)]
@@ -259,7 +261,7 @@ def main():
       f"serde {versions.get('serde', '?')}, serde_json {versions.get('serde_json', '?')}, "
       f"rmp-serde {versions.get('rmp-serde', '?')}, bytes {versions.get('bytes', '?')}.")
     for h in peer_header:
-        if h.startswith(("go:", "java:", "java-hessian", "benches/peers/run", "machine:")):
+        if h.startswith(("go:", "java:", "java-hessian", "java-fastjson2", "benches/peers/run", "machine:")):
             w(f"* Peers — {h}")
     if meta.get("failed_list"):
         w(f"* **Failed benches** (no numbers): {', '.join(meta['failed_list'])}.")
@@ -332,9 +334,11 @@ def main():
     cross_table(w, crit, allocs, peer_by, comparisons, CROSS_FASTJSON2, FASTJSON2_PEERS, "fastjson2",
                 "## Cross-language: fastjson2 (JSONB) against Java fastjson2",
                 "The Java peer (`benches/peers/java`, `Fastjson2Bench`, JMH) encodes and decodes the "
-                "same `User` and the self-referencing `Mix` with fastjson2 2.0.52's JSONB and Dubbo's "
-                "writer and reader features (serialization id 23); its setup checks its bytes against "
-                "`fastjson2/tests/vectors`. Java's `Mix` refers to itself (`$ref`): the typed Rust rows "
+                "same `User` and the self-referencing `Mix` with fastjson2's JSONB and Dubbo's "
+                "writer and reader features (serialization id 23), in 2.0.52 (Dubbo 3.2) and, from its "
+                "own jar, 2.0.56 (Dubbo 3.3); each setup checks the library's version and its bytes "
+                "against that version's vectors (`fastjson2/tests/vectors`, `vectors-2.0.56`). Java's "
+                "`Mix` refers to itself (`$ref`): the typed Rust rows "
                 "encode a nested Mix instead (more work), the `Value` rows Java's exact bytes.")
 
     # ---- goals
@@ -519,8 +523,10 @@ def cross_rows(w, crit, allocs, peer_by, comparisons, cross, peer_list, ours, on
 def summary_table(crit, allocs):
     """One row per hessian2 group: hessian2, serde_json and rmp-serde, mean (min)."""
     out = []
-    # (The fastjson2 bench times hessian2 in its groups too: a reference there, not a dataset.)
-    groups = sorted({g for (g, f, p) in crit if f == "hessian2" and not p and not g.startswith("fastjson2_")})
+    # (Groups that time fastjson2 time hessian2 beside it, the fastjson2 bench's as a
+    # reference, dubbo_call's as the other serialization: not hessian2 datasets.)
+    groups = sorted({g for (g, f, p) in crit if f == "hessian2" and not p and not g.startswith("fastjson2_")
+                     and (g, "fastjson2", "") not in crit})
     if not groups:
         return out
     out.append("| dataset/op | hessian2 ns/op (min) | allocs | serde_json (min) | ratio | rmp-serde (min) | ratio |")
@@ -571,6 +577,7 @@ COLORS = {
     "java-hessian-lite3": "#e76f00",
     "java-hessian-lite4": "#b07219",
     "java-fastjson2": "#c0392b",
+    "java-fastjson2-2.0.56": "#8e44ad",
     "serde_json": "#6a5acd",
     "rmp-serde": "#2e8b57",
     "other": "#888888",

@@ -4,7 +4,8 @@
 //! request and a response.
 //!
 //! Groups: `dubbo_header/decode`, `dubbo_arg_count/<descriptor>` (`dubbo-codec`,
-//! `naive-split`), `dubbo_route/<body>` (`peek-cache`, `peek`, `full-decode`),
+//! `naive-split`), `dubbo_route/<body>` (`peek-cache`, `peek`, `full-decode`; each body in
+//! Hessian2 and, as `<body>-fastjson2`, in fastjson2 as Dubbo 3.3 writes it),
 //! `dubbo_request_encode/<body>`, `dubbo_response_encode/<body>`. Allocations per operation
 //! are counted before the timings and recorded with `benches::report` (function
 //! `<implementation>/<input>`, as criterion names a `BenchmarkId::new`).
@@ -20,8 +21,28 @@
 //! * `dubbo_response_encode/pojo`: `typed` is `encode_typed_result` of a Rust struct,
 //!   `value` encodes an `RpcResult` holding the same value, made beforehand.
 //!
+//! `dubbo_route`'s `peek` is what the proxy calls when a route tells groups apart
+//! (`dubbo_codec::peek_with`, attachments read, no cache), in the serialization the frame
+//! header names. Instructions per peek under callgrind (`DUBBO_ROUTE_PROFILE=<function>/<body>`
+//! makes the bench binary loop that call `DUBBO_ROUTE_ITERS` times and exit; per call = the
+//! difference of two runs (10,000 and 20,000) / 10,000; dubbo-codec as of f39a472, 2026-11-29):
+//!
+//! | body | peek, hessian2 | peek, fastjson2 | peek-cache, hessian2 | peek-cache, fastjson2 |
+//! | --- | ---: | ---: | ---: | ---: |
+//! | string_arg (296 B / 321 B) | 3,983 | 5,751 | 1,239 | 1,637 |
+//! | pojo_map_args (424 B / 462 B) | 5,626 | 6,194 | 1,227 | 1,625 |
+//!
+//! Warm, neither peek allocates (route allocations are counted after one warm-up call: the
+//! 16 once reported for the Hessian2 peek of `pojo_map_args` were its first call's). The
+//! fastjson2 peek steps over an argument by its frame length, but pays per value: each head
+//! string and the attachments are a document of their own, read by a new `Decoder`
+//! (`Decoder::pull`, `text_of`'s UTF-8 check and `Decoder::new` are the top of its profile).
+//!
 //! ```sh
 //! cargo bench -p benches --bench dubbo_codec -- --warm-up-time 1 --measurement-time 3
+//! cargo bench -p benches --bench dubbo_codec --no-run   # then, for callgrind:
+//! DUBBO_ROUTE_PROFILE=peek/pojo_map_args-fastjson2 DUBBO_ROUTE_ITERS=10000 \
+//!     valgrind --tool=callgrind target/release/deps/dubbo_codec-<hash>
 //! ```
 
 use std::hint::black_box;
@@ -29,11 +50,12 @@ use std::hint::black_box;
 use benches::alloc::{count, CountingAlloc};
 use benches::report;
 use bytes::Bytes;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{criterion_group, BenchmarkId, Criterion};
 use dubbo_codec::metadata::MetadataCache;
 use dubbo_codec::response::{encode_typed_result, Outcome, RpcResult};
 use dubbo_codec::{
-    arg_count, peek, peek_with_cache, Attachments, Frame, Header, Request, RequestBuilder,
+    arg_count, peek_with, Attachments, BodyFormat, Frame, Header, Peek, PeekOptions, Request,
+    RequestBuilder,
 };
 use hessian2::value::{Object, Value};
 use serde::ser::SerializeMap;
@@ -206,7 +228,55 @@ fn requests() -> Vec<(&'static str, Request)> {
     vec![("string_arg", small), ("pojo_map_args", pojo)]
 }
 
-fn report_allocations(reqs: &[(&str, Request)], bodies: &[(&str, Bytes)], cache: &MetadataCache) {
+/// A routed body: its name in `dubbo_route`, its serialization, its bytes.
+type Body = (String, BodyFormat, Bytes);
+
+/// Each request's body in Hessian2 (named as the request) and in fastjson2 (`-fastjson2`).
+fn route_bodies(reqs: &[(&str, Request)]) -> Vec<Body> {
+    let mut out = Vec::new();
+    for (name, req) in reqs {
+        out.push((name.to_string(), req.format, req.to_bytes()));
+        let mut fj = req.clone();
+        fj.format = BodyFormat::FASTJSON2;
+        let body = fj.to_bytes();
+        assert_eq!(
+            Request::decode_in(BodyFormat::FASTJSON2, &body).unwrap(),
+            *req
+        );
+        out.push((format!("{name}-fastjson2"), fj.format, body));
+    }
+    out
+}
+
+/// `dubbo_route`'s functions: the peek the proxy makes (attachments read), the same with the
+/// metadata cache, and a full decode.
+#[derive(Clone, Copy)]
+enum Route {
+    PeekCache,
+    Peek,
+    FullDecode,
+}
+
+const ROUTES: [(Route, &str); 3] = [
+    (Route::PeekCache, "peek-cache"),
+    (Route::Peek, "peek"),
+    (Route::FullDecode, "full-decode"),
+];
+
+/// `true` when the request names a group.
+fn route(how: Route, format: BodyFormat, body: &[u8], cache: &MetadataCache) -> bool {
+    let group = |p: Peek<'_>| p.group.is_some();
+    let options = PeekOptions::new(format);
+    match how {
+        Route::Peek => group(peek_with::<&str>(body, options, &[], |_, _| {}).unwrap()),
+        Route::PeekCache => {
+            group(peek_with::<&str>(body, options.cache(Some(cache)), &[], |_, _| {}).unwrap())
+        }
+        Route::FullDecode => Request::decode_in(format, body).unwrap().group().is_some(),
+    }
+}
+
+fn report_allocations(reqs: &[(&str, Request)], bodies: &[Body], cache: &MetadataCache) {
     let mut wire = Vec::new();
     reqs[0].1.to_frame(1, true).encode(&mut wire).unwrap();
     let (_, n) = count(|| black_box(Header::parse(black_box(&wire[..])).unwrap().unwrap()));
@@ -249,11 +319,11 @@ fn report_allocations(reqs: &[(&str, Request)], bodies: &[(&str, Bytes)], cache:
     let r = RpcResult::for_request(Outcome::Value(order_query_value()), "2.0.2");
     let (len, n) = count(|| black_box(&r).to_bytes().len());
     report::record("dubbo_response_encode", "value/pojo", n, Some(len));
-    for (name, body) in bodies {
-        let (_, a) = count(|| black_box(peek(body).unwrap().group.is_some()));
-        let (_, c) = count(|| black_box(peek_with_cache(body, cache).unwrap().group.is_some()));
-        let (_, f) = count(|| black_box(Request::decode(body).unwrap().args.len()));
-        for (function, n) in [("peek-cache", c), ("peek", a), ("full-decode", f)] {
+    for (name, format, body) in bodies {
+        for (how, function) in ROUTES {
+            // Warm, as the timing loop runs: a thread's one-time set-up is not a call's cost.
+            route(how, *format, body, cache);
+            let (_, n) = count(|| black_box(route(how, *format, black_box(body), cache)));
             report::record(
                 "dubbo_route",
                 &format!("{function}/{name}"),
@@ -280,11 +350,16 @@ fn report_allocations(reqs: &[(&str, Request)], bodies: &[(&str, Bytes)], cache:
     }
 }
 
-fn bench(c: &mut Criterion) {
-    let reqs = requests();
-    let bodies: Vec<(&str, Bytes)> = reqs.iter().map(|(n, r)| (*n, r.to_bytes())).collect();
+fn route_cache() -> MetadataCache {
     let mut cache = MetadataCache::new();
     cache.register(SERVICE, "1.0.0", SERVICE, Some("order"));
+    cache
+}
+
+fn bench(c: &mut Criterion) {
+    let reqs = requests();
+    let bodies = route_bodies(&reqs);
+    let cache = route_cache();
     for (_, d) in DESCRIPTORS {
         assert_eq!(arg_count(d).unwrap(), naive_arg_count(d));
     }
@@ -319,21 +394,12 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     let mut g = c.benchmark_group("dubbo_route");
-    for (name, body) in &bodies {
-        g.bench_with_input(BenchmarkId::new("peek-cache", name), body, |b, body| {
-            b.iter(|| {
-                peek_with_cache(black_box(body), &cache)
-                    .unwrap()
-                    .group
-                    .is_some()
-            })
-        });
-        g.bench_with_input(BenchmarkId::new("peek", name), body, |b, body| {
-            b.iter(|| peek(black_box(body)).unwrap().group.is_some())
-        });
-        g.bench_with_input(BenchmarkId::new("full-decode", name), body, |b, body| {
-            b.iter(|| Request::decode(black_box(body)).unwrap().args.len())
-        });
+    for (name, format, body) in &bodies {
+        for (how, function) in ROUTES {
+            g.bench_with_input(BenchmarkId::new(function, name), body, |b, body| {
+                b.iter(|| route(how, *format, black_box(body), &cache))
+            });
+        }
     }
     g.finish();
 
@@ -373,5 +439,32 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// `DUBBO_ROUTE_PROFILE=<function>/<body>`: `DUBBO_ROUTE_ITERS` (default 1) calls of that
+/// `dubbo_route` function, for callgrind (see the module docs).
+fn profile(which: &str) {
+    let iters: usize = std::env::var("DUBBO_ROUTE_ITERS").map_or(1, |v| v.parse().unwrap());
+    let (function, name) = which.split_once('/').expect("<function>/<body>");
+    let (how, _) = ROUTES
+        .into_iter()
+        .find(|(_, f)| *f == function)
+        .unwrap_or_else(|| panic!("no dubbo_route function {function}"));
+    let bodies = route_bodies(&requests());
+    let cache = route_cache();
+    let (_, format, body) = bodies
+        .iter()
+        .find(|(n, _, _)| n == name)
+        .unwrap_or_else(|| panic!("no body {name}"));
+    for _ in 0..iters {
+        black_box(route(how, *format, black_box(body), &cache));
+    }
+}
+
 criterion_group!(benches, bench);
-criterion_main!(benches);
+
+fn main() {
+    if let Ok(which) = std::env::var("DUBBO_ROUTE_PROFILE") {
+        return profile(&which);
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}

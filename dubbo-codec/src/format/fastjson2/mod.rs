@@ -17,7 +17,7 @@ use std::borrow::Cow;
 use bytes::{BufMut, Bytes, BytesMut};
 use fastjson2::decode::{Decoder, Header};
 use fastjson2::encode::{Encoder, PeerVersion};
-use fastjson2::frame::{read_framed, write_framed, LENGTH_BYTES};
+use fastjson2::frame::{read_framed, write_framed, write_framed_with, LENGTH_BYTES};
 use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -27,6 +27,7 @@ use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
+use crate::typed;
 
 mod convert;
 mod jdk;
@@ -71,7 +72,8 @@ impl Format for Fastjson2 {
 
     fn args(self) -> JsonbArgs {
         JsonbArgs {
-            out: self.writer(Vec::new()),
+            // The size of the thread's last argument section, as the Hessian2 format starts.
+            out: self.writer(typed::ARGS.buffer()),
         }
     }
 
@@ -448,7 +450,8 @@ impl<B: BufMut> JsonbWriter<B> {
 
 impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     fn write_utf(&mut self, s: &str) {
-        self.jsonb(&fastjson2::value::Value::from(s));
+        // Straight from `s`: a `Value` would copy it into a `String` first.
+        self.document(|e| e.write_str(s));
     }
 
     fn write_null(&mut self) {
@@ -465,11 +468,20 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 
     fn write_attachments(&mut self, a: &Attachments) {
-        let entries = a
-            .iter()
-            .map(|(k, v)| (fastjson2::value::Value::from(k), convert::to_jsonb(v)))
-            .collect();
-        self.jsonb(&fastjson2::value::Value::Object(entries));
+        // The map written entry by entry: keys and string values (all Java sends) straight
+        // from the attachments, other values converted one by one (as a whole map converted
+        // would: each value is converted on its own), so no tree of copies is built.
+        self.document(|e| {
+            e.write_object_start();
+            for (k, v) in a.iter() {
+                e.write_str(k);
+                match v {
+                    Value::String(s) => e.write_str(s),
+                    v => fastjson2::value::write_value(e, &convert::to_jsonb(v)),
+                }
+            }
+            e.write_object_end();
+        });
     }
 
     fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], _plain_after: bool) -> bool {
@@ -494,12 +506,23 @@ pub(crate) struct JsonbArgs {
 
 impl ArgsSink for JsonbArgs {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
-        let doc = serialize(value, "argument", self.out.version)?;
-        write_framed(&mut self.out.out, &doc);
-        Ok(())
+        // Straight into the section, its length patched in after: no document of its own.
+        // (On an error the builder drops the section.)
+        let version = self.out.version;
+        let mut written = Ok(());
+        write_framed_with(&mut self.out.out, |out| {
+            written = value
+                .serialize(&mut fastjson2::Serializer::with_version(out, version))
+                .map(drop);
+        });
+        written.map_err(|source| BodyError::Fastjson2 {
+            field: "argument",
+            source,
+        })
     }
 
     fn finish(self) -> Vec<u8> {
+        typed::ARGS.record(self.out.out.len());
         self.out.out
     }
 }
@@ -555,6 +578,53 @@ mod tests {
         for n in 0..frame.body().len() {
             let _ = Request::decode_in(F, &frame.body()[..n]);
             let _ = peek_with(&frame.body()[..n], PeekOptions::new(F), &["env"], |_, _| {});
+        }
+    }
+
+    /// Strings and attachments written straight (no `Value` tree in between) are the bytes
+    /// the tree gives: plain, non-Latin and long strings, and non-string attachment values.
+    #[test]
+    fn strings_and_attachments_as_the_value_tree_writes_them() {
+        let tree = |v: &fastjson2::value::Value| {
+            let mut doc = Vec::new();
+            fastjson2::value::write_value(&mut Encoder::new(&mut doc), v);
+            let mut out = Vec::new();
+            write_framed(&mut out, &doc);
+            out
+        };
+        let long = "x".repeat(300);
+        for s in [
+            "",
+            "2.0.2",
+            "com.example.Greeter",
+            "héllo",
+            "你好",
+            long.as_str(),
+        ] {
+            let mut w = Fastjson2::default_writer();
+            w.write_utf(s);
+            assert_eq!(w.out, tree(&fastjson2::value::Value::from(s)), "{s}");
+        }
+        let mut a = Attachments::new();
+        a.insert("path", "com.example.Greeter");
+        a.insert("timeout", Value::Int(3000));
+        a.insert("tags", Value::untyped_list(vec![Value::from("a")]));
+        a.insert("名前", "値");
+        let entries = a
+            .iter()
+            .map(|(k, v)| (fastjson2::value::Value::from(k), convert::to_jsonb(v)))
+            .collect();
+        let mut w = Fastjson2::default_writer();
+        w.write_attachments(&a);
+        assert_eq!(w.out, tree(&fastjson2::value::Value::Object(entries)));
+    }
+
+    impl Fastjson2 {
+        fn default_writer() -> JsonbWriter<Vec<u8>> {
+            let BodyFormat::Fastjson2(version) = F else {
+                unreachable!()
+            };
+            Fastjson2 { version }.writer(Vec::new())
         }
     }
 

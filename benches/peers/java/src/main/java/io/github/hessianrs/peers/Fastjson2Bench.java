@@ -1,5 +1,6 @@
 package io.github.hessianrs.peers;
 
+import com.alibaba.fastjson2.JSON;
 import com.alibaba.fastjson2.JSONB;
 import com.alibaba.fastjson2.JSONReader;
 import com.alibaba.fastjson2.JSONWriter;
@@ -22,8 +23,12 @@ import java.util.concurrent.TimeUnit;
  * fastjson2 JSONB encode/decode of Mix and User, as Dubbo's FastJson2ObjectOutput / Input call it
  * (the same writer and reader features; Dubbo's class allow-list replaced by SupportAutoType).
  * Encode is JSONB.toBytes (a new byte[] per message, as Dubbo); decode is JSONB.parseObject of
- * Java's own bytes into the class. The bytes equal fastjson2/tests/vectors/user.bin and
- * mix_self_ref.bin (checked by setup). Run: java -jar target/lite3/benchmarks.jar Fastjson2Bench
+ * Java's own bytes into the class. The bytes equal user.bin and mix_self_ref.bin of the vectors
+ * directory -Dfastjson2.vectors names (fastjson2/tests/vectors for 2.0.52, vectors-2.0.56 for
+ * 2.0.56), checked by setup, as is the library's version against -Dfastjson2.expect if given
+ * (so that a jar is never measured against the other version's vectors).
+ * Run: java -jar target/lite3/benchmarks.jar Fastjson2Bench (2.0.52), or
+ * target/fastjson2-2.0.56/benchmarks.jar (mvn -P fastjson2-2.0.56 package).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -59,6 +64,9 @@ public class Fastjson2Bench {
         user = Values.user();
         mixBytes = JSONB.toBytes(mix, WRITE);
         userBytes = JSONB.toBytes(user, WRITE);
+        String expect = System.getProperty("fastjson2.expect");
+        require(expect == null || expect.equals(JSON.VERSION),
+                "fastjson2 " + JSON.VERSION + " on the classpath, " + expect + " expected");
         String vectors = System.getProperty("fastjson2.vectors");
         if (vectors != null) {
             require(Arrays.equals(mixBytes, read(vectors + "/mix_self_ref.bin")), "Mix bytes differ from mix_self_ref.bin");
