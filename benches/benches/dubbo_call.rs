@@ -26,7 +26,7 @@
 //! | | client | client-request | client-result | server | server-request | server-result |
 //! | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 //! | fastjson2 | 31 | 22 | 9 | 25 | 17 | 8 |
-//! | hessian2 | 43 | 15 | 28 | 13 | 10 | 3 |
+//! | hessian2 | 21 | 15 | 6 | 13 | 10 | 3 |
 //!
 //! (Before that change fastjson2 was 45 / 36 / 9 / 28 / 17 / 11: a `String` per head string
 //! and a `Value` tree of the attachments on every request, a 256-byte document per typed
@@ -34,10 +34,11 @@
 //! builds a fastjson2 `Value` tree and then a Hessian `Value` tree of it
 //! (`JsonbReader::read_value`, then `Attachments::from_value`); a typed result
 //! (`server-result`) is serialized into a document of its own and copied into the body, and
-//! each body writer grows its own document buffer. Hessian2's `client-result` is the larger
-//! one: `deserialize_at` makes a new `hessian2::Deserializer` per result (its class
-//! definition table) and the attachments are read by a second reader (read from the code,
-//! not profiled).
+//! each body writer grows its own document buffer. Hessian2's `client-result` was 28 until the reader of
+//! the result flag was dropped before the value's deserializer was made: a hessian2 decoder
+//! takes its thread's pooled tables when it is made, so the second one read the `User`'s
+//! class definition afresh (7 `Arc<str>` and its tables); now 2 for the value and 4 for the
+//! attachments (`dubbo-codec/tests/allocations.rs`).
 //!
 //! ```sh
 //! cargo bench -p benches --bench dubbo_call -- --warm-up-time 1 --measurement-time 3

@@ -471,9 +471,13 @@ fn decode_typed<F: Format, T: DeserializeOwned>(
     f: F,
     body: &Bytes,
 ) -> Result<TypedResult<T>, BodyError> {
-    let mut r = f.reader(body, 0);
-    let flag = r.read_flag()?;
-    let at = r.offset();
+    // The flag's reader is dropped before the value is read: a decoder takes its thread's
+    // pooled tables (and the class definitions they know) when it is made, so a second one
+    // made while the first lives would read every class definition afresh.
+    let (flag, at) = {
+        let mut r = f.reader(body, 0);
+        (r.read_flag()?, r.offset())
+    };
     let (outcome, after) = match flag % 3 {
         RESPONSE_NULL_VALUE => {
             // What `null` deserializes to (`None`, `()`), as from a `null` on the wire.
@@ -489,6 +493,9 @@ fn decode_typed<F: Format, T: DeserializeOwned>(
             (Ok(v), end)
         }
         _ => {
+            // The flag is an int, which starts no table entry: the exception reads the same
+            // from a reader of its own.
+            let mut r = f.reader(body.get(at..).unwrap_or_default(), at);
             let v = r
                 .read_value("exception")?
                 .ok_or(BodyError::Missing { field: "exception" })?;
