@@ -1,0 +1,77 @@
+//! The two halves every `serde(with)` module of this crate shares: a Rust type of another crate
+//! that maps to one Java type ([`JavaValue`]), and the functions that serialize it as the
+//! vocabulary's newtype (as its text in human-readable formats).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer};
+use serde::ser::{self, Serialize, Serializer};
+
+use crate::{ConvertError, JavaType, Parts, PartsSeed};
+
+/// A Rust type that travels as one Java type.
+pub(crate) trait JavaValue: Sized {
+    /// The Java type.
+    const TYPE: JavaType;
+    /// The value's parts.
+    fn to_parts(&self) -> Result<Parts, ConvertError>;
+    /// The value of `parts` (of [`Self::TYPE`]).
+    fn from_parts(parts: Parts) -> Result<Self, ConvertError>;
+    /// The text human-readable formats show: the form the crate's own serde support writes.
+    fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    /// Reads [`Self::text`] back.
+    fn parse(text: &str) -> Result<Self, String>;
+}
+
+/// [`JavaValue::text`] as a `Display`.
+struct Text<'a, T>(&'a T);
+
+impl<T: JavaValue> fmt::Display for Text<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.text(f)
+    }
+}
+
+pub(crate) fn serialize<T: JavaValue, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+    if s.is_human_readable() {
+        return s.collect_str(&Text(v));
+    }
+    v.to_parts().map_err(ser::Error::custom)?.serialize(s)
+}
+
+pub(crate) fn deserialize<'de, T: JavaValue, D: Deserializer<'de>>(d: D) -> Result<T, D::Error> {
+    if d.is_human_readable() {
+        let text = <Cow<'de, str>>::deserialize(d)?;
+        return T::parse(&text).map_err(de::Error::custom);
+    }
+    let parts = PartsSeed(T::TYPE).deserialize(d)?;
+    T::from_parts(parts).map_err(de::Error::custom)
+}
+
+/// The `serialize` and `deserialize` of a `serde(with)` module for `$ty` (a [`JavaValue`]).
+macro_rules! with_fns {
+    ($ty:ty) => {
+        /// Serializes the value as its Java type.
+        pub fn serialize<S: serde::Serializer>(v: &$ty, s: S) -> Result<S::Ok, S::Error> {
+            $crate::with::serialize(v, s)
+        }
+
+        /// Deserializes the value from its Java type.
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
+            $crate::with::deserialize(d)
+        }
+    };
+}
+pub(crate) use with_fns;
+
+/// A `serde(with)` module named `$name` for `$ty`.
+macro_rules! with_module {
+    ($(#[$doc:meta])* $name:ident, $ty:ty) => {
+        $(#[$doc])*
+        pub mod $name {
+            $crate::with::with_fns!($ty);
+        }
+    };
+}
+pub(crate) use with_module;
