@@ -63,7 +63,7 @@ macro_rules! refuse {
     };
 }
 
-impl<'a> Serializer for &'a mut Capture {
+impl Serializer for &mut Capture {
     type Ok = ();
     type Error = PartsError;
     type SerializeSeq = Impossible<(), PartsError>;

@@ -13,7 +13,12 @@ pub struct ConvertError {
 }
 
 impl ConvertError {
-    #[cfg(any(feature = "chrono", feature = "rust_decimal", feature = "uuid"))]
+    #[cfg(any(
+        feature = "chrono",
+        feature = "rust_decimal",
+        feature = "uuid",
+        feature = "num-bigint"
+    ))]
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError { from, to }
     }

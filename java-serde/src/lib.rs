@@ -44,6 +44,8 @@
 //! | `java.time.Instant` | `chrono::DateTime<Utc>` | `chrono` | `java_serde::chrono::instant` |
 //! | `java.math.BigDecimal` | `rust_decimal::Decimal` | `rust_decimal` | `java_serde::rust_decimal` |
 //! | `java.util.UUID` | `uuid::Uuid` | `uuid` | `java_serde::uuid` |
+//! | `java.math.BigInteger` | `num_bigint::BigInt` | `num-bigint` | `java_serde::num_bigint` |
+//! | `java.math.BigInteger` | `num_bigint::BigUint` | `num-bigint` | `java_serde::num_bigint::biguint` |
 //!
 //! # For format authors
 //!
@@ -61,12 +63,20 @@ pub mod chrono;
 mod convert;
 pub mod decimal;
 mod java_type;
+#[cfg(feature = "num-bigint")]
+pub mod num_bigint;
 mod parts;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod scalar;
 #[cfg(feature = "uuid")]
 pub mod uuid;
+#[cfg(any(
+    feature = "chrono",
+    feature = "uuid",
+    feature = "rust_decimal",
+    feature = "num-bigint"
+))]
 mod with;
 
 pub use convert::ConvertError;

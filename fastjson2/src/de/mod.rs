@@ -380,6 +380,10 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             let raw = self.dec.raw(start);
             return visitor.visit_borrowed_bytes(raw);
         }
+        if let Some(ty) = java_serde::JavaType::of_newtype(name) {
+            // A value of the `java_serde` vocabulary: read as its carrier, given as its parts.
+            return crate::types::vocabulary::read(ty, &mut *self)?.visit(visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 

@@ -245,6 +245,10 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
             // A Java array class (`[D`, `[I`, `[String`): the name Java writes before an array
             // held where the declared type is `Object`.
             self.enc.write_static_type_name(name);
+        } else if let Some(ty) = java_serde::JavaType::of_newtype(name) {
+            // A value of the `java_serde` vocabulary, written as its carrier in `crate::types`.
+            let parts = java_serde::Parts::capture(ty, value).map_err(ser::Error::custom)?;
+            return crate::types::vocabulary::Carrier::of::<Error>(parts)?.serialize(self);
         }
         value.serialize(self)
     }

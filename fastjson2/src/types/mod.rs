@@ -38,6 +38,7 @@ mod serde_impls;
 pub mod time;
 #[cfg(feature = "uuid")]
 pub mod uuid;
+pub(crate) mod vocabulary;
 
 pub use convert::ConvertError;
 

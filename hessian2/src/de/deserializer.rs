@@ -264,6 +264,11 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if name == token::BYTES {
             return self.bytes_token(visitor, at);
         }
+        if let Some(ty) = java_serde::JavaType::of_newtype(name) {
+            // A value of the `java_serde` vocabulary: read as its carrier, given as its parts.
+            let parts = crate::types::vocabulary::read(ty, &mut *self)?;
+            return fix(parts.visit(visitor), at);
+        }
         fix(visitor.visit_newtype_struct(self), at)
     }
 

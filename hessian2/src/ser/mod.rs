@@ -390,7 +390,20 @@ impl<B: BufMut> Serializer<B> {
             self.st.next_type = None;
             return Some(result);
         }
+        if let Some(ty) = java_serde::JavaType::of_newtype(name) {
+            return Some(self.java_value(ty, value));
+        }
         None
+    }
+
+    /// A value of the [`java_serde`] vocabulary, written as its carrier in `crate::types`.
+    fn java_value<T: ?Sized + Serialize>(
+        &mut self,
+        ty: java_serde::JavaType,
+        value: &T,
+    ) -> Result<()> {
+        let parts = java_serde::Parts::capture(ty, value).map_err(ser::Error::custom)?;
+        self.put(&crate::types::vocabulary::Carrier::of::<Error>(parts)?)
     }
 }
 

@@ -68,6 +68,7 @@ pub mod time;
 mod typed;
 #[cfg(feature = "uuid")]
 pub mod uuid;
+pub(crate) mod vocabulary;
 
 pub use big_decimal::{BigDecimal, ParseBigDecimalError};
 pub use biginteger::BigInteger;

@@ -1,14 +1,13 @@
 //! The OrderService of the interop project (`interop/dubbo-java`, `provider --orders`): a DTO
 //! of `java.time`, `BigDecimal`, `UUID` and an enum, as Rust types (chrono, rust_decimal,
-//! uuid) that travel as those Java types through the serde modules of `hessian2::types` and
-//! `fastjson2::types`, and the service in Rust, which checks what it receives as the Java one
+//! uuid) that travel as those Java types through the `java_serde` modules in either
+//! serialization, and the service in Rust, which checks what it receives as the Java one
 //! does (`OrderService.java`).
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
-use dubbo_codec::BodyFormat;
 use dubbo_rpc::server::{HandlerError, Reply, Service};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
@@ -31,73 +30,24 @@ pub enum OrderStatus {
     Shipped,
 }
 
-/// `io.github.hessianrs.demo.Order` as a Rust service holds it.
-#[derive(Debug, Clone, PartialEq)]
+/// `io.github.hessianrs.demo.Order` as a Rust service holds it: one struct for both
+/// serializations, each Java-typed field annotated once with a `java_serde` module, which
+/// hessian2 writes as hessian-lite does and fastjson2 as fastjson2 does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "io.github.hessianrs.demo.Order")]
 pub struct Order {
+    #[serde(with = "java_serde::rust_decimal")]
     pub amount: Decimal,
+    #[serde(with = "java_serde::chrono::local_date")]
     pub due: NaiveDate,
+    #[serde(with = "java_serde::uuid")]
     pub id: Uuid,
+    #[serde(with = "java_serde::chrono::instant")]
     pub paid: DateTime<Utc>,
+    #[serde(with = "java_serde::chrono::local_date_time")]
     pub placed: NaiveDateTime,
     pub status: OrderStatus,
 }
-
-/// The DTO as it travels in one serialization: the same fields, each through that crate's
-/// `serde(with)` module (the two crates' modules have the same names but not the same wire
-/// forms, so one struct per serialization).
-macro_rules! order_dto {
-    ($(#[$doc:meta])* $name:ident: $date:literal, $date_time:literal, $instant:literal,
-     $uuid:literal, $decimal:literal) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-        #[serde(rename = "io.github.hessianrs.demo.Order")]
-        pub struct $name {
-            #[serde(with = $decimal)]
-            pub amount: Decimal,
-            #[serde(with = $date)]
-            pub due: NaiveDate,
-            #[serde(with = $uuid)]
-            pub id: Uuid,
-            #[serde(with = $instant)]
-            pub paid: DateTime<Utc>,
-            #[serde(with = $date_time)]
-            pub placed: NaiveDateTime,
-            pub status: OrderStatus,
-        }
-
-        impl From<Order> for $name {
-            fn from(o: Order) -> Self {
-                let Order { amount, due, id, paid, placed, status } = o;
-                $name { amount, due, id, paid, placed, status }
-            }
-        }
-
-        impl From<$name> for Order {
-            fn from(o: $name) -> Self {
-                let $name { amount, due, id, paid, placed, status } = o;
-                Order { amount, due, id, paid, placed, status }
-            }
-        }
-    };
-}
-
-order_dto!(
-    /// [`Order`] in hessian2.
-    OrderH2: "hessian2::types::chrono::local_date",
-    "hessian2::types::chrono::local_date_time",
-    "hessian2::types::chrono::instant",
-    "hessian2::types::uuid",
-    "hessian2::types::rust_decimal"
-);
-
-order_dto!(
-    /// [`Order`] in fastjson2.
-    OrderF2: "fastjson2::types::chrono::local_date",
-    "fastjson2::types::chrono::local_date_time",
-    "fastjson2::types::chrono::instant",
-    "fastjson2::types::uuid",
-    "fastjson2::types::rust_decimal"
-);
 
 /// `OrderService.SENT`: nanoseconds in both times, a scale of 2, both UUID halves set.
 pub fn sent() -> Order {
@@ -166,14 +116,6 @@ pub fn assert_advanced(got: &Order, what: &str) {
     assert!(bad.is_empty(), "{what}: {bad:#?}");
 }
 
-/// The DTO of `format` from the call's first argument.
-fn order_arg(call: &dubbo_rpc::server::Call) -> Result<Order, HandlerError> {
-    Ok(match call.format {
-        BodyFormat::Hessian2(_) => call.args::<(OrderH2,)>()?.0.into(),
-        _ => call.args::<(OrderF2,)>()?.0.into(),
-    })
-}
-
 /// The OrderService in Rust: `advance` refuses (`IllegalArgumentException` naming the fields,
 /// as the Java one) an order other than [`sent`], and answers [`advanced`] otherwise; it records
 /// the serialization id of every call in `seen`.
@@ -189,7 +131,7 @@ pub fn order_service(seen: Arc<Mutex<BTreeSet<u8>>>) -> Service {
 }
 
 fn advance(call: dubbo_rpc::server::Call) -> Result<Reply, HandlerError> {
-    let got = order_arg(&call)?;
+    let (got,) = call.args::<(Order,)>()?;
     let bad = mismatches(&got, &sent());
     if !bad.is_empty() {
         return Err(HandlerError::exception(
@@ -197,8 +139,5 @@ fn advance(call: dubbo_rpc::server::Call) -> Result<Reply, HandlerError> {
             format!("order mismatch: {}", bad.join("; ")),
         ));
     }
-    match call.format {
-        BodyFormat::Hessian2(_) => call.typed_reply(&OrderH2::from(advanced())),
-        _ => call.typed_reply(&OrderF2::from(advanced())),
-    }
+    call.typed_reply(&advanced())
 }
