@@ -27,7 +27,9 @@
 use ::bigdecimal::num_bigint::{BigInt, Sign};
 use serde::{de, ser, Deserialize, Deserializer, Serialize, Serializer};
 
-use super::convert::{from_text, java_decimal_text, ConvertError};
+use java_serde::decimal::java_text as java_decimal_text;
+
+use super::convert::{from_text, ConvertError};
 use super::{BigDecimal, BigInteger};
 
 type Decimal = ::bigdecimal::BigDecimal;

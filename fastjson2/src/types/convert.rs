@@ -40,38 +40,3 @@ where
     let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
     text.parse().map_err(serde::de::Error::custom)
 }
-
-/// Java's `BigDecimal.toString()` of the unscaled value `-digits` (`negative`) or `digits`
-/// (decimal digits, no sign) at `scale`: plain notation when the scale is not negative and the
-/// adjusted exponent is -6 or more (`1234.50`, `0.000001`), else scientific (`1E-7`,
-/// `-1.23E+5`, `0E+3`).
-#[cfg(feature = "bigdecimal")]
-pub(crate) fn java_decimal_text(negative: bool, digits: &str, scale: i64) -> String {
-    let mut s = String::with_capacity(digits.len() + scale.unsigned_abs().min(64) as usize + 8);
-    if negative {
-        s.push('-');
-    }
-    let adjusted = digits.len() as i64 - 1 - scale;
-    if scale >= 0 && adjusted >= -6 {
-        let scale = scale as usize;
-        if scale == 0 {
-            s.push_str(digits);
-        } else if digits.len() > scale {
-            let (int, frac) = digits.split_at(digits.len() - scale);
-            s.extend([int, ".", frac]);
-        } else {
-            s.push_str("0.");
-            s.extend(std::iter::repeat_n('0', scale - digits.len()));
-            s.push_str(digits);
-        }
-    } else {
-        let (first, rest) = digits.split_at(1);
-        s.push_str(first);
-        if !rest.is_empty() {
-            s.extend([".", rest]);
-        }
-        let sign = if adjusted > 0 { "+" } else { "" };
-        s.push_str(&format!("E{sign}{adjusted}"));
-    }
-    s
-}

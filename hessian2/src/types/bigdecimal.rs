@@ -30,7 +30,9 @@
 use ::bigdecimal::num_bigint::{BigInt, Sign};
 use serde::{de, ser, Deserializer, Serializer};
 
-use super::convert::{java_decimal_parts, java_decimal_text, ConvertError};
+use java_serde::decimal::{java_text as java_decimal_text, parse_java_text as java_decimal_parts};
+
+use super::convert::ConvertError;
 use super::BigDecimal;
 
 type Decimal = ::bigdecimal::BigDecimal;

@@ -28,60 +28,6 @@ impl ConvertError {
     }
 }
 
-/// Java's `BigDecimal.toString()` of the unscaled value `-digits` (`negative`) or `digits`
-/// (decimal digits, no sign) at `scale`: plain notation when the scale is not negative and the
-/// adjusted exponent is -6 or more (`1234.50`, `0.000001`), else scientific (`1E-7`,
-/// `-1.23E+5`, `0E+3`).
-#[cfg(any(feature = "rust_decimal", feature = "bigdecimal"))]
-pub(crate) fn java_decimal_text(negative: bool, digits: &str, scale: i64) -> String {
-    let mut s = String::with_capacity(digits.len() + scale.unsigned_abs().min(64) as usize + 8);
-    if negative {
-        s.push('-');
-    }
-    let adjusted = digits.len() as i64 - 1 - scale;
-    if scale >= 0 && adjusted >= -6 {
-        let scale = scale as usize;
-        if scale == 0 {
-            s.push_str(digits);
-        } else if digits.len() > scale {
-            let (int, frac) = digits.split_at(digits.len() - scale);
-            s.extend([int, ".", frac]);
-        } else {
-            s.push_str("0.");
-            s.extend(std::iter::repeat_n('0', scale - digits.len()));
-            s.push_str(digits);
-        }
-    } else {
-        let (first, rest) = digits.split_at(1);
-        s.push_str(first);
-        if !rest.is_empty() {
-            s.extend([".", rest]);
-        }
-        let sign = if adjusted > 0 { "+" } else { "" };
-        s.push_str(&format!("E{sign}{adjusted}"));
-    }
-    s
-}
-
-/// The parts of a decimal string in Java's `new BigDecimal(String)` syntax: the unscaled
-/// value's text (sign and digits, no point) and the scale (`"-1.50E+3"` → `("-150", -1)`).
-/// `None` if it is not that syntax or the scale leaves `i64`.
-#[cfg(feature = "bigdecimal")]
-pub(crate) fn java_decimal_parts(s: &str) -> Option<(String, i64)> {
-    let (coefficient, exponent) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = coefficient.split_once('.').unwrap_or((coefficient, ""));
-    let unsigned = int.strip_prefix(['+', '-']).unwrap_or(int);
-    let all_digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
-    if unsigned.len() + frac.len() == 0 || !all_digits(unsigned) || !all_digits(frac) {
-        return None;
-    }
-    let scale = i64::try_from(frac.len()).ok()?.checked_sub(exponent)?;
-    Some(([int, frac].concat(), scale))
-}
-
 /// Java's nanoseconds of a second as a `u32`, if they are one (0-999,999,999).
 #[cfg(any(feature = "chrono", feature = "time"))]
 pub(crate) fn nanos_of_second(nanos: i32) -> Option<u32> {

@@ -30,7 +30,9 @@
 use ::rust_decimal::Decimal;
 use serde::{de, Deserializer, Serializer};
 
-use super::convert::{java_decimal_text, ConvertError};
+use java_serde::decimal::java_text as java_decimal_text;
+
+use super::convert::ConvertError;
 use super::BigDecimal;
 
 const OUT: ConvertError = ConvertError::new("java.math.BigDecimal", "rust_decimal::Decimal");

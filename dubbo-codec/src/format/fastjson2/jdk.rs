@@ -3,17 +3,18 @@
 //! object of its text) and JSONB as kinds of its own, converted each way, so that a value
 //! given or shown once (`dubbo-call`'s JSON, a proxy's rewrite) travels as the Java type in
 //! both serializations: `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant`, `BigDecimal`
-//! (unscaled values of up to 128 bits) and `UUID` (JSONB's 16-byte binary, which is all
+//! (any size) and `UUID` (JSONB's 16-byte binary, which is all
 //! fastjson2 writes for one: read back, it is a binary).
 
 use fastjson2::types as f2;
 use fastjson2::value::Value as Jv;
 use hessian2::types as h2;
 use hessian2::value::{java, Object, Value as Hv};
+use java_serde::decimal;
 use serde::Serialize;
 
 /// The JSONB kind of a hessian-lite object of a Java value type; `None` for other objects
-/// and for values out of JSONB's range (a year beyond 16 bits, a decimal beyond 128 bits).
+/// and for values out of JSONB's range (a year beyond 16 bits).
 pub(super) fn to_jsonb(o: &Object) -> Option<Jv> {
     let text = || o.java_text();
     Some(match o.java_type() {
@@ -43,10 +44,10 @@ pub(super) fn to_jsonb(o: &Object) -> Option<Jv> {
 }
 
 /// The hessian-lite object of a JSONB value type (as Hessian's decoder gives it); `None` for
-/// other values and for decimals beyond 128 bits.
+/// other values.
 pub(super) fn to_hessian(v: &Jv) -> Option<Hv> {
     match v {
-        Jv::BigDecimal(d) => Some(java::big_decimal(&decimal_text(d)?)),
+        Jv::BigDecimal(d) => Some(java::big_decimal(&decimal_text(d))),
         Jv::LocalDate(d) => handle(&h2_date(*d)),
         Jv::LocalTime(t) => handle(&h2_time(*t)),
         Jv::LocalDateTime(t) => handle(&h2::LocalDateTime {
@@ -103,43 +104,17 @@ fn h2_time(t: f2::LocalTime) -> h2::LocalTime {
 
 /// Java's decimal text (`1234.50`, `-1E+5`, `1.2E-10`) as unscaled value and scale.
 fn parse_decimal(s: &str) -> Option<f2::BigDecimal> {
-    let (mantissa, exponent) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
-        None => (s, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int}{frac}");
-    let unscaled: i128 = digits.parse().ok()?;
-    let scale = i32::try_from(frac.len() as i64 - exponent).ok()?;
+    let (unscaled, scale) = decimal::big_decimal_of_text(s)?;
     Some(f2::BigDecimal {
-        unscaled: f2::BigInteger::from_be_bytes(&unscaled.to_be_bytes()),
+        unscaled: f2::BigInteger::from_be_bytes(&unscaled),
         scale,
     })
 }
 
 /// A decimal's text that Java's `new BigDecimal(String)` reads back with the same unscaled
-/// value and scale: plain for a scale of 0 or more, `<unscaled>E+<n>` for a negative one.
-fn decimal_text(d: &f2::BigDecimal) -> Option<String> {
-    let bytes = d.unscaled.as_be_bytes();
-    if bytes.len() > 16 {
-        return None;
-    }
-    let fill = if bytes[0] & 0x80 != 0 { 0xff } else { 0 };
-    let mut wide = [fill; 16];
-    wide[16 - bytes.len()..].copy_from_slice(bytes);
-    let unscaled = i128::from_be_bytes(wide);
-    if d.scale < 0 {
-        return Some(format!("{unscaled}E+{}", -i64::from(d.scale)));
-    }
-    let digits = unscaled.unsigned_abs().to_string();
-    let scale = d.scale as usize;
-    let sign = if unscaled < 0 { "-" } else { "" };
-    if scale == 0 {
-        return Some(format!("{sign}{digits}"));
-    }
-    let padded = format!("{digits:0>width$}", width = scale + 1);
-    let (int, frac) = padded.split_at(padded.len() - scale);
-    Some(format!("{sign}{int}.{frac}"))
+/// value and scale (Java's own `toString()`).
+fn decimal_text(d: &f2::BigDecimal) -> String {
+    decimal::big_decimal_text(d.unscaled.as_be_bytes(), d.scale)
 }
 
 #[cfg(test)]
@@ -164,10 +139,13 @@ mod tests {
                 },
                 "{text}"
             );
-            assert_eq!(decimal_text(&d).unwrap(), text);
+            assert_eq!(decimal_text(&d), text);
         }
         assert_eq!(parse_decimal("1.2E-10").unwrap().scale, 11);
         assert!(parse_decimal("1e99999999999").is_none());
+        // Beyond 128 bits, as Java's BigDecimal goes.
+        let big = "-1234567890123456789012345678901234567890123.45";
+        assert_eq!(decimal_text(&parse_decimal(big).unwrap()), big);
     }
 
     #[cfg(feature = "json")]
