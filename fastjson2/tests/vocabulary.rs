@@ -52,6 +52,9 @@ struct Id(#[serde(with = "java_serde::uuid")] uuid::Uuid);
 struct Amount(#[serde(with = "java_serde::rust_decimal")] Decimal);
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Exact(#[serde(with = "java_serde::bigdecimal")] bigdecimal::BigDecimal);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Int(#[serde(with = "java_serde::num_bigint")] BigInt);
 
 #[test]
@@ -81,6 +84,18 @@ fn each_type_reads_and_writes_javas_bytes() {
     java_writes("decimal_m0_5", Amount(Decimal::new(-5, 1)), true);
     // 1E+5 has scale -5, which a Decimal cannot hold: read as 100000 (scale 0).
     java_writes("decimal_1e5", Amount(Decimal::new(100_000, 0)), false);
+    // bigdecimal keeps any scale: 1E+5 is unscaled 1 at scale -5, written as Java wrote it.
+    java_writes(
+        "decimal_1e5",
+        Exact(bigdecimal::BigDecimal::new(1.into(), -5)),
+        true,
+    );
+    let twenty: BigInt = "12345678901234567890".parse().unwrap();
+    java_writes(
+        "decimal_20_digits",
+        Exact(bigdecimal::BigDecimal::new(twenty, 0)),
+        true,
+    );
     java_writes("bigint_small", Int(BigInt::from(12345)), true);
     java_writes("bigint_neg", Int(-(BigInt::from(1) << 50u32)), true);
     java_writes("bigint_2_100", Int(BigInt::from(1) << 100u32), true);

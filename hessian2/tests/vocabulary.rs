@@ -91,6 +91,9 @@ struct Stamp(#[serde(with = "java_serde::chrono::instant")] DateTime<Utc>);
 struct Int(#[serde(with = "java_serde::num_bigint")] BigInt);
 
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Exact(#[serde(with = "java_serde::bigdecimal")] bigdecimal::BigDecimal);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Amount(#[serde(with = "java_serde::rust_decimal")] Decimal);
 
 #[test]

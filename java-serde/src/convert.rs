@@ -17,7 +17,8 @@ impl ConvertError {
         feature = "chrono",
         feature = "rust_decimal",
         feature = "uuid",
-        feature = "num-bigint"
+        feature = "num-bigint",
+        feature = "bigdecimal"
     ))]
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError { from, to }

@@ -43,6 +43,7 @@
 //! | `java.time.LocalDateTime` | `chrono::NaiveDateTime` | `chrono` | `java_serde::chrono::local_date_time` |
 //! | `java.time.Instant` | `chrono::DateTime<Utc>` | `chrono` | `java_serde::chrono::instant` |
 //! | `java.math.BigDecimal` | `rust_decimal::Decimal` | `rust_decimal` | `java_serde::rust_decimal` |
+//! | `java.math.BigDecimal` | `bigdecimal::BigDecimal` (any size and scale) | `bigdecimal` | `java_serde::bigdecimal` |
 //! | `java.util.UUID` | `uuid::Uuid` | `uuid` | `java_serde::uuid` |
 //! | `java.math.BigInteger` | `num_bigint::BigInt` | `num-bigint` | `java_serde::num_bigint` |
 //! | `java.math.BigInteger` | `num_bigint::BigUint` | `num-bigint` | `java_serde::num_bigint::biguint` |
@@ -57,6 +58,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "bigdecimal")]
+pub mod bigdecimal;
 mod capture;
 #[cfg(feature = "chrono")]
 pub mod chrono;
@@ -75,7 +78,8 @@ pub mod uuid;
     feature = "chrono",
     feature = "uuid",
     feature = "rust_decimal",
-    feature = "num-bigint"
+    feature = "num-bigint",
+    feature = "bigdecimal"
 ))]
 mod with;
 
