@@ -118,6 +118,17 @@ fn each_type_reads_and_writes_javas_bytes() {
         Amount(Decimal::new(-10_000_000_000, 0)),
         false,
     );
+    // bigdecimal keeps any scale: -1E+10 is unscaled -1 at scale -10, written as Java wrote it.
+    java_writes(
+        "bigdecimal_-1e10",
+        Exact(bigdecimal::BigDecimal::new((-1).into(), -10)),
+        true,
+    );
+    java_writes(
+        "bigdecimal_123_456",
+        Exact(bigdecimal::BigDecimal::new(123_456.into(), 3)),
+        true,
+    );
 }
 
 /// `hessian2::types`' own modules for the same fields: they write hessian-lite's forms too.
