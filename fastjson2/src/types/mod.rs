@@ -23,6 +23,11 @@
 //! takes them), `OffsetDateTime` and `OffsetTime` as a zoned date-time whose zone is the
 //! offset (`OffsetTime` on 1970-01-01), `Year`, `YearMonth` and `MonthDay` as typed objects
 //! of their fields; see `interop/fastjson2-java/README.md`.
+//!
+//! One annotation for both serializations: the `serde(with)` modules of the
+//! [`java_serde`] crate (`java_serde::chrono::local_date_time`, `java_serde::rust_decimal`,
+//! ...) are recognised by this crate and written as this module's carriers, so a DTO
+//! annotated with them is byte-identical with Java here and in `hessian2` alike.
 
 #[cfg(feature = "bigdecimal")]
 pub mod bigdecimal;

@@ -47,6 +47,11 @@
 //!
 //! The hessian-lite handle classes live in `com.alibaba.com.caucho.hessian.io` (`java8.` for
 //! `java.time`); [`time::java_type_of_handle`] maps one to the `java.time` type it stands for.
+//!
+//! One annotation for both serializations: the `serde(with)` modules of the
+//! [`java_serde`] crate (`java_serde::chrono::local_date_time`, `java_serde::rust_decimal`,
+//! ...) are recognised by this crate and written as this module's carriers, so a DTO
+//! annotated with them is byte-identical with Java here and in `fastjson2` alike.
 
 mod big_decimal;
 #[cfg(feature = "bigdecimal")]
