@@ -61,7 +61,10 @@ fn malformed_parts_are_refused() {
         (JavaType::LocalDate, serde_json::json!([2024, 300, 1])),
     ];
     for (ty, json) in bad {
-        assert!(PartsSeed(ty).deserialize(json.clone()).is_err(), "{ty:?} {json}");
+        assert!(
+            PartsSeed(ty).deserialize(json.clone()).is_err(),
+            "{ty:?} {json}"
+        );
     }
     // Capturing the parts of one type as another.
     let date = Parts::LocalDate(Date {

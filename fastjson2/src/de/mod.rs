@@ -213,6 +213,17 @@ impl<'de> Deserializer<'de> {
         self.dec.leave();
         Ok(v)
     }
+
+    /// A value of the [`java_serde`] vocabulary (newtype `name`): read as its carrier in
+    /// `crate::types`, given to `visitor` as its parts. Out of line, so that the newtype path
+    /// of other types stays inline.
+    #[inline(never)]
+    fn java_value<V: Visitor<'de>>(&mut self, name: &'static str, visitor: V) -> Result<V::Value> {
+        let Some(ty) = java_serde::JavaType::of_newtype(name) else {
+            return visitor.visit_newtype_struct(self);
+        };
+        crate::types::vocabulary::read(ty, &mut *self)?.visit(visitor)
+    }
 }
 
 /// A short description of a header for error messages.
@@ -380,9 +391,8 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
             let raw = self.dec.raw(start);
             return visitor.visit_borrowed_bytes(raw);
         }
-        if let Some(ty) = java_serde::JavaType::of_newtype(name) {
-            // A value of the `java_serde` vocabulary: read as its carrier, given as its parts.
-            return crate::types::vocabulary::read(ty, &mut *self)?.visit(visitor);
+        if name.starts_with(java_serde::NAME_PREFIX) {
+            return self.java_value(name, visitor);
         }
         visitor.visit_newtype_struct(self)
     }

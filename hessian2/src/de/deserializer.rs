@@ -81,6 +81,23 @@ impl<'de, S: Source<'de>> Deserializer<'de, S> {
         }
     }
 
+    /// A value of the [`java_serde`] vocabulary (newtype `name`): read as its carrier in
+    /// `crate::types`, given to `visitor` as its parts. Out of line, so that the newtype path
+    /// of other types stays inline.
+    #[inline(never)]
+    fn java_value<V: Visitor<'de>>(
+        &mut self,
+        name: &'static str,
+        visitor: V,
+        at: u64,
+    ) -> Result<V::Value> {
+        let Some(ty) = java_serde::JavaType::of_newtype(name) else {
+            return fix(visitor.visit_newtype_struct(self), at);
+        };
+        let parts = crate::types::vocabulary::read(ty, &mut *self)?;
+        fix(parts.visit(visitor), at)
+    }
+
     /// A binary read as `bytes::Bytes` ([`types::bytes`](crate::types::bytes)).
     fn bytes_token<V: Visitor<'de>>(&mut self, visitor: V, at: u64) -> Result<V::Value> {
         match self.dec.pull()? {
@@ -264,10 +281,8 @@ impl<'de, S: Source<'de>> de::Deserializer<'de> for &mut Deserializer<'de, S> {
         if name == token::BYTES {
             return self.bytes_token(visitor, at);
         }
-        if let Some(ty) = java_serde::JavaType::of_newtype(name) {
-            // A value of the `java_serde` vocabulary: read as its carrier, given as its parts.
-            let parts = crate::types::vocabulary::read(ty, &mut *self)?;
-            return fix(parts.visit(visitor), at);
+        if name.starts_with(java_serde::NAME_PREFIX) {
+            return self.java_value(name, visitor, at);
         }
         fix(visitor.visit_newtype_struct(self), at)
     }
