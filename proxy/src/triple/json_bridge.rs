@@ -14,6 +14,7 @@
 //!   ◀─ 200 application/json: the result (POJOs generalized to maps with a "class" key)
 //!      500 {"status": "500", "message": "<class>: <message>", "exception": "<class>"}
 //!      for a Java exception; a Dubbo error status as its HTTP status with its message
+//!      (a method the interface does not have: 404)
 //! ```
 //!
 //! With the parameter types null, Java's `GenericFilter` finds the method by its name alone
@@ -23,7 +24,7 @@
 //! an overloaded name fails with Java's `IllegalStateException` ("Not unique method ...").
 //! Java 3.3's own HTTP/1.1 form finds its method by name as well. The body shapes are those
 //! Java 3.3's `JsonCodec` accepts: an array holds the arguments, any other value is the one
-//! argument. Hessian2, which every Java Dubbo provider reads (there is no caller's
+//! argument (so a method taking one list gets `[[1, 2]]`). Hessian2, which every Java Dubbo provider reads (there is no caller's
 //! serialization to echo, as the gRPC bridge does). Bodies are at most [`MAX_BODY`] bytes;
 //! one that is not JSON is answered `400` and nothing is sent.
 
