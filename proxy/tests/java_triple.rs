@@ -295,7 +295,8 @@ async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, Str
 /// Triple's HTTP/1.1 form through the proxy to providers that speak only the Dubbo protocol
 /// (`protocol = "dubbo"`), a Java 2.7 one and a Java 3.3 one: each JSON call becomes a
 /// generic invocation; strings, POJOs (a JSON object in and out), exceptions (500 naming the
-/// class and message), an unknown method, and a body that is not JSON (400, nothing sent).
+/// class and message), an unknown method, a body that is not JSON (400) or too large (413),
+/// with nothing sent.
 async fn curl_reaches_dubbo_only_java_providers_across_the_json_bridge(engine: &str) {
     let Some(providers) = Provider::start_all(vec![
         Provider::builder("dubbo27").log(LOGS, "dubbo27-json"),
@@ -381,6 +382,10 @@ async fn curl_reaches_dubbo_only_java_providers_across_the_json_bridge(engine: &
         let (code, body) = curl(at, "sayHello", "[\"world\"").await;
         assert_eq!(code, 400, "{java}: {body}");
         assert!(body.contains("not JSON"), "{java}: {body}");
+        // A body over 64 KiB: 413, nothing sent either.
+        let big = format!("[\"{}\"]", "x".repeat(70 * 1024));
+        let (code, body) = curl(at, "sayHello", &big).await;
+        assert_eq!(code, 413, "{java}: {body}");
         let (_, after) = curl(at, "count", "").await;
         assert_eq!(
             json(&after).as_i64(),
