@@ -266,6 +266,11 @@ async fn curl_reaches_a_java_triple_provider_over_http1(engine: &str) {
 /// `curl --http1.1` with a JSON body to `addr` for the DemoService's `method` (version
 /// 1.0.0): the HTTP status and the body.
 async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, String) {
+    curl_path(addr, &format!("{DEMO_SERVICE}/{method}"), body).await
+}
+
+/// [`curl`] for `http://ADDR/PATH`.
+async fn curl_path(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, String) {
     let args = vec![
         "-sS".to_owned(),
         "--http1.1".into(),
@@ -279,7 +284,7 @@ async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, Str
         body.into(),
         "-w".into(),
         "\n%{http_code}".into(),
-        format!("http://{addr}/{DEMO_SERVICE}/{method}"),
+        format!("http://{addr}/{path}"),
     ];
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new("curl").args(&args).output()
@@ -307,12 +312,18 @@ async fn curl_reaches_dubbo_only_java_providers_across_the_json_bridge(engine: &
         return;
     };
     for (p, java) in providers.iter().zip(["2.7", "3.3"]) {
+        // `slow` with a short timeout, and a service whose only provider is not there.
+        let gone = format!("127.0.0.1:{}", dubbo_test_support::net::free_port());
         let conf = config(
             1,
             &format!(
-                "[[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
-                 [clusters.demo]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n",
-                p.addr()
+                "[[routes]]\ninterface = \"io.github.hessianrs.*\"\nmethod = \"slow\"\ncluster = \"demo\"\ntimeout_ms = 500\n\
+                 [[routes]]\ninterface = \"io.github.hessianrs.demo.Gone\"\ncluster = \"gone\"\n\
+                 [[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+                 [clusters.demo]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n\
+                 [clusters.gone]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n",
+                p.addr(),
+                gone
             ),
         );
         let proxy = Proxy::start(engine, &conf);
@@ -393,8 +404,15 @@ async fn curl_reaches_dubbo_only_java_providers_across_the_json_bridge(engine: &
             "{java}"
         );
 
+        // The proxy's own answers stay as for forwarded HTTP/1.1 calls: the route's timeout
+        // 504, no provider 503.
+        let (code, body) = curl(at, "slow", "[3000]").await;
+        assert_eq!(code, 504, "{java}: {body}");
+        let (code, body) = curl_path(at, "io.github.hessianrs.demo.Gone/x", "[]").await;
+        assert_eq!(code, 503, "{java}: {body}");
+
         assert!(
-            proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[0]\"}") >= 10.0,
+            proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[2]\"}") >= 10.0,
             "{java}"
         );
     }
