@@ -210,7 +210,22 @@ impl Request {
         args: Vec<Value>,
     ) -> RequestBuilder {
         let mut b = Request::builder(service, GENERIC_METHOD);
-        b.generic_args(method, param_types, args);
+        b.generic_args(method, Some(param_types), args);
+        b
+    }
+
+    /// A generic call that names no parameter types: `$invoke(method, null, args)`. Java's
+    /// `GenericFilter` then looks the method up by its name alone, which finds it when the
+    /// interface has one method of that name and fails with an `IllegalStateException`
+    /// ("Not unique method ...") for an overloaded one; the arguments (maps for POJOs) are
+    /// realized into the method's declared parameter types (`PojoUtils.realize`).
+    pub fn generic_by_name(
+        service: impl Into<String>,
+        method: &str,
+        args: Vec<Value>,
+    ) -> RequestBuilder {
+        let mut b = Request::builder(service, GENERIC_METHOD);
+        b.generic_args(method, None, args);
         b
     }
 
@@ -690,14 +705,16 @@ impl RequestBuilder {
         self.args.push(value);
     }
 
-    fn generic_args(&mut self, method: &str, param_types: &[&str], args: Vec<Value>) {
+    fn generic_args(&mut self, method: &str, param_types: Option<&[&str]>, args: Vec<Value>) {
         self.explicit_descriptor = Some(GENERIC_DESCRIPTOR.to_owned());
         self.attachments.insert(GENERIC_KEY, "true");
         self.push_arg(Value::from(method));
-        self.push_arg(Value::typed_list(
-            "[string",
-            param_types.iter().map(|t| Value::from(*t)).collect(),
-        ));
+        self.push_arg(match param_types {
+            Some(types) => {
+                Value::typed_list("[string", types.iter().map(|t| Value::from(*t)).collect())
+            }
+            None => Value::Null,
+        });
         // The Object[]: one container, then each argument rebased past what precedes it.
         let mut base = self.refs.saturating_add(1);
         let mut items = Vec::with_capacity(args.len());
@@ -952,6 +969,27 @@ mod tests {
                 Value::from("echoUser"),
                 Value::typed_list("[string", vec![Value::from("com.example.User")]),
                 Value::typed_list("[object", vec![user]),
+            ]
+        );
+        assert_eq!(Request::decode(&req.to_bytes()).unwrap(), req);
+    }
+
+    /// Without parameter types the `String[]` is null (not empty: an empty one names the
+    /// method without parameters).
+    #[test]
+    fn generic_invoke_by_name_sends_null_types() {
+        let map = Value::untyped_map(vec![(Value::from("id"), Value::Int(1))]);
+        let req = Request::generic_by_name("com.example.Svc", "echoUser", vec![map.clone()])
+            .build()
+            .unwrap();
+        assert!(req.is_generic());
+        assert_eq!(req.attachments.get_str("generic"), Some("true"));
+        assert_eq!(
+            req.args,
+            [
+                Value::from("echoUser"),
+                Value::Null,
+                Value::typed_list("[object", vec![map]),
             ]
         );
         assert_eq!(Request::decode(&req.to_bytes()).unwrap(), req);

@@ -21,6 +21,7 @@ for_each_engine!(
     java_triple_consumer_reaches_a_dubbo27_provider_across_the_bridge,
     java_dubbo27_consumer_reaches_a_triple_only_provider_across_the_bridge,
     curl_reaches_a_java_triple_provider_over_http1,
+    curl_reaches_dubbo_only_java_providers_across_the_json_bridge,
 );
 
 const LOGS: LogDir = LogDir("dubbo-proxy-java-triple");
@@ -260,4 +261,159 @@ async fn curl_reaches_a_java_triple_provider_over_http1(engine: &str) {
     assert_eq!(body(&through), body(&direct));
     assert!(through.contains("Hello, curl"), "{through}");
     assert_eq!(proxy.metric("dubbo_proxy_triple_connections_total"), 1.0);
+}
+
+/// `curl --http1.1` with a JSON body to `addr` for the DemoService's `method` (version
+/// 1.0.0): the HTTP status and the body.
+async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, String) {
+    curl_path(addr, &format!("{DEMO_SERVICE}/{method}"), body).await
+}
+
+/// [`curl`] for `http://ADDR/PATH`.
+async fn curl_path(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, String) {
+    let args = vec![
+        "-sS".to_owned(),
+        "--http1.1".into(),
+        "--max-time".into(),
+        "10".into(),
+        "-H".into(),
+        "content-type: application/json".into(),
+        "-H".into(),
+        format!("tri-service-version: {DEMO_VERSION}"),
+        "-d".into(),
+        body.into(),
+        "-w".into(),
+        "\n%{http_code}".into(),
+        format!("http://{addr}/{path}"),
+    ];
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("curl").args(&args).output()
+    })
+    .await
+    .unwrap()
+    .expect("curl runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", &text));
+    (code.trim().parse().unwrap_or(0), body.to_owned())
+}
+
+/// Triple's HTTP/1.1 form through the proxy to providers that speak only the Dubbo protocol
+/// (`protocol = "dubbo"`), a Java 2.7 one and a Java 3.3 one: each JSON call becomes a
+/// generic invocation; strings, POJOs (a JSON object in and out), exceptions (500 naming the
+/// class and message), an unknown method, a body that is not JSON (400) or too large (413),
+/// with nothing sent.
+async fn curl_reaches_dubbo_only_java_providers_across_the_json_bridge(engine: &str) {
+    let Some(providers) = Provider::start_all(vec![
+        Provider::builder("dubbo27").log(LOGS, "dubbo27-json"),
+        Provider::builder("dubbo33")
+            .args(&["--protocol", "dubbo"])
+            .log(LOGS, "dubbo33-dubbo-json"),
+    ]) else {
+        return;
+    };
+    for (p, java) in providers.iter().zip(["2.7", "3.3"]) {
+        // `slow` with a short timeout, and a service whose only provider is not there.
+        let gone = format!("127.0.0.1:{}", dubbo_test_support::net::free_port());
+        let conf = config(
+            1,
+            &format!(
+                "[[routes]]\ninterface = \"io.github.hessianrs.*\"\nmethod = \"slow\"\ncluster = \"demo\"\ntimeout_ms = 500\n\
+                 [[routes]]\ninterface = \"io.github.hessianrs.demo.Gone\"\ncluster = \"gone\"\n\
+                 [[routes]]\ninterface = \"io.github.hessianrs.*\"\ncluster = \"demo\"\ntimeout_ms = 10000\n\
+                 [clusters.demo]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n\
+                 [clusters.gone]\nprotocol = \"dubbo\"\nendpoints = [{{ address = \"{}\" }}]\n",
+                p.addr(),
+                gone
+            ),
+        );
+        let proxy = Proxy::start(engine, &conf);
+        let at = proxy.addr();
+        let json = |body: &str| -> serde_json::Value {
+            serde_json::from_str(body).unwrap_or_else(|e| panic!("{java}: {e}: {body}"))
+        };
+
+        // The provider speaks no HTTP: only the bridge reaches it.
+        let (direct, _) = curl(p.addr().parse().unwrap(), "sayHello", "[\"world\"]").await;
+        assert_ne!(direct, 200, "{java}: the provider answered HTTP itself");
+
+        let (code, body) = curl(at, "sayHello", "[\"world\"]").await;
+        assert_eq!((code, json(&body)), (200, "Hello, world".into()), "{java}");
+        let (code, body) = curl(at, "add", "[2, 3]").await;
+        assert_eq!((code, json(&body)), (200, 5.into()), "{java}");
+        let (code, body) = curl(at, "doNothing", "").await;
+        assert_eq!(
+            (code, json(&body)),
+            (200, serde_json::Value::Null),
+            "{java}"
+        );
+
+        // A POJO in (one bare JSON object: the one argument) and out (a map with its class).
+        let user = r#"{"id": 7, "name": "ann", "age": 41, "email": "ann@example.com", "active": true, "created": 1700000000000}"#;
+        let (code, body) = curl(at, "echoUser", user).await;
+        assert_eq!(code, 200, "{java}: {body}");
+        let mut want = json(user);
+        want["class"] = "io.github.hessianrs.demo.User".into();
+        assert_eq!(json(&body), want, "{java}");
+        let (code, body) = curl(at, "getUser", "[9]").await;
+        assert_eq!(code, 200, "{java}: {body}");
+        let got = json(&body);
+        assert_eq!(
+            (got["id"].clone(), got["name"].clone()),
+            (9.into(), "user-9".into()),
+            "{java}: {body}"
+        );
+
+        // The method throws: 500 with the exception's class and message.
+        let (code, body) = curl(at, "throwError", "[\"boom\"]").await;
+        assert_eq!(code, 500, "{java}: {body}");
+        let got = json(&body);
+        assert_eq!(
+            got["exception"], "java.lang.IllegalStateException",
+            "{java}: {body}"
+        );
+        assert_eq!(
+            got["message"], "java.lang.IllegalStateException: boom",
+            "{java}: {body}"
+        );
+        assert_eq!(got["status"], "500", "{java}: {body}");
+
+        // No such method: 404 (as Java 3.3's own HTTP/1.1 form answers), with the provider's
+        // text.
+        let (code, body) = curl(at, "noSuchMethod", "[1]").await;
+        assert_eq!(code, 404, "{java}: {body}");
+        assert!(
+            json(&body)["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("No such method noSuchMethod")),
+            "{java}: {body}"
+        );
+
+        // A body that is not JSON: 400, and the provider sees no call (`count` counts them all).
+        let (_, before) = curl(at, "count", "").await;
+        let (code, body) = curl(at, "sayHello", "[\"world\"").await;
+        assert_eq!(code, 400, "{java}: {body}");
+        assert!(body.contains("not JSON"), "{java}: {body}");
+        // A body over 64 KiB: 413, nothing sent either.
+        let big = format!("[\"{}\"]", "x".repeat(70 * 1024));
+        let (code, body) = curl(at, "sayHello", &big).await;
+        assert_eq!(code, 413, "{java}: {body}");
+        let (_, after) = curl(at, "count", "").await;
+        assert_eq!(
+            json(&after).as_i64(),
+            json(&before).as_i64().map(|n| n + 1),
+            "{java}"
+        );
+
+        // The proxy's own answers stay as for forwarded HTTP/1.1 calls: the route's timeout
+        // 504, no provider 503.
+        let (code, body) = curl(at, "slow", "[3000]").await;
+        assert_eq!(code, 504, "{java}: {body}");
+        let (code, body) = curl_path(at, "io.github.hessianrs.demo.Gone/x", "[]").await;
+        assert_eq!(code, 503, "{java}: {body}");
+
+        assert!(
+            proxy.metric("dubbo_proxy_route_requests_total{route=\"routes[2]\"}") >= 10.0,
+            "{java}"
+        );
+    }
 }

@@ -22,6 +22,7 @@ for_each_engine!(
     what_cannot_cross_is_answered_with_a_status,
     dubbo_calls_cross_to_a_triple_provider,
     dubbo_calls_that_fail_across_the_bridge_are_answered,
+    curl_calls_cross_to_a_dubbo_provider,
 );
 
 const GREETER: &str = "test.Greeter";
@@ -365,5 +366,80 @@ async fn dubbo_calls_that_fail_across_the_bridge_are_answered(engine: &str) {
     assert!(
         matches!(st, DubboStatus::ServiceError | DubboStatus::ChannelInactive),
         "{st:?}: {why}"
+    );
+}
+
+/// `curl --http1.1` to `addr`'s `method` of the [`GREETER`] (version 1.0.0, group blue, a
+/// `trace-id` header) with `body`: the HTTP status and the body.
+async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, String) {
+    let args = vec![
+        "-sS".to_owned(),
+        "--http1.1".into(),
+        "--max-time".into(),
+        "10".into(),
+        "-H".into(),
+        "tri-service-version: 1.0.0".into(),
+        "-H".into(),
+        "tri-service-group: blue".into(),
+        "-H".into(),
+        "trace-id: t-7".into(),
+        "-d".into(),
+        body.into(),
+        "-w".into(),
+        "\n%{http_code}".into(),
+        format!("http://{addr}/{GREETER}/{method}"),
+    ];
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("curl").args(&args).output()
+    })
+    .await
+    .unwrap()
+    .expect("curl runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", &text));
+    (code.trim().parse().unwrap_or(0), body.to_owned())
+}
+
+/// Triple's HTTP/1.1 form (the real curl) to the Dubbo-only cluster: each call reaches the
+/// provider as a Dubbo generic call, with the version, group and the caller's headers as
+/// attachments; it counts in the route's metrics and writes its access log line.
+async fn curl_calls_cross_to_a_dubbo_provider(engine: &str) {
+    let a = provider().await;
+    let conf = bridge_conf(&a.local_addr().to_string()) + "[log]\naccess_log = true\n";
+    let p = Proxy::start_logging(engine, &conf, Some("warn,dubbo_proxy::access=info"));
+    let json = |body: &str| -> serde_json::Value {
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"))
+    };
+    let (code, body) = curl(p.addr(), "sayHello", r#"["curl"]"#).await;
+    assert_eq!(
+        (code, json(&body)),
+        (200, "Hello, curl over dubbo (t-7)".into())
+    );
+    let (code, body) = curl(p.addr(), "add", "[2, 3]").await;
+    assert_eq!((code, json(&body)), (200, 5.into()));
+    let (code, body) = curl(p.addr(), "nothing", "").await;
+    assert_eq!((code, json(&body)), (200, serde_json::Value::Null));
+    let (code, body) = curl(p.addr(), "fail", r#"["why"]"#).await;
+    assert_eq!(code, 500, "{body}");
+    assert_eq!(
+        json(&body)["message"],
+        "java.lang.IllegalStateException: why",
+        "{body}"
+    );
+    let (code, body) = curl(p.addr(), "sayHello", "[").await;
+    assert_eq!(code, 400, "{body}");
+
+    let route = "{route=\"routes[0]\"}";
+    assert_eq!(
+        p.metric(&format!("dubbo_proxy_route_requests_total{route}")),
+        5.0
+    );
+    // One access log line per call, the refused one too.
+    eventually(|| p.log().matches("protocol=\"tri\"").count() >= 5).await;
+    assert_eq!(
+        p.log().matches("protocol=\"tri\"").count(),
+        5,
+        "{}",
+        p.log()
     );
 }

@@ -11,8 +11,9 @@
 //! Bodies stream through both ways, undecoded; hop-by-hop headers stay on their hop. The
 //! proxy's own answers are plain text with an HTTP status: no route `404`, no provider or a
 //! failed connection `503`, no answer head within the route's timeout `504`, a provider that
-//! broke off `502`, a route to a Dubbo-only cluster `501` (the bridge takes gRPC calls, not
-//! JSON). A request head, once begun, must arrive within the listener's `frame_timeout_ms`
+//! broke off `502`. A route to a cluster whose providers speak only the Dubbo protocol is
+//! bridged: the JSON call becomes a Dubbo generic invocation ([`super::json_bridge`]). A
+//! request head, once begun, must arrive within the listener's `frame_timeout_ms`
 //! ([`super::head_limit`]); a keep-alive connection waiting for its next request longer than
 //! `idle_timeout_ms` is closed. Buffers are bounded by 64 KiB.
 
@@ -35,7 +36,7 @@ use super::ConnLimits;
 use crate::config::ProviderProtocol;
 
 /// What the caller gets: the provider's body, or the proxy's own text.
-type Body = BoxBody<Bytes, hyper::Error>;
+pub(super) type Body = BoxBody<Bytes, hyper::Error>;
 
 /// The headers that belong to one hop (RFC 9110 §7.6.1), never forwarded.
 const HOP_BY_HOP: [&str; 7] = [
@@ -111,7 +112,7 @@ async fn drained(draining: &mut tokio::sync::watch::Receiver<bool>) {
 }
 
 /// The proxy's own answer.
-fn own(status: StatusCode, message: String) -> Response<Body> {
+pub(super) fn own(status: StatusCode, message: String) -> Response<Body> {
     let mut r = Response::new(
         Full::new(Bytes::from(message))
             .map_err(|never| match never {})
@@ -126,7 +127,7 @@ fn own(status: StatusCode, message: String) -> Response<Body> {
 }
 
 /// Removes the hop-by-hop headers (and those `connection` names).
-fn strip_hop_by_hop(headers: &mut HeaderMap) {
+pub(super) fn strip_hop_by_hop(headers: &mut HeaderMap) {
     let named: Vec<String> = headers
         .get_all(http::header::CONNECTION)
         .iter()
@@ -178,20 +179,7 @@ async fn call(
         .clusters
         .get(&snap.routes.clusters[route.cluster]);
     if cluster.is_some_and(|c| c.protocol == ProviderProtocol::Dubbo) {
-        record(
-            triple,
-            &snap,
-            route,
-            DubboStatus::BadRequest,
-            true,
-            start,
-            peer.identity.as_deref(),
-        );
-        return own(
-            StatusCode::NOT_IMPLEMENTED,
-            "the route's providers speak only the Dubbo protocol; HTTP/1.1 calls are not bridged"
-                .into(),
-        );
+        return super::json_bridge::serve(triple, &snap, route, request, peer, start).await;
     }
     let chosen = match triple.upstreams.pick(
         &snap,

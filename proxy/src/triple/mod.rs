@@ -13,7 +13,8 @@
 //! * [`upstream`]: the endpoint choice and the pooled provider connections;
 //!   [`upstream_tls`]: TLS on them, for clusters with `[clusters.NAME.tls]`;
 //! * [`http1`]: Triple's HTTP/1.1 form (`curl` with JSON), forwarded over HTTP/1.1;
-//!   `head_limit`: its request heads' time limit;
+//!   `head_limit`: its request heads' time limit; [`json_bridge`]: its calls bridged to a
+//!   cluster whose providers speak only the Dubbo protocol (generic invocations);
 //! * [`answer`]: `grpc-status` answers; [`prefixed`]: the bytes read before the hand-off;
 //! * [`state`]: what the pipeline's tasks share; [`tls_io`]: a TLS caller's socket, its
 //!   session carried on from the engine's handshake;
@@ -43,6 +44,7 @@ mod fail;
 pub mod from_dubbo;
 mod head_limit;
 pub mod http1;
+pub mod json_bridge;
 pub mod prefixed;
 pub mod relay;
 pub mod state;
