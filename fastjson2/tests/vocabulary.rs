@@ -57,6 +57,26 @@ struct Exact(#[serde(with = "java_serde::bigdecimal")] bigdecimal::BigDecimal);
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Int(#[serde(with = "java_serde::num_bigint")] BigInt);
 
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeClock(#[serde(with = "java_serde::time::local_time")] time::Time);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeAt(#[serde(with = "java_serde::time::local_date_time")] time::PrimitiveDateTime);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeStamp(#[serde(with = "java_serde::time::instant")] time::OffsetDateTime);
+
+#[test]
+fn time_crate_fields_read_and_write_javas_bytes() {
+    let clock = time::Time::from_hms_nano(13, 45, 30, 123_456_789).unwrap();
+    java_writes("local_time", TimeClock(clock), true);
+    let day = time::Date::from_calendar_date(2024, time::Month::December, 31).unwrap();
+    let at = time::PrimitiveDateTime::new(day, time::Time::from_hms_milli(23, 59, 58, 1).unwrap());
+    java_writes("local_datetime", TimeAt(at), true);
+    let stamp = time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_000_000_500).unwrap();
+    java_writes("instant", TimeStamp(stamp), true);
+}
+
 #[test]
 fn each_type_reads_and_writes_javas_bytes() {
     java_writes(

@@ -96,6 +96,29 @@ struct Exact(#[serde(with = "java_serde::bigdecimal")] bigdecimal::BigDecimal);
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Amount(#[serde(with = "java_serde::rust_decimal")] Decimal);
 
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeDay(#[serde(with = "java_serde::time::local_date")] time::Date);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeAt(#[serde(with = "java_serde::time::local_date_time")] time::PrimitiveDateTime);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeStamp(#[serde(with = "java_serde::time::instant")] time::OffsetDateTime);
+
+#[test]
+fn time_crate_fields_read_and_write_javas_bytes() {
+    let day = time::Date::from_calendar_date(2024, time::Month::February, 29).unwrap();
+    java_writes("time_local_date", TimeDay(day), true);
+    let clock = time::Time::from_hms_nano(13, 45, 30, 123_456_789).unwrap();
+    java_writes(
+        "time_local_date_time",
+        TimeAt(time::PrimitiveDateTime::new(day, clock)),
+        true,
+    );
+    let stamp = time::OffsetDateTime::from_unix_timestamp_nanos(1_700_000_000_123_456_789).unwrap();
+    java_writes("time_instant", TimeStamp(stamp), true);
+}
+
 #[test]
 fn each_type_reads_and_writes_javas_bytes() {
     java_writes(

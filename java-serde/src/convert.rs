@@ -18,7 +18,8 @@ impl ConvertError {
         feature = "rust_decimal",
         feature = "uuid",
         feature = "num-bigint",
-        feature = "bigdecimal"
+        feature = "bigdecimal",
+        feature = "time"
     ))]
     pub(crate) const fn new(from: &'static str, to: &'static str) -> Self {
         ConvertError { from, to }

@@ -42,6 +42,7 @@
 //! | `java.time.LocalTime` | `chrono::NaiveTime` | `chrono` | `java_serde::chrono::local_time` |
 //! | `java.time.LocalDateTime` | `chrono::NaiveDateTime` | `chrono` | `java_serde::chrono::local_date_time` |
 //! | `java.time.Instant` | `chrono::DateTime<Utc>` | `chrono` | `java_serde::chrono::instant` |
+//! | `java.time.LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `time::Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `time` | `java_serde::time::local_date`, ... |
 //! | `java.math.BigDecimal` | `rust_decimal::Decimal` | `rust_decimal` | `java_serde::rust_decimal` |
 //! | `java.math.BigDecimal` | `bigdecimal::BigDecimal` (any size and scale) | `bigdecimal` | `java_serde::bigdecimal` |
 //! | `java.util.UUID` | `uuid::Uuid` | `uuid` | `java_serde::uuid` |
@@ -72,6 +73,8 @@ mod parts;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod scalar;
+#[cfg(feature = "time")]
+pub mod time;
 #[cfg(feature = "uuid")]
 pub mod uuid;
 #[cfg(any(
@@ -79,7 +82,8 @@ pub mod uuid;
     feature = "uuid",
     feature = "rust_decimal",
     feature = "num-bigint",
-    feature = "bigdecimal"
+    feature = "bigdecimal",
+    feature = "time"
 ))]
 mod with;
 
