@@ -271,30 +271,9 @@ async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, Str
 
 /// [`curl`] for `http://ADDR/PATH`.
 async fn curl_path(addr: std::net::SocketAddr, path: &str, body: &str) -> (u16, String) {
-    let args = vec![
-        "-sS".to_owned(),
-        "--http1.1".into(),
-        "--max-time".into(),
-        "10".into(),
-        "-H".into(),
-        "content-type: application/json".into(),
-        "-H".into(),
-        format!("tri-service-version: {DEMO_VERSION}"),
-        "-d".into(),
-        body.into(),
-        "-w".into(),
-        "\n%{http_code}".into(),
-        format!("http://{addr}/{path}"),
-    ];
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("curl").args(&args).output()
-    })
-    .await
-    .unwrap()
-    .expect("curl runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (body, code) = text.rsplit_once('\n').unwrap_or(("", &text));
-    (code.trim().parse().unwrap_or(0), body.to_owned())
+    let version = format!("tri-service-version: {DEMO_VERSION}");
+    let headers = ["content-type: application/json", version.as_str()];
+    curl_post(format!("http://{addr}/{path}"), &headers, body).await
 }
 
 /// Triple's HTTP/1.1 form through the proxy to providers that speak only the Dubbo protocol

@@ -372,32 +372,12 @@ async fn dubbo_calls_that_fail_across_the_bridge_are_answered(engine: &str) {
 /// `curl --http1.1` to `addr`'s `method` of the [`GREETER`] (version 1.0.0, group blue, a
 /// `trace-id` header) with `body`: the HTTP status and the body.
 async fn curl(addr: std::net::SocketAddr, method: &str, body: &str) -> (u16, String) {
-    let args = vec![
-        "-sS".to_owned(),
-        "--http1.1".into(),
-        "--max-time".into(),
-        "10".into(),
-        "-H".into(),
-        "tri-service-version: 1.0.0".into(),
-        "-H".into(),
-        "tri-service-group: blue".into(),
-        "-H".into(),
-        "trace-id: t-7".into(),
-        "-d".into(),
-        body.into(),
-        "-w".into(),
-        "\n%{http_code}".into(),
-        format!("http://{addr}/{GREETER}/{method}"),
+    let headers = [
+        "tri-service-version: 1.0.0",
+        "tri-service-group: blue",
+        "trace-id: t-7",
     ];
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("curl").args(&args).output()
-    })
-    .await
-    .unwrap()
-    .expect("curl runs");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (body, code) = text.rsplit_once('\n').unwrap_or(("", &text));
-    (code.trim().parse().unwrap_or(0), body.to_owned())
+    curl_post(format!("http://{addr}/{GREETER}/{method}"), &headers, body).await
 }
 
 /// Triple's HTTP/1.1 form (the real curl) to the Dubbo-only cluster: each call reaches the

@@ -387,6 +387,34 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, Str
     (status, body)
 }
 
+/// `curl --http1.1 -d BODY` to `url` with `headers` (`"name: value"`): the HTTP status and
+/// the body (status 0 when curl got none).
+pub async fn curl_post(url: String, headers: &[&str], body: &str) -> (u16, String) {
+    let mut args = vec![
+        "-sS".to_owned(),
+        "--http1.1".into(),
+        "--max-time".into(),
+        "10".into(),
+    ];
+    for h in headers {
+        args.extend(["-H".to_owned(), (*h).to_owned()]);
+    }
+    args.extend([
+        "-d".into(),
+        body.to_owned(),
+        "-w".into(),
+        "\n%{http_code}".into(),
+        url,
+    ]);
+    let out = tokio::task::spawn_blocking(move || Command::new("curl").args(&args).output())
+        .await
+        .unwrap()
+        .expect("curl runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (body, code) = text.rsplit_once('\n').unwrap_or(("", &text));
+    (code.trim().parse().unwrap_or(0), body.to_owned())
+}
+
 /// Sends `request` as it is and returns the whole response.
 pub fn http_raw(addr: SocketAddr, request: &str) -> String {
     let mut s = StdTcpStream::connect(addr).unwrap();
