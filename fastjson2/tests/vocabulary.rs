@@ -167,6 +167,46 @@ fn serde_json_sees_the_text_of_the_mapped_crates() {
     assert_eq!(serde_json::from_value::<Shared>(json).unwrap(), dto);
 }
 
+/// [`Shared`] with each field optional.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "com.example.Dto")]
+struct Optional {
+    #[serde(with = "java_serde::rust_decimal::option")]
+    amount: Option<Decimal>,
+    #[serde(with = "java_serde::chrono::local_date_time::option")]
+    at: Option<NaiveDateTime>,
+    #[serde(with = "java_serde::uuid::option")]
+    id: Option<uuid::Uuid>,
+}
+
+#[test]
+fn optional_fields_are_the_value_or_null() {
+    let amount = Decimal::new(-5, 1);
+    let at = NaiveDate::from_ymd_opt(2024, 2, 29)
+        .unwrap()
+        .and_hms_opt(1, 2, 3)
+        .unwrap();
+    let id = uuid::Uuid::from_u128(7);
+    let some = Optional {
+        amount: Some(amount),
+        at: Some(at),
+        id: Some(id),
+    };
+    let bytes = fastjson2::to_vec(&some).unwrap();
+    assert_eq!(
+        bytes,
+        fastjson2::to_vec(&Shared { amount, at, id }).unwrap()
+    );
+    assert_eq!(fastjson2::from_slice::<Optional>(&bytes).unwrap(), some);
+    let none = Optional {
+        amount: None,
+        at: None,
+        id: Some(id),
+    };
+    let bytes = fastjson2::to_vec(&none).unwrap();
+    assert_eq!(fastjson2::from_slice::<Optional>(&bytes).unwrap(), none);
+}
+
 proptest! {
     /// Any value (years JSONB's 16 bits hold): the shared annotation writes what this crate's
     /// own modules write, and reads it back.

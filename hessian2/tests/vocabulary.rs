@@ -177,6 +177,43 @@ struct Shared {
     id: uuid::Uuid,
 }
 
+/// [`Shared`] with each field optional.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "com.example.Dto")]
+struct Optional {
+    #[serde(with = "java_serde::rust_decimal::option")]
+    amount: Option<Decimal>,
+    #[serde(with = "java_serde::chrono::local_date_time::option")]
+    at: Option<NaiveDateTime>,
+    #[serde(with = "java_serde::uuid::option")]
+    id: Option<uuid::Uuid>,
+}
+
+#[test]
+fn optional_fields_are_the_value_or_null() {
+    let amount = Decimal::new(-5, 1);
+    let at = NaiveDate::from_ymd_opt(2024, 2, 29)
+        .unwrap()
+        .and_hms_opt(1, 2, 3)
+        .unwrap();
+    let id = uuid::Uuid::from_u128(7);
+    let some = Optional {
+        amount: Some(amount),
+        at: Some(at),
+        id: Some(id),
+    };
+    let bytes = hessian2::to_vec(&some).unwrap();
+    assert_eq!(bytes, hessian2::to_vec(&Shared { amount, at, id }).unwrap());
+    assert_eq!(hessian2::from_slice::<Optional>(&bytes).unwrap(), some);
+    let none = Optional {
+        amount: None,
+        at: None,
+        id: Some(id),
+    };
+    let bytes = hessian2::to_vec(&none).unwrap();
+    assert_eq!(hessian2::from_slice::<Optional>(&bytes).unwrap(), none);
+}
+
 proptest! {
     /// Any value: the shared annotation writes what this crate's own modules write, and reads
     /// it back.

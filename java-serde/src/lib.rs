@@ -49,6 +49,9 @@
 //! | `java.math.BigInteger` | `num_bigint::BigInt` | `num-bigint` | `java_serde::num_bigint` |
 //! | `java.math.BigInteger` | `num_bigint::BigUint` | `num-bigint` | `java_serde::num_bigint::biguint` |
 //!
+//! Each module has an `option` submodule for an `Option` field (`None` is Java's `null`):
+//! `#[serde(with = "java_serde::chrono::local_date::option")] due: Option<NaiveDate>`.
+//!
 //! # For format authors
 //!
 //! A value is a newtype struct named [`JavaType::newtype_name`] (`$java::java.time.LocalDate`)

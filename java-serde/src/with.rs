@@ -49,6 +49,38 @@ pub(crate) fn deserialize<'de, T: JavaValue, D: Deserializer<'de>>(d: D) -> Resu
     T::from_parts(parts).map_err(de::Error::custom)
 }
 
+/// A value serialized and deserialized through [`serialize`] and [`deserialize`], so that an
+/// `Option` of it is serde's `Option` of the same newtype.
+struct Field<T>(T);
+
+impl<T: JavaValue> Serialize for Field<&T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize(self.0, s)
+    }
+}
+
+impl<'de, T: JavaValue> Deserialize<'de> for Field<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize(d).map(Field)
+    }
+}
+
+pub(crate) fn serialize_option<T: JavaValue, S: Serializer>(
+    v: &Option<T>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => s.serialize_some(&Field(v)),
+        None => s.serialize_none(),
+    }
+}
+
+pub(crate) fn deserialize_option<'de, T: JavaValue, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Ok(Option::<Field<T>>::deserialize(d)?.map(|f| f.0))
+}
+
 /// The `serialize` and `deserialize` of a `serde(with)` module for `$ty` (a [`JavaValue`]).
 macro_rules! with_fns {
     ($ty:ty) => {
@@ -60,6 +92,24 @@ macro_rules! with_fns {
         /// Deserializes the value from its Java type.
         pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<$ty, D::Error> {
             $crate::with::deserialize(d)
+        }
+
+        /// The same for an `Option` field: `None` is Java's `null`.
+        pub mod option {
+            /// Serializes the value, if any, as its Java type.
+            pub fn serialize<S: serde::Serializer>(
+                v: &Option<$ty>,
+                s: S,
+            ) -> Result<S::Ok, S::Error> {
+                $crate::with::serialize_option(v, s)
+            }
+
+            /// Deserializes the value, or `null`, from its Java type.
+            pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+                d: D,
+            ) -> Result<Option<$ty>, D::Error> {
+                $crate::with::deserialize_option(d)
+            }
         }
     };
 }

@@ -63,3 +63,25 @@ fn each_value_is_its_crates_text() {
     assert_eq!(json["chrono_at"], serde_json::to_value(at).unwrap());
     assert_eq!(serde_json::from_value::<Dto>(json).unwrap(), dto);
 }
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Maybe {
+    #[serde(with = "java_serde::chrono::local_date::option")]
+    due: Option<chrono::NaiveDate>,
+    #[serde(with = "java_serde::num_bigint::biguint::option")]
+    count: Option<num_bigint::BigUint>,
+}
+
+#[test]
+fn an_option_is_the_text_or_null() {
+    let m = Maybe {
+        due: chrono::NaiveDate::from_ymd_opt(2024, 12, 31),
+        count: None,
+    };
+    let json = serde_json::to_value(&m).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({"due": "2024-12-31", "count": null})
+    );
+    assert_eq!(serde_json::from_value::<Maybe>(json).unwrap(), m);
+}
