@@ -155,7 +155,7 @@ pub use serialization::Serialization;
 pub use status::Status;
 
 pub use attachments::Attachments;
-pub use exception::JavaException;
+pub use exception::{JavaException, StackFrame};
 pub use metadata::MetadataCache;
 pub use peek::{peek, peek_keys, peek_with, peek_with_cache, AttachmentValue, Peek, PeekOptions};
 pub use request::{Request, RequestBuilder, RequestHead};

@@ -62,6 +62,15 @@ async fn against_java_provider(flavour: &str, serialization: &str, format: BodyF
         panic!("{what}: a wrong amount gave {err:?}")
     };
     assert_eq!(e.class, "java.lang.IllegalArgumentException", "{what}: {e}");
+    // Java's stack trace comes along: the frame of the method that threw, as Java prints it.
+    let frames = e.stack_trace();
+    assert!(
+        frames
+            .iter()
+            .any(|f| f.method == "advance" && f.to_string().contains("OrderService")),
+        "{what}: {frames:#?}"
+    );
+    assert_eq!(e.cause(), None, "{what}: no cause");
     let msg = e.message.unwrap_or_default();
     assert!(
         msg.contains("amount: got 1234.51") && !msg.contains("placed"),
