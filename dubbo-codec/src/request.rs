@@ -414,10 +414,7 @@ fn decode_request<'de, R: Reader<'de>>(
     let head = RequestHead::after_fixed(r, fixed, format)?;
     let args = read_args(r, head.arg_count)?;
     // Java always writes the map; a body that ends after the arguments has none.
-    let attachments = match r.read_value("attachments")? {
-        Some(v) => Attachments::from_value(v)?,
-        None => Attachments::new(),
-    };
+    let attachments = r.read_attachments()?.unwrap_or_default();
     Ok(Request {
         dubbo_version: head.dubbo_version.into_owned(),
         path: head.path.into_owned(),

@@ -44,7 +44,7 @@ use serde::Serialize;
 use crate::attachments::{Attachments, DUBBO_VERSION_KEY};
 use crate::error::BodyError;
 use crate::exception::JavaException;
-use crate::format::{with_format, BodyFormat, Format, Reader, Writer};
+use crate::format::{with_format, BodyFormat, Format, Reader, Writer, ATTACHMENTS};
 use crate::frame::Frame;
 use crate::request::DUBBO_PROTOCOL_VERSION;
 use crate::status::Status;
@@ -267,11 +267,10 @@ fn decode_result<'de, R: Reader<'de>>(r: &mut R) -> Result<RpcResult, BodyError>
         }
     };
     let attachments = if flag >= 3 {
-        const FIELD: &str = "attachments";
-        let v = r
-            .read_value(FIELD)?
-            .ok_or(BodyError::Missing { field: FIELD })?;
-        Some(Attachments::from_value(v)?)
+        Some(
+            r.read_attachments()?
+                .ok_or(BodyError::Missing { field: ATTACHMENTS })?,
+        )
     } else {
         None
     };
@@ -312,10 +311,7 @@ impl ResultSpan {
             let mut r = f.reader(body, 0);
             let span = ResultSpan::locate(&mut r)?;
             let attachments = if span.flag >= 3 {
-                r.read_value("attachments")
-                    .ok()
-                    .flatten()
-                    .and_then(|v| Attachments::from_value(v).ok())
+                r.read_attachments().ok().flatten()
             } else {
                 None
             };
@@ -506,13 +502,8 @@ fn decode_typed<F: Format, T: DeserializeOwned>(
         // The attachments continue the stream: a value in them that refers back into the
         // result cannot be read on its own and is dropped with the whole map.
         let rest = body.get(after..).unwrap_or_default();
-        let map = f.reader(rest, after).read_value("attachments");
-        Some(
-            map.ok()
-                .flatten()
-                .and_then(|v| Attachments::from_value(v).ok())
-                .unwrap_or_default(),
-        )
+        let map = f.reader(rest, after).read_attachments();
+        Some(map.ok().flatten().unwrap_or_default())
     } else {
         None
     };

@@ -23,12 +23,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::args::{ArgsDeserializer, NextArg};
-use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
+use super::{ArgsSink, BodyFormat, Format, Reader, Writer, ATTACHMENTS};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 use crate::typed;
 
+mod attachments;
 mod convert;
 mod jdk;
 
@@ -294,6 +295,19 @@ impl<'de> Reader<'de> for JsonbReader<'de> {
         Ok(Some(convert::to_hessian(&v)))
     }
 
+    fn read_attachments(&mut self) -> Result<Option<Attachments>, BodyError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let (doc, at) = self.next_doc(ATTACHMENTS)?;
+        if let Some(a) = attachments::read(doc) {
+            return Ok(Some(a));
+        }
+        // Another shape, or an error: the `Value` path says which.
+        let v = fastjson2::value::from_slice(doc).map_err(error_at(ATTACHMENTS, at))?;
+        Attachments::from_value(convert::to_hessian(&v)).map(Some)
+    }
+
     fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
         self.next_doc(field).map(|_| ())
     }
@@ -404,6 +418,10 @@ impl Reader<'static> for OwnedReader {
 
     fn read_value(&mut self, field: &'static str) -> Result<Option<Value>, BodyError> {
         self.with(|r| r.read_value(field))
+    }
+
+    fn read_attachments(&mut self) -> Result<Option<Attachments>, BodyError> {
+        self.with(|r| r.read_attachments())
     }
 
     fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
