@@ -2,7 +2,8 @@
 //! binary: a typed result decodes with only what its value owns once the thread's decoder
 //! tables are warm (the pooled tables, with the class definitions they know, go to the decoder
 //! that reads the value, not to the one that read the flag); in fastjson2 a server reads a
-//! request's attachments straight into the map it returns.
+//! request's attachments straight into the map it returns, and a typed result is written
+//! straight into its body.
 
 use dubbo_codec::response::{encode_typed_result_in, provider_attachments, TypedResult};
 use dubbo_codec::{BodyFormat, Request, RequestHead};
@@ -107,4 +108,24 @@ fn a_typed_fastjson2_result_allocates_only_what_its_value_owns() {
         Some("2.0.2")
     );
     assert_eq!(allocations_of(decode), 2 + 1 + 2);
+}
+
+/// A typed result's body is its one allocation once the thread's serializer and body size
+/// are known (as hessian2's): the value and attachments are serialized straight into it.
+/// Before, fastjson2 serialized the value into a document of its own (with a fresh symbol
+/// table) and copied it, and framed the flag and the attachments through a buffer of their
+/// own: 5, 7 with attachments.
+#[test]
+fn a_typed_fastjson2_result_is_written_straight_into_its_body() {
+    let user = alice();
+    let attachments = provider_attachments("2.0.2");
+    for format in [BodyFormat::FASTJSON2, BodyFormat::HESSIAN2] {
+        for with in [None, attachments] {
+            let encode = || encode_typed_result_in(format, &user, with).unwrap();
+            let body = encode();
+            let back = TypedResult::<User>::decode_in(format, &body).unwrap();
+            assert_eq!(back.outcome.unwrap(), user);
+            assert_eq!(allocations_of(encode), 1, "{format:?}: the body");
+        }
+    }
 }

@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{BufMut, Bytes};
 use fastjson2::decode::{Decoder, Header};
 use fastjson2::encode::{Encoder, PeerVersion};
 use fastjson2::frame::{read_framed, write_framed, write_framed_with, LENGTH_BYTES};
@@ -116,22 +116,37 @@ impl Format for Fastjson2 {
         value: &T,
         attachments: Option<&Attachments>,
     ) -> Result<Bytes, BodyError> {
-        let doc = serialize(value, "value", self.version)?;
-        let null = doc == [NULL];
+        // Every document straight into the body (no document of its own to copy), the body
+        // as long as the thread's last one: one allocation when results are alike.
+        let mut out = typed::RESULT.buffer();
+        // The flag as `RESPONSE_VALUE`, set once the value is known to be null or not (every
+        // flag is the same two bytes: `byte`'s code, then the flag).
+        write_framed_with(&mut out, |o| {
+            Encoder::new(o).write_byte(RESPONSE_VALUE as i8)
+        });
+        let value_at = out.len();
+        serialize_framed(&mut out, value, self.version).map_err(|source| BodyError::Fastjson2 {
+            field: "value",
+            source,
+        })?;
+        let null = out[value_at + LENGTH_BYTES..] == [NULL];
+        if null {
+            out.truncate(value_at);
+        }
         let flag = if null {
             RESPONSE_NULL_VALUE
         } else {
             RESPONSE_VALUE
         } + if attachments.is_some() { 3 } else { 0 };
-        let mut w = self.writer(BytesMut::with_capacity(doc.len() + 16));
-        w.write_flag(flag);
-        if !null {
-            write_framed(&mut w.out, &doc);
-        }
+        // The flag's byte ends its document.
+        out[value_at - 1] = flag as u8;
         if let Some(a) = attachments {
-            w.write_attachments(a);
+            write_framed_with(&mut out, |o| {
+                write_attachment_map(&mut Encoder::with_version(o, self.version), a)
+            });
         }
-        Ok(w.out.freeze())
+        typed::RESULT.record(out.len());
+        Ok(Bytes::from(out))
     }
 
     fn deserialize_at<T: DeserializeOwned>(
@@ -151,18 +166,26 @@ impl Format for Fastjson2 {
 /// JSONB `null`.
 const NULL: u8 = 0xaf;
 
-/// A Rust value as one JSONB document, through serde, as fastjson2 `version` writes it.
-fn serialize<T: Serialize + ?Sized>(
+/// Serializes `value` as one framed document at the end of `out`: straight into it, its
+/// length patched in after. As 2.0.52 writes (the default) with the thread's pooled
+/// serializer, which keeps its symbol table's memory from message to message.
+fn serialize_framed<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
     value: &T,
-    field: &'static str,
     version: PeerVersion,
-) -> Result<Vec<u8>, BodyError> {
-    // Room for a POJO of a few fields in one allocation, as `fastjson2::to_vec` starts with.
-    let mut doc = Vec::with_capacity(256);
-    value
-        .serialize(&mut fastjson2::Serializer::with_version(&mut doc, version))
-        .map_err(|source| BodyError::Fastjson2 { field, source })?;
-    Ok(doc)
+) -> Result<(), fastjson2::Error> {
+    let mut written = Ok(());
+    write_framed_with(out, |out| {
+        written = if version == PeerVersion::default() {
+            let mut ser: fastjson2::Serializer<Vec<u8>> = typed::serializer(std::mem::take(out));
+            let w = value.serialize(&mut ser);
+            *out = typed::finish(ser);
+            w
+        } else {
+            value.serialize(&mut fastjson2::Serializer::with_version(out, version))
+        };
+    });
+    written
 }
 
 /// The arguments left in a body: each is one framed document.
@@ -486,20 +509,7 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 
     fn write_attachments(&mut self, a: &Attachments) {
-        // The map written entry by entry: keys and string values (all Java sends) straight
-        // from the attachments, other values converted one by one (as a whole map converted
-        // would: each value is converted on its own), so no tree of copies is built.
-        self.document(|e| {
-            e.write_object_start();
-            for (k, v) in a.iter() {
-                e.write_str(k);
-                match v {
-                    Value::String(s) => e.write_str(s),
-                    v => fastjson2::value::write_value(e, &convert::to_jsonb(v)),
-                }
-            }
-            e.write_object_end();
-        });
+        self.document(|e| write_attachment_map(e, a));
     }
 
     fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], _plain_after: bool) -> bool {
@@ -517,6 +527,21 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 }
 
+/// The attachment map, entry by entry: keys and string values (all Java sends) straight from
+/// the attachments, other values converted one by one (as a whole map converted would: each
+/// value is converted on its own), so no tree of copies is built.
+fn write_attachment_map<B: BufMut>(e: &mut Encoder<B>, a: &Attachments) {
+    e.write_object_start();
+    for (k, v) in a.iter() {
+        e.write_str(k);
+        match v {
+            Value::String(s) => e.write_str(s),
+            v => fastjson2::value::write_value(e, &convert::to_jsonb(v)),
+        }
+    }
+    e.write_object_end();
+}
+
 /// Typed arguments, each a document of its own.
 pub(crate) struct JsonbArgs {
     out: JsonbWriter<Vec<u8>>,
@@ -524,18 +549,12 @@ pub(crate) struct JsonbArgs {
 
 impl ArgsSink for JsonbArgs {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
-        // Straight into the section, its length patched in after: no document of its own.
-        // (On an error the builder drops the section.)
-        let version = self.out.version;
-        let mut written = Ok(());
-        write_framed_with(&mut self.out.out, |out| {
-            written = value
-                .serialize(&mut fastjson2::Serializer::with_version(out, version))
-                .map(drop);
-        });
-        written.map_err(|source| BodyError::Fastjson2 {
-            field: "argument",
-            source,
+        // Straight into the section (on an error the builder drops the section).
+        serialize_framed(&mut self.out.out, value, self.out.version).map_err(|source| {
+            BodyError::Fastjson2 {
+                field: "argument",
+                source,
+            }
         })
     }
 
@@ -555,6 +574,7 @@ mod tests {
         decode_error_message_in, error_body_in, Outcome, RpcResult, TypedResult,
     };
     use crate::Serialization;
+    use bytes::BytesMut;
 
     const F: BodyFormat = BodyFormat::FASTJSON2;
 
