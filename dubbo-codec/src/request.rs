@@ -336,6 +336,8 @@ impl Request {
             + self.encoded.as_ref().map_or(0, |e| e.bytes.len())
             + 32 * self.args.len()
             + self.attachments.size_hint()
+            // The five strings, each dynamic argument and the attachments.
+            + with_format!(self.format, f => f.framing()) * (6 + self.args.len())
     }
 
     /// Appends the body to `buf`, in [`Request::format`].

@@ -123,6 +123,9 @@ pub(crate) trait Format: Copy {
     /// `null` written alone (`writeObject(null)`): the body of a heartbeat.
     fn null_body(self) -> &'static [u8];
 
+    /// Bytes each value of a body takes beyond its own encoding (for sizing a body's buffer).
+    fn framing(self) -> usize;
+
     /// A reader of `body`, which starts `base` bytes into the whole body (for the offsets of
     /// errors). A reader started past the first bytes knows nothing the stream defined
     /// before; the body layer starts one only after the head strings, which define nothing.

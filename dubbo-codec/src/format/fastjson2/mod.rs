@@ -13,6 +13,7 @@
 //! primitive fields out, so such fields need `#[serde(default)]` to be read back).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
 use bytes::{BufMut, Bytes};
 use fastjson2::decode::{Decoder, Header};
@@ -52,6 +53,11 @@ impl Format for Fastjson2 {
         NULL_BODY
     }
 
+    fn framing(self) -> usize {
+        // Each value is a document after its length.
+        LENGTH_BYTES
+    }
+
     fn reader<'de>(self, body: &'de [u8], base: usize) -> JsonbReader<'de> {
         JsonbReader { body, pos: 0, base }
     }
@@ -66,7 +72,7 @@ impl Format for Fastjson2 {
     fn writer<B: BufMut>(self, buf: B) -> JsonbWriter<B> {
         JsonbWriter {
             out: buf,
-            doc: Vec::new(),
+            doc: DOC.try_with(Cell::take).unwrap_or_default(),
             version: self.version,
         }
     }
@@ -74,7 +80,8 @@ impl Format for Fastjson2 {
     fn args(self) -> JsonbArgs {
         JsonbArgs {
             // The size of the thread's last argument section, as the Hessian2 format starts.
-            out: self.writer(typed::ARGS.buffer()),
+            out: typed::ARGS.buffer(),
+            version: self.version,
         }
     }
 
@@ -470,6 +477,15 @@ fn copied<'a: 'v, 'v>(v: AttachmentValue<'a, 'v>) -> AttachmentValue<'static, 'v
     }
 }
 
+thread_local! {
+    /// The document buffer of the thread's body writers, kept from body to body: a
+    /// `BufMut` cannot have a length patched in, so each value is encoded here first.
+    static DOC: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A document buffer larger than this is not kept (one huge value must not pin its memory).
+const KEPT_DOC: usize = 64 * 1024;
+
 /// Writes one fastjson2 body: each value is encoded into `doc`, then framed into `out`.
 pub(crate) struct JsonbWriter<B> {
     out: B,
@@ -523,7 +539,12 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 
     fn into_inner(self) -> B {
-        self.out
+        let JsonbWriter { out, mut doc, .. } = self;
+        if doc.capacity() <= KEPT_DOC {
+            doc.clear();
+            let _ = DOC.try_with(|d| d.set(doc));
+        }
+        out
     }
 }
 
@@ -544,13 +565,14 @@ fn write_attachment_map<B: BufMut>(e: &mut Encoder<B>, a: &Attachments) {
 
 /// Typed arguments, each a document of its own.
 pub(crate) struct JsonbArgs {
-    out: JsonbWriter<Vec<u8>>,
+    out: Vec<u8>,
+    version: PeerVersion,
 }
 
 impl ArgsSink for JsonbArgs {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
         // Straight into the section (on an error the builder drops the section).
-        serialize_framed(&mut self.out.out, value, self.out.version).map_err(|source| {
+        serialize_framed(&mut self.out, value, self.version).map_err(|source| {
             BodyError::Fastjson2 {
                 field: "argument",
                 source,
@@ -559,8 +581,8 @@ impl ArgsSink for JsonbArgs {
     }
 
     fn finish(self) -> Vec<u8> {
-        typed::ARGS.record(self.out.out.len());
-        self.out.out
+        typed::ARGS.record(self.out.len());
+        self.out
     }
 }
 
