@@ -21,25 +21,27 @@
 //! and recorded with `benches::report::record`; the setup checks that every body reads back.
 //!
 //! Allocations per call (2026-11-29, after fastjson2's attachments were read straight into
-//! the map and its typed results serialized straight into the body; `cargo bench -p benches
-//! --bench dubbo_call -- nomatch` records them without timing):
+//! the map, its typed results serialized straight into the body and its body writers given
+//! a document buffer per thread; `cargo bench -p benches --bench dubbo_call -- nomatch`
+//! records them without timing):
 //!
 //! | | client | client-request | client-result | server | server-request | server-result |
 //! | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-//! | fastjson2 | 26 | 21 | 5 | 11 | 9 | 2 |
+//! | fastjson2 | 21 | 16 | 5 | 11 | 9 | 2 |
 //! | hessian2 | 21 | 15 | 6 | 13 | 10 | 3 |
 //!
 //! Before that: fastjson2 31 / 22 / 9 / 25 / 17 / 8. Reading attachments built a fastjson2
 //! `Value` tree, then a Hessian `Value` tree of it, then collected that into `Attachments`
 //! (a `Vec` and a copy of every string each time); a typed result was serialized into a
-//! document of its own, with a fresh symbol table, and copied into the body. Now each reads
-//! or writes only what its output owns: the attachments' map and strings, the `User`'s two
-//! strings, the body (`server-result`'s other allocation is `provider_attachments` parsing
-//! the caller's version, in both serializations). What fastjson2's `client-request` still
-//! allocates beyond hessian2's (21 against 15): its body writer encodes each value into a
-//! document buffer of its own, which grows four times, before framing it into the body, which
-//! then outgrows its first size once and, frozen with spare room, takes a shared header.
-//! (Before the change before that, fastjson2 was 45 / 36 / 9 / 28 / 17 / 11.)
+//! document of its own, with a fresh symbol table, and copied into the body; a body writer
+//! encoded each value into a new document buffer (grown four times for the request) and the
+//! body outgrew its first size. Now each part allocates what its output owns: the
+//! attachments' map and strings, the `User`'s two strings, the request's builder strings and
+//! argument section, the body. Besides: `server-result`'s `provider_attachments` parses the
+//! caller's version (in both serializations), and fastjson2's `client-request` body is
+//! frozen with room to spare (its size hint is not exact, hessian2's is for this body), which
+//! costs `Bytes` a shared header: its one allocation beyond hessian2's. (Before the change
+//! before that, fastjson2 was 45 / 36 / 9 / 28 / 17 / 11.)
 //! Hessian2's `client-result` was 28 until the reader of the result flag was dropped before
 //! the value's deserializer was made: a hessian2 decoder takes its thread's pooled tables when
 //! it is made, so the second one read the `User`'s class definition afresh (7 `Arc<str>` and
