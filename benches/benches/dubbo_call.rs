@@ -21,24 +21,24 @@
 //! and recorded with `benches::report::record`; the setup checks that every body reads back.
 //!
 //! Allocations per call (2026-11-29, after fastjson2's attachments were read straight into
-//! the map, its typed results serialized straight into the body and its body writers given
-//! a document buffer per thread; `cargo bench -p benches --bench dubbo_call -- nomatch`
-//! records them without timing):
+//! the map, its typed results serialized straight into the body, its body writers given a
+//! document buffer per thread, and the caller's version parsed without a `Vec`;
+//! `cargo bench -p benches --bench dubbo_call -- nomatch` records them without timing):
 //!
 //! | | client | client-request | client-result | server | server-request | server-result |
 //! | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-//! | fastjson2 | 21 | 16 | 5 | 11 | 9 | 2 |
-//! | hessian2 | 21 | 15 | 6 | 13 | 10 | 3 |
+//! | fastjson2 | 21 | 16 | 5 | 10 | 9 | 1 |
+//! | hessian2 | 21 | 15 | 6 | 12 | 10 | 2 |
 //!
-//! Before that: fastjson2 31 / 22 / 9 / 25 / 17 / 8. Reading attachments built a fastjson2
+//! Before that: fastjson2 31 / 22 / 9 / 25 / 17 / 8, hessian2 21 / 15 / 6 / 13 / 10 / 3
+//! (`provider_attachments` collected the caller's version's parts into a `Vec`). Reading attachments built a fastjson2
 //! `Value` tree, then a Hessian `Value` tree of it, then collected that into `Attachments`
 //! (a `Vec` and a copy of every string each time); a typed result was serialized into a
 //! document of its own, with a fresh symbol table, and copied into the body; a body writer
 //! encoded each value into a new document buffer (grown four times for the request) and the
 //! body outgrew its first size. Now each part allocates what its output owns: the
 //! attachments' map and strings, the `User`'s two strings, the request's builder strings and
-//! argument section, the body. Besides: `server-result`'s `provider_attachments` parses the
-//! caller's version (in both serializations), and fastjson2's `client-request` body is
+//! argument section, the body. Besides: fastjson2's `client-request` body is
 //! frozen with room to spare (its size hint is not exact, hessian2's is for this body), which
 //! costs `Bytes` a shared header: its one allocation beyond hessian2's. (Before the change
 //! before that, fastjson2 was 45 / 36 / 9 / 28 / 17 / 11.)
