@@ -20,25 +20,33 @@
 //! Allocations per call are counted (after one warm-up call, as the timing loop runs warm)
 //! and recorded with `benches::report::record`; the setup checks that every body reads back.
 //!
-//! Allocations per call (2026-11-29, dubbo-codec with its fastjson2 writer's strings and
-//! attachments written straight and typed arguments serialized into the section):
+//! Allocations per call (2026-11-29, after fastjson2's attachments were read straight into
+//! the map, its typed results serialized straight into the body, its body writers given a
+//! document buffer per thread, and the caller's version parsed without a `Vec`;
+//! `cargo bench -p benches --bench dubbo_call -- nomatch` records them without timing):
 //!
 //! | | client | client-request | client-result | server | server-request | server-result |
 //! | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-//! | fastjson2 | 31 | 22 | 9 | 25 | 17 | 8 |
-//! | hessian2 | 21 | 15 | 6 | 13 | 10 | 3 |
+//! | fastjson2 | 21 | 16 | 5 | 10 | 9 | 1 |
+//! | hessian2 | 21 | 15 | 6 | 12 | 10 | 2 |
 //!
-//! (Before that change fastjson2 was 45 / 36 / 9 / 28 / 17 / 11: a `String` per head string
-//! and a `Value` tree of the attachments on every request, a 256-byte document per typed
-//! argument.) Where fastjson2 still allocates more: reading attachments (`server-request`)
-//! builds a fastjson2 `Value` tree and then a Hessian `Value` tree of it
-//! (`JsonbReader::read_value`, then `Attachments::from_value`); a typed result
-//! (`server-result`) is serialized into a document of its own and copied into the body, and
-//! each body writer grows its own document buffer. Hessian2's `client-result` was 28 until the reader of
-//! the result flag was dropped before the value's deserializer was made: a hessian2 decoder
-//! takes its thread's pooled tables when it is made, so the second one read the `User`'s
-//! class definition afresh (7 `Arc<str>` and its tables); now 2 for the value and 4 for the
-//! attachments (`dubbo-codec/tests/allocations.rs`).
+//! Before that: fastjson2 31 / 22 / 9 / 25 / 17 / 8, hessian2 21 / 15 / 6 / 13 / 10 / 3
+//! (`provider_attachments` collected the caller's version's parts into a `Vec`). Reading attachments built a fastjson2
+//! `Value` tree, then a Hessian `Value` tree of it, then collected that into `Attachments`
+//! (a `Vec` and a copy of every string each time); a typed result was serialized into a
+//! document of its own, with a fresh symbol table, and copied into the body; a body writer
+//! encoded each value into a new document buffer (grown four times for the request) and the
+//! body outgrew its first size. Now each part allocates what its output owns: the
+//! attachments' map and strings, the `User`'s two strings, the request's builder strings and
+//! argument section, the body. Besides: fastjson2's `client-request` body is
+//! frozen with room to spare (its size hint is not exact, hessian2's is for this body), which
+//! costs `Bytes` a shared header: its one allocation beyond hessian2's. (Before the change
+//! before that, fastjson2 was 45 / 36 / 9 / 28 / 17 / 11.)
+//! Hessian2's `client-result` was 28 until the reader of the result flag was dropped before
+//! the value's deserializer was made: a hessian2 decoder takes its thread's pooled tables when
+//! it is made, so the second one read the `User`'s class definition afresh (7 `Arc<str>` and
+//! its tables); now 2 for the value and 4 for the attachments
+//! (`dubbo-codec/tests/allocations.rs`).
 //!
 //! ```sh
 //! cargo bench -p benches --bench dubbo_call -- --warm-up-time 1 --measurement-time 3

@@ -66,6 +66,11 @@ impl Attachments {
         }
     }
 
+    /// Appends an entry as it was sent (a key sent twice stays twice, as in a decoded map).
+    pub(crate) fn push(&mut self, key: String, value: Value) {
+        self.entries.push((key, value));
+    }
+
     /// Number of entries, as sent (a key sent twice counts twice).
     pub fn len(&self) -> usize {
         self.entries.len()

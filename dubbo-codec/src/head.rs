@@ -113,9 +113,8 @@ impl<'a> RequestHead<'a> {
         let attachments = with_format!(format, f => {
             let mut r = head.args_reader(f, body);
             skip_args(&mut r, head.arg_count)?;
-            match r.read_value("attachments") {
-                Ok(None) => Attachments::new(),
-                Ok(Some(v)) => Attachments::from_value(v)?,
+            match r.read_attachments() {
+                Ok(a) => a.unwrap_or_default(),
                 // A reference from the attachments back into the arguments (which Java never
                 // writes for string attachments) needs the whole body decoded.
                 Err(e) if e.hessian().is_some_and(|h| {
@@ -276,8 +275,5 @@ fn attachments_after_values<F: Format>(
     Fixed::read(&mut r)?;
     read_utf_or_empty(&mut r, "parameter descriptor")?;
     read_args(&mut r, arg_count)?;
-    match r.read_value("attachments")? {
-        Some(v) => Attachments::from_value(v),
-        None => Ok(Attachments::new()),
-    }
+    Ok(r.read_attachments()?.unwrap_or_default())
 }

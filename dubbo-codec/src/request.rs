@@ -351,6 +351,8 @@ impl Request {
             + self.encoded.as_ref().map_or(0, |e| e.bytes.len())
             + 32 * self.args.len()
             + self.attachments.size_hint()
+            // The five strings, each dynamic argument and the attachments.
+            + with_format!(self.format, f => f.framing()) * (6 + self.args.len())
     }
 
     /// Appends the body to `buf`, in [`Request::format`].
@@ -429,10 +431,7 @@ fn decode_request<'de, R: Reader<'de>>(
     let head = RequestHead::after_fixed(r, fixed, format)?;
     let args = read_args(r, head.arg_count)?;
     // Java always writes the map; a body that ends after the arguments has none.
-    let attachments = match r.read_value("attachments")? {
-        Some(v) => Attachments::from_value(v)?,
-        None => Attachments::new(),
-    };
+    let attachments = r.read_attachments()?.unwrap_or_default();
     Ok(Request {
         dubbo_version: head.dubbo_version.into_owned(),
         path: head.path.into_owned(),

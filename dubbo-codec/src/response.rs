@@ -44,7 +44,7 @@ use serde::Serialize;
 use crate::attachments::{Attachments, DUBBO_VERSION_KEY};
 use crate::error::BodyError;
 use crate::exception::JavaException;
-use crate::format::{with_format, BodyFormat, Format, Reader, Writer};
+use crate::format::{with_format, BodyFormat, Format, Reader, Writer, ATTACHMENTS};
 use crate::frame::Frame;
 use crate::request::DUBBO_PROTOCOL_VERSION;
 use crate::status::Status;
@@ -67,18 +67,13 @@ const LEGACY_DUBBO_PROTOCOL_VERSION: i32 = 10_000;
 /// the parts after it; a three-part version is then multiplied by 100. A part whose digits
 /// overflow a Java `int` makes the whole version "legacy" (10000), as in Java.
 pub fn java_int_version(version: &str) -> i32 {
-    // Java's `split("\\.")` drops trailing empty strings.
-    let mut parts: Vec<&str> = version.split('.').collect();
-    while parts.len() > 1 && parts.last() == Some(&"") {
-        parts.pop();
-    }
-    if parts.len() == 1 && parts[0].is_empty() && version.starts_with('.') {
-        // "." and "..": Java's split gives no parts at all.
-        parts.clear();
-    }
-    let len = parts.len();
+    // Java's `split("\\.")` drops trailing empty strings; what is left of "." and ".." is no
+    // part at all, which reads as 0 like the one empty part of "". Not collected: a server
+    // asks this of every request.
+    let version = version.trim_end_matches('.');
+    let len = version.split('.').count();
     let mut v: i32 = 0;
-    for (i, part) in parts.iter().enumerate() {
+    for (i, part) in version.split('.').enumerate() {
         let digits_len = part.bytes().take_while(u8::is_ascii_digit).count();
         let digits = &part[..digits_len];
         if digits.is_empty() {
@@ -267,11 +262,10 @@ fn decode_result<'de, R: Reader<'de>>(r: &mut R) -> Result<RpcResult, BodyError>
         }
     };
     let attachments = if flag >= 3 {
-        const FIELD: &str = "attachments";
-        let v = r
-            .read_value(FIELD)?
-            .ok_or(BodyError::Missing { field: FIELD })?;
-        Some(Attachments::from_value(v)?)
+        Some(
+            r.read_attachments()?
+                .ok_or(BodyError::Missing { field: ATTACHMENTS })?,
+        )
     } else {
         None
     };
@@ -312,10 +306,7 @@ impl ResultSpan {
             let mut r = f.reader(body, 0);
             let span = ResultSpan::locate(&mut r)?;
             let attachments = if span.flag >= 3 {
-                r.read_value("attachments")
-                    .ok()
-                    .flatten()
-                    .and_then(|v| Attachments::from_value(v).ok())
+                r.read_attachments().ok().flatten()
             } else {
                 None
             };
@@ -506,13 +497,8 @@ fn decode_typed<F: Format, T: DeserializeOwned>(
         // The attachments continue the stream: a value in them that refers back into the
         // result cannot be read on its own and is dropped with the whole map.
         let rest = body.get(after..).unwrap_or_default();
-        let map = f.reader(rest, after).read_value("attachments");
-        Some(
-            map.ok()
-                .flatten()
-                .and_then(|v| Attachments::from_value(v).ok())
-                .unwrap_or_default(),
-        )
+        let map = f.reader(rest, after).read_attachments();
+        Some(map.ok().flatten().unwrap_or_default())
     } else {
         None
     };
@@ -747,6 +733,11 @@ mod tests {
         assert_eq!(java_int_version("a.b.c"), 0);
         assert_eq!(java_int_version("99999999999.0.0"), 10_000);
         assert_eq!(java_int_version("2.0.2."), 2_000_200);
+        assert_eq!(java_int_version("2.0.2.."), 2_000_200);
+        assert_eq!(java_int_version(".5"), 5);
+        for none in ["", ".", "..", "..."] {
+            assert_eq!(java_int_version(none), 0, "{none:?}");
+        }
         assert!(supports_response_attachments("2.0.2"));
         assert!(supports_response_attachments("2.0.10"));
         assert!(supports_response_attachments("2.0.99"));

@@ -47,6 +47,11 @@ impl Format for Hessian2 {
         b"N"
     }
 
+    fn framing(self) -> usize {
+        // One stream: values follow one another.
+        0
+    }
+
     fn reader<'de>(self, body: &'de [u8], base: usize) -> Self::Reader<'de> {
         HessianReader {
             values: ValueDecoder::new(SliceInput::new(body)),

@@ -123,6 +123,9 @@ pub(crate) trait Format: Copy {
     /// `null` written alone (`writeObject(null)`): the body of a heartbeat.
     fn null_body(self) -> &'static [u8];
 
+    /// Bytes each value of a body takes beyond its own encoding (for sizing a body's buffer).
+    fn framing(self) -> usize;
+
     /// A reader of `body`, which starts `base` bytes into the whole body (for the offsets of
     /// errors). A reader started past the first bytes knows nothing the stream defined
     /// before; the body layer starts one only after the head strings, which define nothing.
@@ -190,6 +193,15 @@ pub(crate) trait Reader<'de> {
 
     /// The next value (`None` at the end of the body).
     fn read_value(&mut self, field: &'static str) -> Result<Option<Value>, BodyError>;
+
+    /// The attachment map (`None` at the end of the body; `null` is no map): what
+    /// [`Attachments::from_value`] makes of [`read_value`](Self::read_value), which is how
+    /// a format without a reader of its own builds it.
+    fn read_attachments(&mut self) -> Result<Option<Attachments>, BodyError> {
+        self.read_value(ATTACHMENTS)?
+            .map(Attachments::from_value)
+            .transpose()
+    }
 
     /// Steps over one value without building it (an error at the end of the body).
     fn skip(&mut self, field: &'static str) -> Result<(), BodyError>;
@@ -281,6 +293,9 @@ impl ArgsBuf {
         }
     }
 }
+
+/// The field name of the attachment map in errors.
+pub(crate) const ATTACHMENTS: &str = "attachments";
 
 /// Names of the arguments for error messages (the first few; later ones share a name).
 const ARG_FIELDS: [&str; 8] = [

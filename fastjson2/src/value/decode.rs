@@ -26,6 +26,12 @@ pub fn read_value(d: &mut Decoder<'_>) -> Result<Value> {
     value_of(d, h)
 }
 
+/// Reads the value that `header`, just pulled from `d`, starts: for a caller that reads some
+/// values its own way (strings, without a `Value`) and the others as values.
+pub fn read_value_after(d: &mut Decoder<'_>, header: Header<'_>) -> Result<Value> {
+    value_of(d, header)
+}
+
 fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
     Ok(match h {
         Header::Null => Value::Null,

@@ -34,7 +34,7 @@ use crate::types::{
     BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
 
-pub use decode::{from_slice, read_value};
+pub use decode::{from_slice, read_value, read_value_after};
 pub use encode::{to_vec, to_vec_with, write_value};
 pub use symbol::Symbol;
 

@@ -278,6 +278,12 @@ fn to_hessian_typed(v: &Jv, class: Option<&str>) -> Hv {
     }
 }
 
+/// True when a value of the class fastjson2 wrote as `class` converts to a map, not an
+/// object (for an object, it is one of the map's entries that decides).
+pub(super) fn is_map(class: &str) -> bool {
+    is_map_class(java_class(class))
+}
+
 /// True for a Java class name of a map (read as a map, not as an object's fields).
 fn is_map_class(class: &str) -> bool {
     class.ends_with("Map") || class == "LM" || class.starts_with("java.util.")

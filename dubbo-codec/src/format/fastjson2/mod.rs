@@ -13,8 +13,9 @@
 //! primitive fields out, so such fields need `#[serde(default)]` to be read back).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{BufMut, Bytes};
 use fastjson2::decode::{Decoder, Header};
 use fastjson2::encode::{Encoder, PeerVersion};
 use fastjson2::frame::{read_framed, write_framed, write_framed_with, LENGTH_BYTES};
@@ -23,12 +24,13 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::args::{ArgsDeserializer, NextArg};
-use super::{ArgsSink, BodyFormat, Format, Reader, Writer};
+use super::{ArgsSink, BodyFormat, Format, Reader, Writer, ATTACHMENTS};
 use crate::attachments::{AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 use crate::typed;
 
+mod attachments;
 mod convert;
 mod jdk;
 
@@ -51,6 +53,11 @@ impl Format for Fastjson2 {
         NULL_BODY
     }
 
+    fn framing(self) -> usize {
+        // Each value is a document after its length.
+        LENGTH_BYTES
+    }
+
     fn reader<'de>(self, body: &'de [u8], base: usize) -> JsonbReader<'de> {
         JsonbReader { body, pos: 0, base }
     }
@@ -65,7 +72,7 @@ impl Format for Fastjson2 {
     fn writer<B: BufMut>(self, buf: B) -> JsonbWriter<B> {
         JsonbWriter {
             out: buf,
-            doc: Vec::new(),
+            doc: DOC.try_with(Cell::take).unwrap_or_default(),
             version: self.version,
         }
     }
@@ -73,7 +80,8 @@ impl Format for Fastjson2 {
     fn args(self) -> JsonbArgs {
         JsonbArgs {
             // The size of the thread's last argument section, as the Hessian2 format starts.
-            out: self.writer(typed::ARGS.buffer()),
+            out: typed::ARGS.buffer(),
+            version: self.version,
         }
     }
 
@@ -115,22 +123,37 @@ impl Format for Fastjson2 {
         value: &T,
         attachments: Option<&Attachments>,
     ) -> Result<Bytes, BodyError> {
-        let doc = serialize(value, "value", self.version)?;
-        let null = doc == [NULL];
+        // Every document straight into the body (no document of its own to copy), the body
+        // as long as the thread's last one: one allocation when results are alike.
+        let mut out = typed::RESULT.buffer();
+        // The flag as `RESPONSE_VALUE`, set once the value is known to be null or not (every
+        // flag is the same two bytes: `byte`'s code, then the flag).
+        write_framed_with(&mut out, |o| {
+            Encoder::new(o).write_byte(RESPONSE_VALUE as i8)
+        });
+        let value_at = out.len();
+        serialize_framed(&mut out, value, self.version).map_err(|source| BodyError::Fastjson2 {
+            field: "value",
+            source,
+        })?;
+        let null = out[value_at + LENGTH_BYTES..] == [NULL];
+        if null {
+            out.truncate(value_at);
+        }
         let flag = if null {
             RESPONSE_NULL_VALUE
         } else {
             RESPONSE_VALUE
         } + if attachments.is_some() { 3 } else { 0 };
-        let mut w = self.writer(BytesMut::with_capacity(doc.len() + 16));
-        w.write_flag(flag);
-        if !null {
-            write_framed(&mut w.out, &doc);
-        }
+        // The flag's byte ends its document.
+        out[value_at - 1] = flag as u8;
         if let Some(a) = attachments {
-            w.write_attachments(a);
+            write_framed_with(&mut out, |o| {
+                write_attachment_map(&mut Encoder::with_version(o, self.version), a)
+            });
         }
-        Ok(w.out.freeze())
+        typed::RESULT.record(out.len());
+        Ok(Bytes::from(out))
     }
 
     fn deserialize_at<T: DeserializeOwned>(
@@ -150,18 +173,26 @@ impl Format for Fastjson2 {
 /// JSONB `null`.
 const NULL: u8 = 0xaf;
 
-/// A Rust value as one JSONB document, through serde, as fastjson2 `version` writes it.
-fn serialize<T: Serialize + ?Sized>(
+/// Serializes `value` as one framed document at the end of `out`: straight into it, its
+/// length patched in after. As 2.0.52 writes (the default) with the thread's pooled
+/// serializer, which keeps its symbol table's memory from message to message.
+fn serialize_framed<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
     value: &T,
-    field: &'static str,
     version: PeerVersion,
-) -> Result<Vec<u8>, BodyError> {
-    // Room for a POJO of a few fields in one allocation, as `fastjson2::to_vec` starts with.
-    let mut doc = Vec::with_capacity(256);
-    value
-        .serialize(&mut fastjson2::Serializer::with_version(&mut doc, version))
-        .map_err(|source| BodyError::Fastjson2 { field, source })?;
-    Ok(doc)
+) -> Result<(), fastjson2::Error> {
+    let mut written = Ok(());
+    write_framed_with(out, |out| {
+        written = if version == PeerVersion::default() {
+            let mut ser: fastjson2::Serializer<Vec<u8>> = typed::serializer(std::mem::take(out));
+            let w = value.serialize(&mut ser);
+            *out = typed::finish(ser);
+            w
+        } else {
+            value.serialize(&mut fastjson2::Serializer::with_version(out, version))
+        };
+    });
+    written
 }
 
 /// The arguments left in a body: each is one framed document.
@@ -294,6 +325,19 @@ impl<'de> Reader<'de> for JsonbReader<'de> {
         Ok(Some(convert::to_hessian(&v)))
     }
 
+    fn read_attachments(&mut self) -> Result<Option<Attachments>, BodyError> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let (doc, at) = self.next_doc(ATTACHMENTS)?;
+        if let Some(a) = attachments::read(doc) {
+            return Ok(Some(a));
+        }
+        // Another shape, or an error: the `Value` path says which.
+        let v = fastjson2::value::from_slice(doc).map_err(error_at(ATTACHMENTS, at))?;
+        Attachments::from_value(convert::to_hessian(&v)).map(Some)
+    }
+
     fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
         self.next_doc(field).map(|_| ())
     }
@@ -406,6 +450,10 @@ impl Reader<'static> for OwnedReader {
         self.with(|r| r.read_value(field))
     }
 
+    fn read_attachments(&mut self) -> Result<Option<Attachments>, BodyError> {
+        self.with(|r| r.read_attachments())
+    }
+
     fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
         self.with(|r| r.skip(field))
     }
@@ -428,6 +476,15 @@ fn copied<'a: 'v, 'v>(v: AttachmentValue<'a, 'v>) -> AttachmentValue<'static, 'v
         AttachmentValue::NotString => AttachmentValue::NotString,
     }
 }
+
+thread_local! {
+    /// The document buffer of the thread's body writers, kept from body to body: a
+    /// `BufMut` cannot have a length patched in, so each value is encoded here first.
+    static DOC: Cell<Vec<u8>> = const { Cell::new(Vec::new()) };
+}
+
+/// A document buffer larger than this is not kept (one huge value must not pin its memory).
+const KEPT_DOC: usize = 64 * 1024;
 
 /// Writes one fastjson2 body: each value is encoded into `doc`, then framed into `out`.
 pub(crate) struct JsonbWriter<B> {
@@ -468,20 +525,7 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 
     fn write_attachments(&mut self, a: &Attachments) {
-        // The map written entry by entry: keys and string values (all Java sends) straight
-        // from the attachments, other values converted one by one (as a whole map converted
-        // would: each value is converted on its own), so no tree of copies is built.
-        self.document(|e| {
-            e.write_object_start();
-            for (k, v) in a.iter() {
-                e.write_str(k);
-                match v {
-                    Value::String(s) => e.write_str(s),
-                    v => fastjson2::value::write_value(e, &convert::to_jsonb(v)),
-                }
-            }
-            e.write_object_end();
-        });
+        self.document(|e| write_attachment_map(e, a));
     }
 
     fn copy_section(&mut self, section: BodyFormat, bytes: &[u8], _plain_after: bool) -> bool {
@@ -495,35 +539,50 @@ impl<B: BufMut> Writer<B> for JsonbWriter<B> {
     }
 
     fn into_inner(self) -> B {
-        self.out
+        let JsonbWriter { out, mut doc, .. } = self;
+        if doc.capacity() <= KEPT_DOC {
+            doc.clear();
+            let _ = DOC.try_with(|d| d.set(doc));
+        }
+        out
     }
+}
+
+/// The attachment map, entry by entry: keys and string values (all Java sends) straight from
+/// the attachments, other values converted one by one (as a whole map converted would: each
+/// value is converted on its own), so no tree of copies is built.
+fn write_attachment_map<B: BufMut>(e: &mut Encoder<B>, a: &Attachments) {
+    e.write_object_start();
+    for (k, v) in a.iter() {
+        e.write_str(k);
+        match v {
+            Value::String(s) => e.write_str(s),
+            v => fastjson2::value::write_value(e, &convert::to_jsonb(v)),
+        }
+    }
+    e.write_object_end();
 }
 
 /// Typed arguments, each a document of its own.
 pub(crate) struct JsonbArgs {
-    out: JsonbWriter<Vec<u8>>,
+    out: Vec<u8>,
+    version: PeerVersion,
 }
 
 impl ArgsSink for JsonbArgs {
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), BodyError> {
-        // Straight into the section, its length patched in after: no document of its own.
-        // (On an error the builder drops the section.)
-        let version = self.out.version;
-        let mut written = Ok(());
-        write_framed_with(&mut self.out.out, |out| {
-            written = value
-                .serialize(&mut fastjson2::Serializer::with_version(out, version))
-                .map(drop);
-        });
-        written.map_err(|source| BodyError::Fastjson2 {
-            field: "argument",
-            source,
+        // Straight into the section (on an error the builder drops the section).
+        serialize_framed(&mut self.out, value, self.version).map_err(|source| {
+            BodyError::Fastjson2 {
+                field: "argument",
+                source,
+            }
         })
     }
 
     fn finish(self) -> Vec<u8> {
-        typed::ARGS.record(self.out.out.len());
-        self.out.out
+        typed::ARGS.record(self.out.len());
+        self.out
     }
 }
 
@@ -537,6 +596,7 @@ mod tests {
         decode_error_message_in, error_body_in, Outcome, RpcResult, TypedResult,
     };
     use crate::Serialization;
+    use bytes::BytesMut;
 
     const F: BodyFormat = BodyFormat::FASTJSON2;
 
