@@ -115,7 +115,8 @@ macro_rules! with_fns {
 }
 pub(crate) use with_fns;
 
-/// A `serde(with)` module named `$name` for `$ty`.
+/// A `serde(with)` module named `$name` for `$ty` (the crates with several mapped types).
+#[cfg(any(feature = "chrono", feature = "time", feature = "num-bigint"))]
 macro_rules! with_module {
     ($(#[$doc:meta])* $name:ident, $ty:ty) => {
         $(#[$doc])*
@@ -124,4 +125,5 @@ macro_rules! with_module {
         }
     };
 }
+#[cfg(any(feature = "chrono", feature = "time", feature = "num-bigint"))]
 pub(crate) use with_module;
