@@ -9,7 +9,7 @@ mod common;
 
 use common::vectors;
 use fastjson2::types::{
-    BigDecimal, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
+    BigDecimal, Date, EnumMap, EnumSet, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
 use interop_model::jsonb::{alice, mix_no_self_ref, Mix, User};
 use serde::{Deserialize, Serialize};
@@ -182,6 +182,55 @@ mod serde_bytes_like {
     }
 }
 
+const COLOR: &str = "io.github.hessianrs.interop.model.Color";
+
+fn colors() -> EnumSet<Color> {
+    EnumSet {
+        class: COLOR.into(),
+        constants: vec![Color::Red, Color::Blue],
+    }
+}
+
+fn color_names() -> EnumMap<Color, String> {
+    EnumMap {
+        class: COLOR.into(),
+        entries: vec![(Color::Red, "r".into()), (Color::Blue, "b".into())],
+    }
+}
+
+/// `EnumSet`, `EnumMap` and `Optional` as both fastjson2 versions wrote them read into their
+/// Rust types and write Java's bytes again (`Optional` is its value, or null: fastjson2 writes
+/// no wrapper).
+#[test]
+fn enum_collections_and_optional_read_and_write_javas_bytes() {
+    for dir in [vectors(), common::vectors_2_0_56()] {
+        let java = |name: &str| std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+        let set: EnumSet<Color> = fastjson2::from_slice(&java("enum_set")).unwrap();
+        assert_eq!(set, colors(), "{}", dir.display());
+        assert_eq!(fastjson2::to_vec(&set).unwrap(), java("enum_set"));
+        let map: EnumMap<Color, String> = fastjson2::from_slice(&java("enum_map")).unwrap();
+        assert_eq!(map, color_names(), "{}", dir.display());
+        assert_eq!(fastjson2::to_vec(&map).unwrap(), java("enum_map"));
+        let optional: Option<String> = fastjson2::from_slice(&java("optional_string")).unwrap();
+        assert_eq!(optional.as_deref(), Some("x"));
+        assert_eq!(
+            fastjson2::to_vec(&optional).unwrap(),
+            java("optional_string")
+        );
+    }
+    // A set read from elements Java wrote without their class (a list of bare names) still
+    // reads; its class is unknown.
+    let bare = fastjson2::to_vec(&["RED"]).unwrap();
+    let set: EnumSet<Color> = fastjson2::from_slice(&bare).unwrap();
+    assert_eq!(
+        (set.class.as_str(), &set.constants[..]),
+        ("", &[Color::Red][..])
+    );
+    // Something else where constants belong is an error, not a guess.
+    let err = fastjson2::from_slice::<EnumMap<Color, String>>(&vector("enum_list")).unwrap_err();
+    assert!(err.to_string().contains("expected"), "{err}");
+}
+
 #[test]
 fn references_and_cycles_are_errors_in_typed_decoding() {
     let err = fastjson2::from_slice::<Vec<User>>(&vector("list_same_user_twice")).unwrap_err();
@@ -238,6 +287,8 @@ fn java_reads_our_typed_encodings() {
             fastjson2::to_vec(&[alice(), bob()]).unwrap(),
         ),
         ("dubbo_frames.framed", dubbo_body()),
+        ("enum_set.bin", fastjson2::to_vec(&colors()).unwrap()),
+        ("enum_map.bin", fastjson2::to_vec(&color_names()).unwrap()),
     ];
     let files: Vec<_> = files.into_iter().map(|(n, b)| (n.to_owned(), b)).collect();
     common::java_reads_back("serde", &vectors(), &files);

@@ -35,6 +35,52 @@ impl<'de> de::SeqAccess<'de> for SeqAccess<'_, 'de> {
     }
 }
 
+/// A value with the class name Java wrote before it, as the tuple `(class name, value)`; the
+/// class name is `""` where Java wrote none.
+pub(super) struct TypedAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    class: Option<Option<std::borrow::Cow<'de, str>>>,
+    value_left: bool,
+}
+
+impl<'a, 'de> TypedAccess<'a, 'de> {
+    pub(super) fn new(
+        de: &'a mut Deserializer<'de>,
+        class: Option<std::borrow::Cow<'de, str>>,
+    ) -> Self {
+        TypedAccess {
+            de,
+            class: Some(class),
+            value_left: true,
+        }
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for TypedAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if let Some(class) = self.class.take() {
+            let class = match class {
+                Some(std::borrow::Cow::Borrowed(c)) => de::value::BorrowedStrDeserializer::new(c),
+                Some(std::borrow::Cow::Owned(c)) => {
+                    return seed.deserialize(c.into_deserializer()).map(Some);
+                }
+                None => de::value::BorrowedStrDeserializer::new(""),
+            };
+            return seed.deserialize(class).map(Some);
+        }
+        if std::mem::take(&mut self.value_left) {
+            return next(self.de, seed).map(Some);
+        }
+        Ok(None)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(usize::from(self.class.is_some()) + usize::from(self.value_left))
+    }
+}
+
 /// The entries of an object, up to its end code.
 pub(super) struct MapAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,

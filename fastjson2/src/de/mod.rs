@@ -403,10 +403,21 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
         self,
-        _: &'static str,
+        name: &'static str,
         _: usize,
         v: V,
     ) -> Result<V::Value> {
+        if name == crate::ser::TYPED {
+            // `(class name, value)`: the class name Java wrote before the value, if any.
+            let class = match self.dec.peek()? {
+                marker::TYPED => match self.dec.pull()? {
+                    Header::Typed(class) => Some(class),
+                    h => return Err(self.invalid(&h, "a type name")),
+                },
+                _ => None,
+            };
+            return v.visit_seq(access::TypedAccess::new(self, class));
+        }
         self.deserialize_seq(v)
     }
 

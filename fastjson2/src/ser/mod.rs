@@ -40,6 +40,27 @@ pub use compound::Compound;
 /// serializer.
 pub(crate) const RAW: &str = "$fastjson2::raw";
 
+/// Serde name of a tuple struct `(class name, value)`: a value whose Java class is known only
+/// at run time (an enum constant's class), written as Java writes it, the class name and then
+/// the value (see `crate::types::named`).
+pub(crate) const TYPED: &str = "$fastjson2::typed";
+
+/// Serde name of the class name inside a [`TYPED`] tuple: a newtype around the name's UTF-8
+/// bytes (`serialize_bytes` is never on a hot path, `serialize_str` is).
+pub(crate) const TYPE_NAME: &str = "$fastjson2::type_name";
+
+/// What the next `serialize_bytes` carries.
+#[derive(Clone, Copy, Default)]
+enum NextBytes {
+    /// A `byte[]`.
+    #[default]
+    Binary,
+    /// Already encoded JSONB (see [`RAW`]).
+    Raw,
+    /// A class name (see [`TYPE_NAME`]).
+    TypeName,
+}
+
 /// Bytes [`to_vec`] starts with: a POJO of a few fields, or two nested, in one allocation
 /// (an allocation of 256 bytes costs what one of 128 does; growing costs a copy).
 pub(crate) const INITIAL_CAPACITY: usize = 256;
@@ -60,8 +81,8 @@ pub fn to_writer<B: BufMut, T: Serialize + ?Sized>(out: B, value: &T) -> Result<
 /// A serde serializer writing one JSONB document.
 pub struct Serializer<B> {
     enc: Encoder<B>,
-    /// The next `serialize_bytes` carries already encoded JSONB (see [`RAW`]).
-    raw: bool,
+    /// What the next `serialize_bytes` carries.
+    next_bytes: NextBytes,
 }
 
 impl<B: BufMut> Serializer<B> {
@@ -74,7 +95,7 @@ impl<B: BufMut> Serializer<B> {
     pub fn with_version(out: B, version: PeerVersion) -> Self {
         Serializer {
             enc: Encoder::with_version(out, version),
-            raw: false,
+            next_bytes: NextBytes::Binary,
         }
     }
 
@@ -99,7 +120,7 @@ impl<B: BufMut> Serializer<B> {
     /// ```
     pub fn reset(&mut self) {
         self.enc.reset();
-        self.raw = false;
+        self.next_bytes = NextBytes::Binary;
     }
 
     /// The output, read-only.
@@ -204,10 +225,15 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
     }
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        if std::mem::take(&mut self.raw) {
-            self.enc.get_mut().put_slice(v);
-        } else {
-            self.enc.write_binary(v);
+        match std::mem::take(&mut self.next_bytes) {
+            NextBytes::Binary => self.enc.write_binary(v),
+            NextBytes::Raw => self.enc.get_mut().put_slice(v),
+            NextBytes::TypeName => {
+                let class = std::str::from_utf8(v).map_err(ser::Error::custom)?;
+                if !class.is_empty() {
+                    self.enc.write_type_name(class);
+                }
+            }
         }
         Ok(())
     }
@@ -240,7 +266,10 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
     ) -> Result<()> {
         if name == RAW {
             // The value is the JSONB bytes of a `crate::types` value, via `serialize_bytes`.
-            self.raw = true;
+            self.next_bytes = NextBytes::Raw;
+        } else if name == TYPE_NAME {
+            // The class name of a `TYPED` tuple, via `serialize_bytes`.
+            self.next_bytes = NextBytes::TypeName;
         } else if name.starts_with('[') {
             // A Java array class (`[D`, `[I`, `[String`): the name Java writes before an array
             // held where the declared type is `Object`.
@@ -279,7 +308,11 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         self.serialize_seq(Some(len))
     }
 
-    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Compound<'a, B>> {
+    fn serialize_tuple_struct(self, name: &'static str, len: usize) -> Result<Compound<'a, B>> {
+        if name == TYPED {
+            // `(class name, value)`: no array around them.
+            return Ok(Compound::array(self));
+        }
         self.serialize_seq(Some(len))
     }
 

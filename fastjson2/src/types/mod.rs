@@ -24,6 +24,15 @@
 //! offset (`OffsetTime` on 1970-01-01), `Year`, `YearMonth` and `MonthDay` as typed objects
 //! of their fields; see `interop/fastjson2-java/README.md`.
 //!
+//! Java's enum collections and `Optional`, as fastjson2 writes them:
+//!
+//! | Java | Rust | JSONB |
+//! |---|---|---|
+//! | a Java enum | a Rust enum of unit variants named as the constants | its name (with its class name where Java held it as `Object`) |
+//! | `java.util.EnumSet` | [`EnumSet<E>`] | an array typed `java.util.RegularEnumSet` of constants typed with their enum's class (Java cannot read back an empty one) |
+//! | `java.util.EnumMap` | [`EnumMap<K, V>`] | an object typed `java.util.EnumMap` whose keys are constants typed with their class |
+//! | `java.util.Optional` | `Option<T>` | the value, or null: no wrapper |
+//!
 //! One annotation for both serializations: the `serde(with)` modules of the
 //! [`java_serde`] crate (`java_serde::chrono::local_date_time`, `java_serde::rust_decimal`,
 //! ...) are recognised by this crate and written as this module's carriers, so a DTO
@@ -34,6 +43,8 @@ pub mod bigdecimal;
 #[cfg(feature = "chrono")]
 pub mod chrono;
 mod convert;
+mod enums;
+mod named;
 #[cfg(feature = "num-bigint")]
 pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
@@ -46,6 +57,7 @@ pub mod uuid;
 pub(crate) mod vocabulary;
 
 pub use convert::ConvertError;
+pub use enums::{EnumMap, EnumSet};
 
 use std::fmt;
 

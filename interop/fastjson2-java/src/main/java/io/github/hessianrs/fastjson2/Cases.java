@@ -200,6 +200,11 @@ final class Cases {
         mixedKeys.put(null, "null key");
         c.put("map_mixed_keys", mixedKeys);
         c.put("optional_string", java.util.Optional.of("x"));
+        c.put("enum_set", java.util.EnumSet.of(Color.RED, Color.BLUE));
+        java.util.EnumMap<Color, String> enumMap = new java.util.EnumMap<>(Color.class);
+        enumMap.put(Color.BLUE, "b");
+        enumMap.put(Color.RED, "r");
+        c.put("enum_map", enumMap);
         c.put("string_with_nul", "a\u0000b");
         return c;
     }
