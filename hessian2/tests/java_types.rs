@@ -3,10 +3,12 @@
 //! `pojo_event`): Java's bytes decode into the typed carrier with the values Java had, and
 //! encoding that carrier gives Java's bytes exactly, in both generations.
 
+use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::path::Path;
 
 use hessian2::encode::PeerVersion;
+use hessian2::types::{java, Typed};
 use hessian2::types::{
     sql, BigDecimal, BigInteger, Currency, Date, Duration, EnumSet, Instant, JavaClass, LocalDate,
     LocalDateTime, LocalTime, Locale, MonthDay, OffsetDateTime, OffsetTime, Period, Uuid, Year,
@@ -244,7 +246,7 @@ fn sql_dates() {
     );
 }
 
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename = "io.github.hessianrs.interop.model.Color")]
 #[allow(clippy::upper_case_acronyms)]
 enum Color {
@@ -313,5 +315,18 @@ fn enum_sets() {
             class: COLOR.into(),
             constants: vec![],
         },
+    );
+}
+
+/// An `EnumMap` is a map typed `java.util.EnumMap` whose keys are the constants as enum objects,
+/// in the enum's order: a `BTreeMap` of a Rust enum declared in Java's order writes it.
+#[test]
+fn enum_maps() {
+    java_writes(
+        "enummap",
+        Typed::<BTreeMap<Color, i32>, java::EnumMap>::new(BTreeMap::from([
+            (Color::GREEN, 2),
+            (Color::RED, 1),
+        ])),
     );
 }

@@ -25,7 +25,7 @@
 //! | `java.lang.Class` | [`JavaClass`] | object, field `name` |
 //! | a Java enum | a Rust enum of unit variants named as the constants, serde name = the enum class | object, field `name` |
 //! | `java.util.EnumSet` | [`EnumSet<E>`] | `EnumSetHandler` object, fields `objects`, `type` |
-//! | `java.util.EnumMap` | a map typed `java.util.EnumMap` ([`Typed`] with [`java_type!`](crate::java_type)); hessian-lite reads it back as a `HashMap` | typed map |
+//! | `java.util.EnumMap` | a map typed `java.util.EnumMap` ([`Typed`] with [`java::EnumMap`], e.g. around a `BTreeMap` of the enum); hessian-lite reads it back as a `HashMap` | typed map |
 //! | `Object[]` of mixed values | `Vec<Value>` or any serde type, typed `[object` ([`java::ObjectArray`]) | typed list |
 //! | `java.util.Optional` | none: hessian-lite refuses to write it (not `Serializable`) | |
 //! | `int[]`, `long[]`, `double[]`, `String[]`, ... | `Vec<T>` with `#[serde(with = "hessian2::types::java_array")]`, or [`JavaArray<T>`] | typed list |

@@ -80,6 +80,11 @@ pub mod java {
         pub LinkedHashMap = "java.util.LinkedHashMap"
     );
     crate::java_type!(
+        /// `java.util.EnumMap` (a typed `M` map whose keys are enum constants, in the enum's
+        /// order; hessian-lite reads it back as a `HashMap`).
+        pub EnumMap = "java.util.EnumMap"
+    );
+    crate::java_type!(
         /// `java.util.concurrent.ConcurrentHashMap` (a typed `M` map).
         pub ConcurrentHashMap = "java.util.concurrent.ConcurrentHashMap"
     );
