@@ -24,7 +24,9 @@
 //! offset (`OffsetTime` on 1970-01-01), `Year`, `YearMonth` and `MonthDay` as typed objects
 //! of their fields; see `interop/fastjson2-java/README.md`.
 //!
-//! Java's enum collections and `Optional`, as fastjson2 writes them:
+//! Java's enum collections, `Optional` and `Currency`, as fastjson2 writes them (every type of
+//! the table in `interop/fastjson2-java/README.md` is read and written typed in
+//! `tests/java_types.rs`):
 //!
 //! | Java | Rust | JSONB |
 //! |---|---|---|
@@ -32,6 +34,7 @@
 //! | `java.util.EnumSet` | [`EnumSet<E>`] | an array typed `java.util.RegularEnumSet` of constants typed with their enum's class (Java cannot read back an empty one) |
 //! | `java.util.EnumMap` | [`EnumMap<K, V>`] | an object typed `java.util.EnumMap` whose keys are constants typed with their class |
 //! | `java.util.Optional` | `Option<T>` | the value, or null: no wrapper |
+//! | `java.util.Currency` | [`Currency`] | the class name `Currency`, then the code |
 //!
 //! One annotation for both serializations: the `serde(with)` modules of the
 //! [`java_serde`] crate (`java_serde::chrono::local_date_time`, `java_serde::rust_decimal`,
@@ -44,6 +47,7 @@ pub mod bigdecimal;
 pub mod chrono;
 mod convert;
 mod enums;
+mod jdk;
 mod named;
 #[cfg(feature = "num-bigint")]
 pub mod num_bigint;
@@ -58,6 +62,7 @@ pub(crate) mod vocabulary;
 
 pub use convert::ConvertError;
 pub use enums::{EnumMap, EnumSet};
+pub use jdk::Currency;
 
 use std::fmt;
 

@@ -1,0 +1,144 @@
+//! The Java types of `interop/fastjson2-java`'s README table, typed: each document fastjson2
+//! 2.0.52 and 2.0.56 wrote (Dubbo's writer features) reads into the Rust type the crate
+//! documents for it, with the values Java had, and that value writes Java's bytes again. The
+//! `Value` side of the same documents is `tests/java_vectors.rs`.
+
+use std::fmt::Debug;
+
+use fastjson2::types::{Currency, Date, LocalDate, LocalDateTime, LocalTime, ZonedDateTime};
+use serde::{Deserialize, Serialize};
+
+mod common;
+
+/// Java's document `name` reads as `expected` and `expected` writes Java's bytes, in both
+/// fastjson2 versions.
+fn java_writes<T>(name: &str, expected: T)
+where
+    T: Serialize + for<'de> Deserialize<'de> + PartialEq + Debug,
+{
+    for dir in [common::vectors(), common::vectors_2_0_56()] {
+        let java = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+        let got: T = fastjson2::from_slice(&java)
+            .unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()));
+        assert_eq!(got, expected, "{}/{name}", dir.display());
+        let bytes = fastjson2::to_vec(&expected).unwrap();
+        assert_eq!(bytes, java, "{}/{name}: Java's bytes", dir.display());
+    }
+}
+
+fn text(s: &str) -> String {
+    s.to_owned()
+}
+
+/// `Duration`, `Period`, `ZoneId`, `ZoneOffset`, `Locale` and `java.sql.Time` are their
+/// `toString()` (a `java.sql.Time` in the JVM's zone, UTC for the vectors).
+#[test]
+fn types_java_writes_as_text() {
+    java_writes("duration", text("PT1H1M1.000000005S"));
+    java_writes("period", text("P1Y-2M3D"));
+    java_writes("zone_id", text("Europe/Paris"));
+    java_writes("zone_offset", text("+05:30"));
+    java_writes("locale", text("zh_CN"));
+    java_writes("sql_time", text("12:34:56"));
+}
+
+#[test]
+fn currency_is_its_class_name_and_code() {
+    java_writes("currency", Currency("EUR".into()));
+}
+
+/// `java.sql.Date` is a date; `java.sql.Timestamp` a local date-time (in the JVM's zone).
+#[test]
+fn sql_dates() {
+    java_writes("sql_date", Date(1_577_836_800_000));
+    java_writes(
+        "sql_timestamp",
+        LocalDateTime {
+            date: LocalDate {
+                year: 2023,
+                month: 11,
+                day: 14,
+            },
+            time: LocalTime {
+                hour: 22,
+                minute: 13,
+                second: 20,
+                nano: 123_000_000,
+            },
+        },
+    );
+}
+
+/// `OffsetDateTime` and `OffsetTime` are zoned date-times whose zone is the offset
+/// (`OffsetTime` on 1970-01-01).
+#[test]
+fn offsets_are_zoned_date_times() {
+    let at = |year, month, day, hour, minute, second, nano| LocalDateTime {
+        date: LocalDate { year, month, day },
+        time: LocalTime {
+            hour,
+            minute,
+            second,
+            nano,
+        },
+    };
+    java_writes(
+        "offset_datetime",
+        ZonedDateTime {
+            date_time: at(2024, 5, 6, 7, 8, 9, 0),
+            zone: "-05:00".into(),
+        },
+    );
+    java_writes(
+        "offset_time",
+        ZonedDateTime {
+            date_time: at(1970, 1, 1, 13, 45, 30, 123_456_789),
+            zone: "-05:00".into(),
+        },
+    );
+}
+
+/// `Year`, `YearMonth` and `MonthDay` have no writer of their own: POJOs of their private
+/// fields, in name order.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "java.time.Year")]
+struct Year {
+    year: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "java.time.YearMonth")]
+struct YearMonth {
+    month: i32,
+    year: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "java.time.MonthDay")]
+struct MonthDay {
+    day: i32,
+    month: i32,
+}
+
+#[test]
+fn year_month_and_day_are_pojos() {
+    java_writes("year", Year { year: 2024 });
+    java_writes(
+        "year_month",
+        YearMonth {
+            month: 2,
+            year: 2024,
+        },
+    );
+    java_writes("month_day", MonthDay { day: 29, month: 2 });
+}
+
+/// An `Object[]` of mixed values is typed `[O`: a newtype named so, around a tuple.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "[O")]
+struct Objects((i32, String));
+
+#[test]
+fn an_object_array_of_mixed_values() {
+    java_writes("object_array", Objects((1, "two".into())));
+}
