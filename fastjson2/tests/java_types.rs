@@ -4,11 +4,10 @@
 //! `Value` side of the same documents is `tests/java_vectors.rs`.
 
 use std::fmt::Debug;
+use std::path::Path;
 
 use fastjson2::types::{Currency, Date, LocalDate, LocalDateTime, LocalTime, ZonedDateTime};
 use serde::{Deserialize, Serialize};
-
-mod common;
 
 /// Java's document `name` reads as `expected` and `expected` writes Java's bytes, in both
 /// fastjson2 versions.
@@ -16,7 +15,10 @@ fn java_writes<T>(name: &str, expected: T)
 where
     T: Serialize + for<'de> Deserialize<'de> + PartialEq + Debug,
 {
-    for dir in [common::vectors(), common::vectors_2_0_56()] {
+    for set in ["vectors", "vectors-2.0.56"] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests")
+            .join(set);
         let java = std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
         let got: T = fastjson2::from_slice(&java)
             .unwrap_or_else(|e| panic!("{}/{name}: {e}", dir.display()));
