@@ -6,7 +6,7 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
 use num_bigint::BigInt;
 use proptest::prelude::*;
 use rust_decimal::Decimal;
@@ -226,4 +226,36 @@ proptest! {
         let back: Shared = fastjson2::from_slice(&bytes).unwrap();
         prop_assert_eq!(back, Shared { amount, at, id });
     }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Offset(#[serde(with = "java_serde::chrono::offset_date_time")] DateTime<FixedOffset>);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Span(#[serde(with = "java_serde::chrono::duration")] TimeDelta);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeSpan(#[serde(with = "java_serde::time::duration")] time::Duration);
+
+/// `OffsetDateTime` and `Duration` through the shared annotation: fastjson2's zoned date-time
+/// with the offset as its zone, and its `Duration` text, read and written.
+#[test]
+fn offsets_and_durations_read_and_write_javas_bytes() {
+    let at = NaiveDate::from_ymd_opt(2024, 5, 6)
+        .unwrap()
+        .and_hms_opt(7, 8, 9)
+        .unwrap();
+    let west5 = FixedOffset::west_opt(5 * 3600).unwrap();
+    java_writes(
+        "offset_datetime",
+        Offset(at.and_local_timezone(west5).unwrap()),
+        true,
+    );
+    let span = TimeDelta::seconds(3661) + TimeDelta::nanoseconds(5);
+    java_writes("duration", Span(span), true);
+    java_writes(
+        "duration",
+        TimeSpan(time::Duration::seconds(3661) + time::Duration::nanoseconds(5)),
+        true,
+    );
 }

@@ -5,7 +5,7 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Utc};
 use hessian2::encode::PeerVersion;
 use hessian2::{Deserializer, Serializer};
 use num_bigint::BigInt;
@@ -233,4 +233,45 @@ proptest! {
         let back: Shared = hessian2::from_slice(&bytes).unwrap();
         prop_assert_eq!(back, Shared { amount, at, id });
     }
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Offset(#[serde(with = "java_serde::chrono::offset_date_time")] DateTime<FixedOffset>);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct Span(#[serde(with = "java_serde::chrono::duration")] TimeDelta);
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeSpan(#[serde(with = "java_serde::time::duration")] time::Duration);
+
+/// `OffsetDateTime` and `Duration` through the shared annotation: hessian-lite's handle
+/// objects, read and written.
+#[test]
+fn offsets_and_durations_read_and_write_javas_bytes() {
+    let at = NaiveDate::from_ymd_opt(2024, 2, 29)
+        .unwrap()
+        .and_hms_nano_opt(13, 45, 30, 123_456_789)
+        .unwrap();
+    let east8 = FixedOffset::east_opt(8 * 3600).unwrap();
+    java_writes(
+        "time_offset_date_time",
+        Offset(at.and_local_timezone(east8).unwrap()),
+        true,
+    );
+    java_writes(
+        "time_duration",
+        Span(TimeDelta::seconds(3661) + TimeDelta::nanoseconds(5)),
+        true,
+    );
+    // Duration.ofMillis(-1500): Java keeps seconds -2 and nanoseconds 500,000,000.
+    java_writes(
+        "time_duration_negative",
+        Span(TimeDelta::milliseconds(-1500)),
+        true,
+    );
+    java_writes(
+        "time_duration_negative",
+        TimeSpan(time::Duration::milliseconds(-1500)),
+        true,
+    );
 }

@@ -6,13 +6,19 @@
 //! | `NaiveTime` | `java.time.LocalTime` | `java_serde::chrono::local_time` |
 //! | `NaiveDateTime` | `java.time.LocalDateTime` | `java_serde::chrono::local_date_time` |
 //! | `DateTime<Utc>` | `java.time.Instant` | `java_serde::chrono::instant` |
+//! | `DateTime<FixedOffset>` | `java.time.OffsetDateTime` | `java_serde::chrono::offset_date_time` |
+//! | `TimeDelta` | `java.time.Duration` | `java_serde::chrono::duration` |
 //!
 //! In human-readable formats the text is what chrono's own serde writes
-//! (`2024-02-29T13:45:30.5`, `2024-02-29T13:45:30Z`).
+//! (`2024-02-29T13:45:30.5`, `2024-02-29T13:45:30Z`, `2024-02-29T13:45:30+08:00`); a
+//! `TimeDelta`, which chrono's serde does not cover, is Java's `Duration` text (`PT1H30M`).
 
 use std::fmt;
 
-use ::chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
+use ::chrono::{
+    DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, TimeZone,
+    Timelike, Utc,
+};
 
 use crate::with::{with_module, JavaValue};
 use crate::{ConvertError, Date, JavaType, Parts, Time};
@@ -141,6 +147,73 @@ impl JavaValue for DateTime<Utc> {
     }
 }
 
+impl JavaValue for DateTime<FixedOffset> {
+    const TYPE: JavaType = JavaType::OffsetDateTime;
+    fn to_parts(&self) -> Result<Parts, ConvertError> {
+        const FROM: &str = "chrono::DateTime<FixedOffset>";
+        let local = self.naive_local();
+        Ok(Parts::OffsetDateTime(
+            date(local.date()),
+            time(local.time(), FROM)?,
+            self.offset().local_minus_utc(),
+        ))
+    }
+    fn from_parts(parts: Parts) -> Result<Self, ConvertError> {
+        const TO: &str = "chrono::DateTime<FixedOffset>";
+        let out = || ConvertError::new("java.time.OffsetDateTime", TO);
+        match parts {
+            Parts::OffsetDateTime(d, t, offset) => {
+                let local = naive_date(d, TO)?.and_time(naive_time(t, TO)?);
+                let offset = FixedOffset::east_opt(offset).ok_or_else(out)?;
+                offset.from_local_datetime(&local).single().ok_or_else(out)
+            }
+            p => Err(mismatch(&p, TO)),
+        }
+    }
+    fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{self:?}")
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        text.parse().map_err(|e| format!("{e}: {text:?}"))
+    }
+}
+
+/// A `TimeDelta` as Java keeps a `Duration`: seconds floored, nanoseconds added.
+fn java_duration(d: &TimeDelta) -> (i64, u32) {
+    let (seconds, nanos) = (d.num_seconds(), d.subsec_nanos());
+    if nanos < 0 {
+        (seconds - 1, (nanos + NANOS as i32) as u32)
+    } else {
+        (seconds, nanos as u32)
+    }
+}
+
+impl JavaValue for TimeDelta {
+    const TYPE: JavaType = JavaType::Duration;
+    fn to_parts(&self) -> Result<Parts, ConvertError> {
+        let (seconds, nanos) = java_duration(self);
+        Ok(Parts::Duration { seconds, nanos })
+    }
+    fn from_parts(parts: Parts) -> Result<Self, ConvertError> {
+        const TO: &str = "chrono::TimeDelta";
+        match parts {
+            Parts::Duration { seconds, nanos } => {
+                TimeDelta::new(seconds, nanos).ok_or(ConvertError::new("java.time.Duration", TO))
+            }
+            p => Err(mismatch(&p, TO)),
+        }
+    }
+    fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (seconds, nanos) = java_duration(self);
+        fmt::Display::fmt(&crate::text::DurationText { seconds, nanos }, f)
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        crate::text::parse_duration(text)
+            .and_then(|(seconds, nanos)| TimeDelta::new(seconds, nanos))
+            .ok_or_else(|| format!("not a java.time.Duration chrono can hold: {text:?}"))
+    }
+}
+
 with_module!(
     /// `chrono::NaiveDate` as a `java.time.LocalDate`.
     local_date,
@@ -160,4 +233,14 @@ with_module!(
     /// `chrono::DateTime<Utc>` as a `java.time.Instant`.
     instant,
     ::chrono::DateTime<::chrono::Utc>
+);
+with_module!(
+    /// `chrono::DateTime<FixedOffset>` as a `java.time.OffsetDateTime`.
+    offset_date_time,
+    ::chrono::DateTime<::chrono::FixedOffset>
+);
+with_module!(
+    /// `chrono::TimeDelta` as a `java.time.Duration`.
+    duration,
+    ::chrono::TimeDelta
 );

@@ -20,6 +20,10 @@ pub enum JavaType {
     LocalDateTime,
     /// `java.time.Instant`.
     Instant,
+    /// `java.time.OffsetDateTime`.
+    OffsetDateTime,
+    /// `java.time.Duration`.
+    Duration,
     /// `java.math.BigDecimal`.
     BigDecimal,
     /// `java.math.BigInteger`.
@@ -30,11 +34,13 @@ pub enum JavaType {
 
 impl JavaType {
     /// Every type of the vocabulary.
-    pub const ALL: [JavaType; 7] = [
+    pub const ALL: [JavaType; 9] = [
         JavaType::LocalDate,
         JavaType::LocalTime,
         JavaType::LocalDateTime,
         JavaType::Instant,
+        JavaType::OffsetDateTime,
+        JavaType::Duration,
         JavaType::BigDecimal,
         JavaType::BigInteger,
         JavaType::Uuid,
@@ -47,6 +53,8 @@ impl JavaType {
             JavaType::LocalTime => "$java::java.time.LocalTime",
             JavaType::LocalDateTime => "$java::java.time.LocalDateTime",
             JavaType::Instant => "$java::java.time.Instant",
+            JavaType::OffsetDateTime => "$java::java.time.OffsetDateTime",
+            JavaType::Duration => "$java::java.time.Duration",
             JavaType::BigDecimal => "$java::java.math.BigDecimal",
             JavaType::BigInteger => "$java::java.math.BigInteger",
             JavaType::Uuid => "$java::java.util.UUID",

@@ -42,7 +42,10 @@
 //! | `java.time.LocalTime` | `chrono::NaiveTime` | `chrono` | `java_serde::chrono::local_time` |
 //! | `java.time.LocalDateTime` | `chrono::NaiveDateTime` | `chrono` | `java_serde::chrono::local_date_time` |
 //! | `java.time.Instant` | `chrono::DateTime<Utc>` | `chrono` | `java_serde::chrono::instant` |
+//! | `java.time.OffsetDateTime` | `chrono::DateTime<FixedOffset>` | `chrono` | `java_serde::chrono::offset_date_time` |
+//! | `java.time.Duration` | `chrono::TimeDelta` | `chrono` | `java_serde::chrono::duration` |
 //! | `java.time.LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `time::Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `time` | `java_serde::time::local_date`, ... |
+//! | `java.time.Duration` | `time::Duration` | `time` | `java_serde::time::duration` |
 //! | `java.math.BigDecimal` | `rust_decimal::Decimal` | `rust_decimal` | `java_serde::rust_decimal` |
 //! | `java.math.BigDecimal` | `bigdecimal::BigDecimal` (any size and scale) | `bigdecimal` | `java_serde::bigdecimal` |
 //! | `java.util.UUID` | `uuid::Uuid` | `uuid` | `java_serde::uuid` |
@@ -76,6 +79,7 @@ mod parts;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod scalar;
+pub mod text;
 #[cfg(feature = "time")]
 pub mod time;
 #[cfg(feature = "uuid")]
@@ -92,4 +96,4 @@ mod with;
 
 pub use convert::ConvertError;
 pub use java_type::{JavaType, NAME_PREFIX};
-pub use parts::{Date, Parts, PartsError, PartsSeed, Time};
+pub use parts::{Date, OffsetSeconds, Parts, PartsError, PartsSeed, Time};

@@ -9,6 +9,8 @@
 //! | `LocalTime` | `(hour: u8, minute: u8, second: u8, nano: u32)` |
 //! | `LocalDateTime` | the date's three, then the time's four |
 //! | `Instant` | `(seconds: i64, nanos: u32)` since 1970-01-01T00:00:00Z |
+//! | `OffsetDateTime` | the local date-time's seven, then the offset in seconds (`i32`) |
+//! | `Duration` | `(seconds: i64, nanos: u32)`: seconds floored, as Java keeps them |
 //! | `BigDecimal` | `(unscaled: bytes, scale: i32)`: value = unscaled × 10^-scale |
 //! | `BigInteger` | `(bytes,)` |
 //! | `UUID` | `(most significant: u64, least significant: u64)` |
@@ -48,6 +50,9 @@ pub struct Time {
     pub nano: u32,
 }
 
+/// An offset from UTC in seconds (`+05:30` is 19,800), as `java.time.ZoneOffset` holds it.
+pub type OffsetSeconds = i32;
+
 /// A value of the vocabulary, as its parts.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -61,6 +66,16 @@ pub enum Parts {
     /// `java.time.Instant`.
     Instant {
         /// Seconds since 1970-01-01T00:00:00Z.
+        seconds: i64,
+        /// 0-999,999,999.
+        nanos: u32,
+    },
+    /// `java.time.OffsetDateTime`: the local date-time and its offset from UTC.
+    OffsetDateTime(Date, Time, OffsetSeconds),
+    /// `java.time.Duration`, as Java keeps it: `seconds` floored (negative for a negative
+    /// duration), `nanos` always added.
+    Duration {
+        /// Whole seconds, floored.
         seconds: i64,
         /// 0-999,999,999.
         nanos: u32,
@@ -112,6 +127,8 @@ impl Parts {
             Parts::LocalTime(_) => JavaType::LocalTime,
             Parts::LocalDateTime(..) => JavaType::LocalDateTime,
             Parts::Instant { .. } => JavaType::Instant,
+            Parts::OffsetDateTime(..) => JavaType::OffsetDateTime,
+            Parts::Duration { .. } => JavaType::Duration,
             Parts::BigDecimal { .. } => JavaType::BigDecimal,
             Parts::BigInteger(_) => JavaType::BigInteger,
             Parts::Uuid(_) => JavaType::Uuid,
@@ -139,9 +156,14 @@ impl Parts {
                 date(&mut s, d);
                 time(&mut s, t);
             }
-            Parts::Instant { seconds, nanos } => {
+            Parts::Instant { seconds, nanos } | Parts::Duration { seconds, nanos } => {
                 s.push(Scalar::I64(seconds));
                 s.push(Scalar::U32(nanos));
+            }
+            Parts::OffsetDateTime(d, t, offset) => {
+                date(&mut s, d);
+                time(&mut s, t);
+                s.push(Scalar::I32(offset));
             }
             Parts::BigDecimal { unscaled, scale } => {
                 s.push(Scalar::Bytes(unscaled));
@@ -169,6 +191,13 @@ impl Parts {
                 seconds: num(ty, &s, 0)?,
                 nanos: nano(ty, &s, 1)?,
             },
+            JavaType::OffsetDateTime => {
+                Parts::OffsetDateTime(date(ty, &s, 0)?, time(ty, &s, 3)?, offset(ty, &s, 7)?)
+            }
+            JavaType::Duration => Parts::Duration {
+                seconds: num(ty, &s, 0)?,
+                nanos: nano(ty, &s, 1)?,
+            },
             JavaType::BigDecimal => Parts::BigDecimal {
                 scale: num(ty, &s, 1)?,
                 unscaled: bytes(ty, s.take(0))?,
@@ -188,7 +217,8 @@ pub(crate) fn layout(ty: JavaType) -> &'static [Kind] {
         JavaType::LocalDate => &[I32, U8, U8],
         JavaType::LocalTime => &[U8, U8, U8, U32],
         JavaType::LocalDateTime => &[I32, U8, U8, U8, U8, U8, U32],
-        JavaType::Instant => &[I64, U32],
+        JavaType::Instant | JavaType::Duration => &[I64, U32],
+        JavaType::OffsetDateTime => &[I32, U8, U8, U8, U8, U8, U32, I32],
         JavaType::BigDecimal => &[Bytes, I32],
         JavaType::BigInteger => &[Bytes],
         JavaType::Uuid => &[U64, U64],
@@ -210,6 +240,16 @@ fn nano(ty: JavaType, s: &Scalars, i: usize) -> Result<u32, PartsError> {
         Ok(n)
     } else {
         Err(PartsError::new(ty, "nanoseconds out of range"))
+    }
+}
+
+/// Java's offsets are within ±18:00.
+fn offset(ty: JavaType, s: &Scalars, i: usize) -> Result<OffsetSeconds, PartsError> {
+    let seconds: i32 = num(ty, s, i)?;
+    if seconds.unsigned_abs() <= crate::text::MAX_OFFSET_SECONDS {
+        Ok(seconds)
+    } else {
+        Err(PartsError::new(ty, "an offset beyond ±18:00"))
     }
 }
 

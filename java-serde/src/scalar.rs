@@ -7,8 +7,8 @@ use std::marker::PhantomData;
 use serde::de::{self, DeserializeSeed, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
 
-/// The most parts a value has (a `LocalDateTime`).
-const MOST: usize = 7;
+/// The most parts a value has (an `OffsetDateTime`).
+const MOST: usize = 8;
 
 /// One part. A format that captures parts may give any integer type (`Int`); the parts a value
 /// gives out are in their natural types, so that formats that are not self-describing read back

@@ -6,16 +6,18 @@
 //! | `Time` | `java.time.LocalTime` | `java_serde::time::local_time` |
 //! | `PrimitiveDateTime` | `java.time.LocalDateTime` | `java_serde::time::local_date_time` |
 //! | `OffsetDateTime` | `java.time.Instant` (the offset is not kept) | `java_serde::time::instant` |
+//! | `Duration` | `java.time.Duration` | `java_serde::time::duration` |
 //!
 //! In human-readable formats the text is what `time`'s own serde writes for the first three
 //! (`2024-02-29`, `13:45:30.5`, `2024-02-29 13:45:30.5`) and RFC 3339 for the instant
-//! (`2024-02-29T13:45:30.5Z`, as `time::serde::rfc3339`).
+//! (`2024-02-29T13:45:30.5Z`, as `time::serde::rfc3339`); a `Duration` is Java's text
+//! (`PT1H30M`).
 
 use std::fmt;
 
 use ::time::format_description::well_known::Rfc3339;
 use ::time::macros::format_description;
-use ::time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
+use ::time::{Date, Duration, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 use crate::with::{with_module, JavaValue};
 use crate::{ConvertError, JavaType, Parts};
@@ -149,6 +151,47 @@ impl JavaValue for OffsetDateTime {
     }
 }
 
+/// A `Duration` as Java keeps one: seconds floored, nanoseconds added.
+fn java_duration(d: &Duration) -> (i64, u32) {
+    let (seconds, nanos) = (d.whole_seconds(), d.subsec_nanoseconds());
+    if nanos < 0 {
+        (seconds - 1, (nanos + 1_000_000_000) as u32)
+    } else {
+        (seconds, nanos as u32)
+    }
+}
+
+/// Java's seconds and nanoseconds as a `Duration` (`None` beyond its range).
+fn duration(seconds: i64, nanos: u32) -> Option<Duration> {
+    Duration::seconds(seconds).checked_add(Duration::nanoseconds(nanos.into()))
+}
+
+impl JavaValue for Duration {
+    const TYPE: JavaType = JavaType::Duration;
+    fn to_parts(&self) -> Result<Parts, ConvertError> {
+        let (seconds, nanos) = java_duration(self);
+        Ok(Parts::Duration { seconds, nanos })
+    }
+    fn from_parts(parts: Parts) -> Result<Self, ConvertError> {
+        const TO: &str = "time::Duration";
+        match parts {
+            Parts::Duration { seconds, nanos } => {
+                duration(seconds, nanos).ok_or(ConvertError::new("java.time.Duration", TO))
+            }
+            p => Err(mismatch(&p, TO)),
+        }
+    }
+    fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (seconds, nanos) = java_duration(self);
+        fmt::Display::fmt(&crate::text::DurationText { seconds, nanos }, f)
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        crate::text::parse_duration(text)
+            .and_then(|(seconds, nanos)| duration(seconds, nanos))
+            .ok_or_else(|| format!("not a java.time.Duration: {text:?}"))
+    }
+}
+
 with_module!(
     /// `time::Date` as a `java.time.LocalDate`.
     local_date,
@@ -168,4 +211,9 @@ with_module!(
     /// `time::OffsetDateTime` as a `java.time.Instant` (read back at UTC).
     instant,
     ::time::OffsetDateTime
+);
+with_module!(
+    /// `time::Duration` as a `java.time.Duration`.
+    duration,
+    ::time::Duration
 );

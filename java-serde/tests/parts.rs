@@ -25,6 +25,11 @@ fn samples() -> Vec<Parts> {
             seconds: -1,
             nanos: 5,
         },
+        Parts::OffsetDateTime(date, time, -18 * 3600),
+        Parts::Duration {
+            seconds: i64::MIN,
+            nanos: 999_999_999,
+        },
         Parts::BigDecimal {
             unscaled: vec![0xff, 0x7f],
             scale: -3,
@@ -36,7 +41,9 @@ fn samples() -> Vec<Parts> {
 
 #[test]
 fn every_type_comes_back_from_a_format_that_does_not_know_it() {
-    for p in samples() {
+    let samples = samples();
+    assert_eq!(samples.len(), JavaType::ALL.len(), "a sample of each type");
+    for p in samples {
         let json = serde_json::to_value(&p).unwrap();
         assert!(json.is_array(), "{p:?}: a tuple, {json}");
         let back = PartsSeed(p.java_type()).deserialize(json).unwrap();
@@ -59,6 +66,10 @@ fn malformed_parts_are_refused() {
         (JavaType::Uuid, serde_json::json!(["a", 1])),
         (JavaType::Instant, serde_json::json!([0, 1_000_000_000])),
         (JavaType::LocalDate, serde_json::json!([2024, 300, 1])),
+        (
+            JavaType::OffsetDateTime,
+            serde_json::json!([2024, 1, 1, 0, 0, 0, 0, 18 * 3600 + 1]),
+        ),
     ];
     for (ty, json) in bad {
         assert!(

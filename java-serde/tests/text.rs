@@ -23,6 +23,12 @@ struct Dto {
     big: num_bigint::BigInt,
     #[serde(with = "java_serde::uuid")]
     id: uuid::Uuid,
+    #[serde(with = "java_serde::chrono::offset_date_time")]
+    chrono_offset: chrono::DateTime<chrono::FixedOffset>,
+    #[serde(with = "java_serde::chrono::duration")]
+    chrono_span: chrono::TimeDelta,
+    #[serde(with = "java_serde::time::duration")]
+    time_span: time::Duration,
 }
 
 #[test]
@@ -43,6 +49,11 @@ fn each_value_is_its_crates_text() {
         exact: bigdecimal::BigDecimal::new(1.into(), -5),
         big: num_bigint::BigInt::from(-12345),
         id: uuid::Uuid::from_u128(0x123e4567_e89b_12d3_a456_426614174000),
+        chrono_offset: at
+            .and_local_timezone(chrono::FixedOffset::east_opt(8 * 3600).unwrap())
+            .unwrap(),
+        chrono_span: chrono::TimeDelta::milliseconds(-1500),
+        time_span: time::Duration::seconds(3661) + time::Duration::nanoseconds(5),
     };
     let json = serde_json::to_value(&dto).unwrap();
     assert_eq!(
@@ -57,10 +68,17 @@ fn each_value_is_its_crates_text() {
             "exact": "1E+5",
             "big": "-12345",
             "id": "123e4567-e89b-12d3-a456-426614174000",
+            "chrono_offset": "2024-02-29T13:45:30.500+08:00",
+            "chrono_span": "PT-1.5S",
+            "time_span": "PT1H1M1.000000005S",
         })
     );
     // chrono's own serde writes the same text.
     assert_eq!(json["chrono_at"], serde_json::to_value(at).unwrap());
+    assert_eq!(
+        json["chrono_offset"],
+        serde_json::to_value(dto.chrono_offset).unwrap()
+    );
     assert_eq!(serde_json::from_value::<Dto>(json).unwrap(), dto);
 }
 

@@ -11,7 +11,9 @@ use java_serde::{Date as Day, JavaType, Parts, Time as Clock};
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{self, Serialize, Serializer};
 
-use super::{BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime};
+use java_serde::text::{parse_duration, parse_offset, DurationText, OffsetText};
+
+use super::{BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime};
 
 /// The carrier that writes a value of the vocabulary.
 pub(crate) enum Carrier {
@@ -19,6 +21,11 @@ pub(crate) enum Carrier {
     LocalTime(LocalTime),
     LocalDateTime(LocalDateTime),
     Instant(Instant),
+    /// A `java.time.OffsetDateTime`: fastjson2 writes a zoned date-time whose zone is the
+    /// offset's id.
+    OffsetDateTime(ZonedDateTime),
+    /// A `java.time.Duration`: fastjson2 writes its `toString()`.
+    Duration(String),
     BigDecimal(BigDecimal),
     BigInteger(BigInteger),
     /// A `java.util.UUID`: its 16 bytes, most significant first.
@@ -60,6 +67,16 @@ impl Carrier {
                 seconds,
                 nanos: nano(nanos)?,
             }),
+            Parts::OffsetDateTime(d, t, offset) => Carrier::OffsetDateTime(ZonedDateTime {
+                date_time: LocalDateTime {
+                    date: date(d)?,
+                    time: time(t)?,
+                },
+                zone: OffsetText(offset).to_string(),
+            }),
+            Parts::Duration { seconds, nanos } => {
+                Carrier::Duration(DurationText { seconds, nanos }.to_string())
+            }
             Parts::BigDecimal { unscaled, scale } => Carrier::BigDecimal(BigDecimal {
                 unscaled: BigInteger::from_be_bytes(&unscaled),
                 scale,
@@ -83,6 +100,8 @@ impl Serialize for Carrier {
             Carrier::LocalTime(v) => v.serialize(s),
             Carrier::LocalDateTime(v) => v.serialize(s),
             Carrier::Instant(v) => v.serialize(s),
+            Carrier::OffsetDateTime(v) => v.serialize(s),
+            Carrier::Duration(v) => s.serialize_str(v),
             Carrier::BigDecimal(v) => v.serialize(s),
             Carrier::BigInteger(v) => v.serialize(s),
             Carrier::Uuid(b) => s.serialize_bytes(b),
@@ -122,6 +141,19 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(ty: JavaType, d: D) -> Result<Part
                 seconds: i.seconds,
                 nanos: nanos(i.nanos)?,
             }
+        }
+        JavaType::OffsetDateTime => {
+            let t = ZonedDateTime::deserialize(d)?;
+            let offset = parse_offset(&t.zone)
+                .ok_or_else(|| de::Error::custom(format_args!("zone {:?} is no offset", t.zone)))?;
+            Parts::OffsetDateTime(day(t.date_time.date), clock(t.date_time.time)?, offset)
+        }
+        JavaType::Duration => {
+            let text = String::deserialize(d)?;
+            let (seconds, nanos) = parse_duration(&text).ok_or_else(|| {
+                de::Error::custom(format_args!("{text:?} is no java.time.Duration"))
+            })?;
+            Parts::Duration { seconds, nanos }
         }
         JavaType::BigDecimal => {
             let v = BigDecimal::deserialize(d)?;

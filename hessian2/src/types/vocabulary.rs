@@ -9,7 +9,10 @@ use java_serde::{decimal, Date as Day, JavaType, Parts, Time as Clock};
 use serde::de::{self, Deserialize, Deserializer};
 use serde::ser::{self, Serialize, Serializer};
 
-use super::{BigDecimal, BigInteger, Instant, LocalDate, LocalDateTime, LocalTime, Uuid};
+use super::{
+    BigDecimal, BigInteger, Duration, Instant, LocalDate, LocalDateTime, LocalTime, OffsetDateTime,
+    Uuid, ZoneOffset,
+};
 
 /// The carrier that writes a value of the vocabulary.
 pub(crate) enum Carrier {
@@ -17,6 +20,8 @@ pub(crate) enum Carrier {
     LocalTime(LocalTime),
     LocalDateTime(LocalDateTime),
     Instant(Instant),
+    OffsetDateTime(OffsetDateTime),
+    Duration(Duration),
     BigDecimal(BigDecimal),
     BigInteger(BigInteger),
     Uuid(Uuid),
@@ -34,6 +39,17 @@ impl Carrier {
                 time: time(t)?,
             }),
             Parts::Instant { seconds, nanos } => Carrier::Instant(Instant {
+                seconds,
+                nanos: nano(nanos)?,
+            }),
+            Parts::OffsetDateTime(d, t, total_seconds) => Carrier::OffsetDateTime(OffsetDateTime {
+                date_time: LocalDateTime {
+                    date: date(d),
+                    time: time(t)?,
+                },
+                offset: ZoneOffset { total_seconds },
+            }),
+            Parts::Duration { seconds, nanos } => Carrier::Duration(Duration {
                 seconds,
                 nanos: nano(nanos)?,
             }),
@@ -76,6 +92,8 @@ impl Serialize for Carrier {
             Carrier::LocalTime(v) => v.serialize(s),
             Carrier::LocalDateTime(v) => v.serialize(s),
             Carrier::Instant(v) => v.serialize(s),
+            Carrier::OffsetDateTime(v) => v.serialize(s),
+            Carrier::Duration(v) => v.serialize(s),
             Carrier::BigDecimal(v) => v.serialize(s),
             Carrier::BigInteger(v) => v.serialize(s),
             Carrier::Uuid(v) => v.serialize(s),
@@ -114,6 +132,18 @@ pub(crate) fn read<'de, D: Deserializer<'de>>(ty: JavaType, d: D) -> Result<Part
             Parts::Instant {
                 seconds: i.seconds,
                 nanos: nanos(i.nanos)?,
+            }
+        }
+        JavaType::OffsetDateTime => {
+            let t = OffsetDateTime::deserialize(d)?;
+            let local = t.date_time;
+            Parts::OffsetDateTime(day(local.date), clock(local.time)?, t.offset.total_seconds)
+        }
+        JavaType::Duration => {
+            let v = Duration::deserialize(d)?;
+            Parts::Duration {
+                seconds: v.seconds,
+                nanos: nanos(v.nanos)?,
             }
         }
         JavaType::BigDecimal => {

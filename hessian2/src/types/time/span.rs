@@ -120,38 +120,15 @@ impl fmt::Display for Instant {
 impl fmt::Display for Duration {
     /// Java's `toString()`: `PT1H1M1.000000005S`, `PT-1.5S`, `PT0S`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.seconds == 0 && self.nanos == 0 {
-            return f.write_str("PT0S");
-        }
-        // Java counts whole seconds towards zero, the fraction carrying the sign.
-        let negative_fraction = self.seconds < 0 && self.nanos > 0;
-        let total = i128::from(self.seconds) + i128::from(negative_fraction);
-        let (hours, minutes, secs) = (total / 3600, total % 3600 / 60, total % 60);
-        f.write_str("PT")?;
-        if hours != 0 {
-            write!(f, "{hours}H")?;
-        }
-        if minutes != 0 {
-            write!(f, "{minutes}M")?;
-        }
-        if secs == 0 && self.nanos == 0 {
-            return Ok(());
-        }
-        if negative_fraction && secs == 0 {
-            f.write_str("-0")?;
-        } else {
-            write!(f, "{secs}")?;
-        }
-        if self.nanos > 0 {
-            let fraction = if negative_fraction {
-                1_000_000_000 - self.nanos
-            } else {
-                self.nanos
-            };
-            let digits = format!("{fraction:09}");
-            write!(f, ".{}", digits.trim_end_matches('0'))?;
-        }
-        f.write_str("S")
+        // A `nanos` outside 0-999,999,999 is no Java value; shown as its seconds alone.
+        let nanos = u32::try_from(self.nanos).unwrap_or(0);
+        fmt::Display::fmt(
+            &java_serde::text::DurationText {
+                seconds: self.seconds,
+                nanos,
+            },
+            f,
+        )
     }
 }
 

@@ -82,16 +82,7 @@ handle_serde!(ZonedDateTime, "com.alibaba.com.caucho.hessian.io.java8.ZonedDateT
 impl fmt::Display for ZoneOffset {
     /// Java's id: `Z`, `+05:30`, `-08:00`, `+01:02:03`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.total_seconds == 0 {
-            return f.write_str("Z");
-        }
-        let sign = if self.total_seconds < 0 { '-' } else { '+' };
-        let abs = self.total_seconds.unsigned_abs();
-        write!(f, "{sign}{:02}:{:02}", abs / 3600, abs / 60 % 60)?;
-        if abs % 60 != 0 {
-            write!(f, ":{:02}", abs % 60)?;
-        }
-        Ok(())
+        fmt::Display::fmt(&java_serde::text::OffsetText(self.total_seconds), f)
     }
 }
 
