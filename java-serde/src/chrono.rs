@@ -20,6 +20,7 @@ use ::chrono::{
     Timelike, Utc,
 };
 
+use crate::signed_duration;
 use crate::with::{with_module, JavaValue};
 use crate::{ConvertError, Date, JavaType, Parts, Time};
 
@@ -178,39 +179,22 @@ impl JavaValue for DateTime<FixedOffset> {
     }
 }
 
-/// A `TimeDelta` as Java keeps a `Duration`: seconds floored, nanoseconds added.
-fn java_duration(d: &TimeDelta) -> (i64, u32) {
-    let (seconds, nanos) = (d.num_seconds(), d.subsec_nanos());
-    if nanos < 0 {
-        (seconds - 1, (nanos + NANOS as i32) as u32)
-    } else {
-        (seconds, nanos as u32)
-    }
-}
-
 impl JavaValue for TimeDelta {
     const TYPE: JavaType = JavaType::Duration;
     fn to_parts(&self) -> Result<Parts, ConvertError> {
-        let (seconds, nanos) = java_duration(self);
-        Ok(Parts::Duration { seconds, nanos })
+        Ok(signed_duration::parts(
+            self.num_seconds(),
+            self.subsec_nanos(),
+        ))
     }
     fn from_parts(parts: Parts) -> Result<Self, ConvertError> {
-        const TO: &str = "chrono::TimeDelta";
-        match parts {
-            Parts::Duration { seconds, nanos } => {
-                TimeDelta::new(seconds, nanos).ok_or(ConvertError::new("java.time.Duration", TO))
-            }
-            p => Err(mismatch(&p, TO)),
-        }
+        signed_duration::from_parts(parts, "chrono::TimeDelta", TimeDelta::new)
     }
     fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (seconds, nanos) = java_duration(self);
-        fmt::Display::fmt(&crate::text::DurationText { seconds, nanos }, f)
+        signed_duration::text(self.to_parts().map_err(|_| fmt::Error)?, f)
     }
     fn parse(text: &str) -> Result<Self, String> {
-        crate::text::parse_duration(text)
-            .and_then(|(seconds, nanos)| TimeDelta::new(seconds, nanos))
-            .ok_or_else(|| format!("not a java.time.Duration chrono can hold: {text:?}"))
+        signed_duration::parse(text, TimeDelta::new)
     }
 }
 

@@ -79,6 +79,8 @@ mod parts;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod scalar;
+#[cfg(any(feature = "chrono", feature = "time"))]
+mod signed_duration;
 pub mod text;
 #[cfg(feature = "time")]
 pub mod time;

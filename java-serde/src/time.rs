@@ -19,6 +19,7 @@ use ::time::format_description::well_known::Rfc3339;
 use ::time::macros::format_description;
 use ::time::{Date, Duration, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
+use crate::signed_duration;
 use crate::with::{with_module, JavaValue};
 use crate::{ConvertError, JavaType, Parts};
 
@@ -151,44 +152,27 @@ impl JavaValue for OffsetDateTime {
     }
 }
 
-/// A `Duration` as Java keeps one: seconds floored, nanoseconds added.
-fn java_duration(d: &Duration) -> (i64, u32) {
-    let (seconds, nanos) = (d.whole_seconds(), d.subsec_nanoseconds());
-    if nanos < 0 {
-        (seconds - 1, (nanos + 1_000_000_000) as u32)
-    } else {
-        (seconds, nanos as u32)
-    }
-}
-
 /// Java's seconds and nanoseconds as a `Duration` (`None` beyond its range).
-fn duration(seconds: i64, nanos: u32) -> Option<Duration> {
+fn duration_of(seconds: i64, nanos: u32) -> Option<Duration> {
     Duration::seconds(seconds).checked_add(Duration::nanoseconds(nanos.into()))
 }
 
 impl JavaValue for Duration {
     const TYPE: JavaType = JavaType::Duration;
     fn to_parts(&self) -> Result<Parts, ConvertError> {
-        let (seconds, nanos) = java_duration(self);
-        Ok(Parts::Duration { seconds, nanos })
+        Ok(signed_duration::parts(
+            self.whole_seconds(),
+            self.subsec_nanoseconds(),
+        ))
     }
     fn from_parts(parts: Parts) -> Result<Self, ConvertError> {
-        const TO: &str = "time::Duration";
-        match parts {
-            Parts::Duration { seconds, nanos } => {
-                duration(seconds, nanos).ok_or(ConvertError::new("java.time.Duration", TO))
-            }
-            p => Err(mismatch(&p, TO)),
-        }
+        signed_duration::from_parts(parts, "time::Duration", duration_of)
     }
     fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (seconds, nanos) = java_duration(self);
-        fmt::Display::fmt(&crate::text::DurationText { seconds, nanos }, f)
+        signed_duration::text(self.to_parts().map_err(|_| fmt::Error)?, f)
     }
     fn parse(text: &str) -> Result<Self, String> {
-        crate::text::parse_duration(text)
-            .and_then(|(seconds, nanos)| duration(seconds, nanos))
-            .ok_or_else(|| format!("not a java.time.Duration: {text:?}"))
+        signed_duration::parse(text, duration_of)
     }
 }
 
