@@ -176,7 +176,8 @@ public final class DubboSetup {
             // (Spring Boot's dubbo.protocol.*, DubboBootstrap.protocol) and refreshed by the
             // application deployer, whose ProtocolConfig.checkDefault sets prefer-serialization to
             // PreferSerializationProvider's "fastjson2,hessian2". One only handed to
-            // ServiceConfig.setProtocol is never refreshed, and its URL offers no serialization.
+            // ServiceConfig.setProtocol is never refreshed: its URL offers no serialization, and it
+            // takes hessian2 alone ("Unexpected serialization id:23" for a fastjson2 request).
             proto.refresh();
         }
 
