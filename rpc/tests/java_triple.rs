@@ -57,8 +57,8 @@ async fn java_3_3_triple_consumers_against_our_server() {
 }
 
 /// Our Triple client in `format` against a Java Triple provider of `flavour` pinned to that
-/// serialization (a Java Triple provider refuses any other, even with Dubbo's defaults:
-/// "Unexpected serialization type").
+/// serialization (a pinned Java Triple provider refuses any other: "Unexpected serialization
+/// type"; a stock one takes each its `prefer.serialization` offers, see java_dto.rs).
 async fn our_client_against_java_triple(flavour: &str, format: BodyFormat) {
     let serialization = match format {
         BodyFormat::Fastjson2(_) => "fastjson2",

@@ -37,7 +37,8 @@ import io.github.hessianrs.demo.User;
  * (src/dubbo3, {@code Echo}) follow the DemoService checks; {@code --only echo} runs only those (no
  * DemoService reference: for a server that serves only EchoService), {@code --only demo} only the others.
  * {@code --only orders} runs only the OrderService checks ({@link Orders}: a DTO of java.time,
- * BigDecimal, UUID and an enum), for a server that serves OrderService.
+ * BigDecimal, UUID and an enum), for a server that serves OrderService, over the dubbo protocol or,
+ * with a {@code tri://} target, over Triple (interface style).
  *
  * <p>Output (stdout), one line per check: {@code ok <name>} or {@code FAIL <name>: <details>};
  * informational lines start with {@code # }; the last line is {@code <n> passed, <m> failed}.
@@ -239,10 +240,10 @@ final class Consumer {
             return c.failed == 0 ? 0 : 1;
         }
         if ("orders".equals(only)) {
-            if (registry != null || !protocol.equals("dubbo")) {
-                throw new Main.UsageException("--only orders needs a dubbo HOST:PORT target");
+            if (registry != null) {
+                throw new Main.UsageException("--only orders needs a HOST:PORT or tri://HOST:PORT target");
             }
-            Orders.run(c, hp[0], Integer.parseInt(hp[1]), timeout, iterations);
+            Orders.run(c, protocol, hp[0], Integer.parseInt(hp[1]), timeout, iterations);
             println(c.passed + " passed, " + c.failed + " failed");
             return c.failed == 0 ? 0 : 1;
         }

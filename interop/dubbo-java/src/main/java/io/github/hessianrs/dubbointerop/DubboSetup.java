@@ -30,7 +30,8 @@ public final class DubboSetup {
      * The serialization every provider and reference of this JVM is pinned to
      * ({@code --serialization NAME}, see {@link Main}): {@code hessian2} unless told otherwise;
      * {@code null} ({@code --serialization default}) pins nothing, so Dubbo's own defaults apply as
-     * in a stock application (Dubbo 3.2+ then advertises {@code prefer.serialization=fastjson2,hessian2}).
+     * in a stock application (a Dubbo 3 provider then advertises its PreferSerializationProvider's
+     * list: 3.2 {@code prefer.serialization=fastjson2,hessian2}, 3.3 {@code hessian2,fastjson2}).
      */
     static String serialization = "hessian2";
 
@@ -170,6 +171,14 @@ public final class DubboSetup {
         if (serialization != null) {
             proto.setSerialization(serialization);
             trySet(proto, "setPreferSerialization", serialization);
+        } else if (isDubbo3()) {
+            // Dubbo's own defaults, as a stock application gets them: its ProtocolConfig is managed
+            // (Spring Boot's dubbo.protocol.*, DubboBootstrap.protocol) and refreshed by the
+            // application deployer, whose ProtocolConfig.checkDefault sets prefer-serialization to
+            // PreferSerializationProvider's "fastjson2,hessian2". One only handed to
+            // ServiceConfig.setProtocol is never refreshed: its URL offers no serialization, and it
+            // takes hessian2 alone ("Unexpected serialization id:23" for a fastjson2 request).
+            proto.refresh();
         }
 
         ServiceConfig<DemoService> sc = new ServiceConfig<>();

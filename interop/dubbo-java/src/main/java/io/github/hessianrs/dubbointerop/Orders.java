@@ -39,13 +39,17 @@ final class Orders {
         sc.export();
     }
 
-    /** A reference to OrderService at host:port through a direct URL, no retries. */
-    static ReferenceConfig<OrderService> reference(String host, int port, int timeoutMs) {
+    /**
+     * A reference to OrderService at host:port through a direct URL of {@code protocol} ({@code dubbo}
+     * or, Dubbo 3, {@code tri}: interface style, each argument wrapped in Triple's request wrapper in
+     * the reference's serialization), no retries.
+     */
+    static ReferenceConfig<OrderService> reference(String protocol, String host, int port, int timeoutMs) {
         ReferenceConfig<OrderService> rc = new ReferenceConfig<>();
         rc.setApplication(DubboSetup.application("hessianrs-interop-consumer"));
         rc.setInterface(OrderService.class);
         rc.setVersion(DubboSetup.VERSION);
-        StringBuilder url = new StringBuilder("dubbo://").append(host).append(':').append(port).append('/')
+        StringBuilder url = new StringBuilder(protocol).append("://").append(host).append(':').append(port).append('/')
                 .append(INTERFACE).append("?version=").append(DubboSetup.VERSION);
         DubboSetup.serializationParams().forEach((k, v) -> url.append('&').append(k).append('=').append(v));
         rc.setUrl(url.toString());
@@ -66,6 +70,7 @@ final class Orders {
     static void runChecks(Consumer c, OrderService svc) {
         c.check("orders_advance", () -> {
             Order got = svc.advance(OrderService.SENT);
+            if (ProtocolRecorder.lastProtocol != null) Consumer.println("# protocol " + ProtocolRecorder.lastProtocol);
             String bad = got == null ? "null answer" : got.mismatches(OrderService.advanced(OrderService.SENT));
             if (!bad.isEmpty()) throw new AssertionError(bad);
         });
@@ -90,11 +95,16 @@ final class Orders {
         });
     }
 
-    /** {@code consumer HOST:PORT --only orders}: only the OrderService checks (after {@code orders_connect}). */
-    static void run(Consumer c, String host, int port, int timeoutMs, int iterations) {
-        ReferenceConfig<OrderService> rc = reference(host, port, timeoutMs);
+    /**
+     * {@code consumer [tri://]HOST:PORT --only orders}: only the OrderService checks (after
+     * {@code orders_connect}); prints {@code # protocol P} (the protocol the first call went through)
+     * and {@code # serialization S} (the reference's, {@code default} when nothing is pinned).
+     */
+    static void run(Consumer c, String protocol, String host, int port, int timeoutMs, int iterations) {
+        ReferenceConfig<OrderService> rc = reference(protocol, host, port, timeoutMs);
         OrderService[] svc = new OrderService[1];
         c.check("orders_connect", () -> svc[0] = rc.get());
+        Consumer.println("# serialization " + (DubboSetup.serialization != null ? DubboSetup.serialization : "default"));
         for (int it = 0; svc[0] != null && it < iterations; it++) runChecks(c, svc[0]);
         try {
             rc.destroy();
