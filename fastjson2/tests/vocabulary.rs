@@ -237,6 +237,9 @@ struct Span(#[serde(with = "java_serde::chrono::duration")] TimeDelta);
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct TimeSpan(#[serde(with = "java_serde::time::duration")] time::Duration);
 
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeOffset(#[serde(with = "java_serde::time::offset_date_time")] time::OffsetDateTime);
+
 /// `OffsetDateTime` and `Duration` through the shared annotation: fastjson2's zoned date-time
 /// with the offset as its zone, and its `Duration` text, read and written.
 #[test]
@@ -249,6 +252,13 @@ fn offsets_and_durations_read_and_write_javas_bytes() {
     java_writes(
         "offset_datetime",
         Offset(at.and_local_timezone(west5).unwrap()),
+        true,
+    );
+    let day = time::Date::from_calendar_date(2024, time::Month::May, 6).unwrap();
+    let west5 = time::UtcOffset::from_hms(-5, 0, 0).unwrap();
+    java_writes(
+        "offset_datetime",
+        TimeOffset(day.with_hms(7, 8, 9).unwrap().assume_offset(west5)),
         true,
     );
     let span = TimeDelta::seconds(3661) + TimeDelta::nanoseconds(5);

@@ -244,6 +244,9 @@ struct Span(#[serde(with = "java_serde::chrono::duration")] TimeDelta);
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct TimeSpan(#[serde(with = "java_serde::time::duration")] time::Duration);
 
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+struct TimeOffset(#[serde(with = "java_serde::time::offset_date_time")] time::OffsetDateTime);
+
 /// `OffsetDateTime` and `Duration` through the shared annotation: hessian-lite's handle
 /// objects, read and written.
 #[test]
@@ -256,6 +259,14 @@ fn offsets_and_durations_read_and_write_javas_bytes() {
     java_writes(
         "time_offset_date_time",
         Offset(at.and_local_timezone(east8).unwrap()),
+        true,
+    );
+    let day = time::Date::from_calendar_date(2024, time::Month::February, 29).unwrap();
+    let local = day.with_hms_nano(13, 45, 30, 123_456_789).unwrap();
+    let east8 = time::UtcOffset::from_hms(8, 0, 0).unwrap();
+    java_writes(
+        "time_offset_date_time",
+        TimeOffset(local.assume_offset(east8)),
         true,
     );
     java_writes(

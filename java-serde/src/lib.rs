@@ -45,6 +45,7 @@
 //! | `java.time.OffsetDateTime` | `chrono::DateTime<FixedOffset>` | `chrono` | `java_serde::chrono::offset_date_time` |
 //! | `java.time.Duration` | `chrono::TimeDelta` | `chrono` | `java_serde::chrono::duration` |
 //! | `java.time.LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `time::Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `time` | `java_serde::time::local_date`, ... |
+//! | `java.time.OffsetDateTime` | `time::OffsetDateTime` | `time` | `java_serde::time::offset_date_time` |
 //! | `java.time.Duration` | `time::Duration` | `time` | `java_serde::time::duration` |
 //! | `java.math.BigDecimal` | `rust_decimal::Decimal` | `rust_decimal` | `java_serde::rust_decimal` |
 //! | `java.math.BigDecimal` | `bigdecimal::BigDecimal` (any size and scale) | `bigdecimal` | `java_serde::bigdecimal` |

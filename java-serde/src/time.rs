@@ -6,11 +6,13 @@
 //! | `Time` | `java.time.LocalTime` | `java_serde::time::local_time` |
 //! | `PrimitiveDateTime` | `java.time.LocalDateTime` | `java_serde::time::local_date_time` |
 //! | `OffsetDateTime` | `java.time.Instant` (the offset is not kept) | `java_serde::time::instant` |
+//! | `OffsetDateTime` | `java.time.OffsetDateTime` (the offset kept) | `java_serde::time::offset_date_time` |
 //! | `Duration` | `java.time.Duration` | `java_serde::time::duration` |
 //!
 //! In human-readable formats the text is what `time`'s own serde writes for the first three
 //! (`2024-02-29`, `13:45:30.5`, `2024-02-29 13:45:30.5`) and RFC 3339 for the instant
-//! (`2024-02-29T13:45:30.5Z`, as `time::serde::rfc3339`); a `Duration` is Java's text
+//! (`2024-02-29T13:45:30.5Z`, as `time::serde::rfc3339`; at its own offset for an
+//! `OffsetDateTime` as `java.time.OffsetDateTime`); a `Duration` is Java's text
 //! (`PT1H30M`).
 
 use std::fmt;
@@ -149,6 +151,84 @@ impl JavaValue for OffsetDateTime {
     }
     fn parse(text: &str) -> Result<Self, String> {
         OffsetDateTime::parse(text, &Rfc3339).map_err(|e| format!("{e}: {text:?}"))
+    }
+}
+
+/// An `OffsetDateTime` that travels as a `java.time.OffsetDateTime` (the type's own mapping is
+/// the `Instant`).
+struct AsOffset(OffsetDateTime);
+
+impl JavaValue for AsOffset {
+    const TYPE: JavaType = JavaType::OffsetDateTime;
+    fn to_parts(&self) -> Result<Parts, ConvertError> {
+        let t = &self.0;
+        Ok(Parts::OffsetDateTime(
+            day(t.date()),
+            clock(t.time()),
+            t.offset().whole_seconds(),
+        ))
+    }
+    fn from_parts(parts: Parts) -> Result<Self, ConvertError> {
+        const TO: &str = "time::OffsetDateTime";
+        match parts {
+            Parts::OffsetDateTime(d, t, offset) => {
+                let offset = UtcOffset::from_whole_seconds(offset)
+                    .map_err(|_| ConvertError::new("java.time.ZoneOffset", TO))?;
+                let local = PrimitiveDateTime::new(date(d, TO)?, time(t, TO)?);
+                Ok(AsOffset(local.assume_offset(offset)))
+            }
+            p => Err(mismatch(&p, TO)),
+        }
+    }
+    fn text(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write(f, self.0.format(&Rfc3339))
+    }
+    fn parse(text: &str) -> Result<Self, String> {
+        OffsetDateTime::parse(text, &Rfc3339)
+            .map(AsOffset)
+            .map_err(|e| format!("{e}: {text:?}"))
+    }
+}
+
+/// `time::OffsetDateTime` as a `java.time.OffsetDateTime`, its offset kept (where [`instant`]
+/// keeps only the moment).
+pub mod offset_date_time {
+    use ::time::OffsetDateTime;
+
+    use super::AsOffset;
+    use crate::with;
+
+    /// Serializes the value as a `java.time.OffsetDateTime`.
+    pub fn serialize<S: serde::Serializer>(v: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+        with::serialize(&AsOffset(*v), s)
+    }
+
+    /// Deserializes the value from a `java.time.OffsetDateTime`.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<OffsetDateTime, D::Error> {
+        with::deserialize::<AsOffset, D>(d).map(|v| v.0)
+    }
+
+    /// The same for an `Option` field: `None` is Java's `null`.
+    pub mod option {
+        use ::time::OffsetDateTime;
+
+        use super::AsOffset;
+        use crate::with;
+
+        /// Serializes the value, if any, as a `java.time.OffsetDateTime`.
+        pub fn serialize<S: serde::Serializer>(
+            v: &Option<OffsetDateTime>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            with::serialize_option(&v.map(AsOffset), s)
+        }
+
+        /// Deserializes the value, or `null`, from a `java.time.OffsetDateTime`.
+        pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<OffsetDateTime>, D::Error> {
+            Ok(with::deserialize_option::<AsOffset, D>(d)?.map(|v| v.0))
+        }
     }
 }
 

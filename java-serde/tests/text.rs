@@ -29,6 +29,8 @@ struct Dto {
     chrono_span: chrono::TimeDelta,
     #[serde(with = "java_serde::time::duration")]
     time_span: time::Duration,
+    #[serde(with = "java_serde::time::offset_date_time")]
+    time_offset: time::OffsetDateTime,
 }
 
 #[test]
@@ -54,6 +56,7 @@ fn each_value_is_its_crates_text() {
             .unwrap(),
         chrono_span: chrono::TimeDelta::milliseconds(-1500),
         time_span: time::Duration::seconds(3661) + time::Duration::nanoseconds(5),
+        time_offset: time_at.assume_offset(time::UtcOffset::from_hms(8, 0, 0).unwrap()),
     };
     let json = serde_json::to_value(&dto).unwrap();
     assert_eq!(
@@ -71,6 +74,7 @@ fn each_value_is_its_crates_text() {
             "chrono_offset": "2024-02-29T13:45:30.500+08:00",
             "chrono_span": "PT-1.5S",
             "time_span": "PT1H1M1.000000005S",
+            "time_offset": "2024-02-29T13:45:30.5+08:00",
         })
     );
     // chrono's own serde writes the same text.
