@@ -34,6 +34,8 @@ use super::head_limit::{HeadLimit, Heads};
 use super::state::Triple;
 use super::ConnLimits;
 use crate::config::ProviderProtocol;
+use crate::core::route::Route;
+use crate::core::Snapshot;
 
 /// What the caller gets: the provider's body, or the proxy's own text.
 pub(super) type Body = BoxBody<Bytes, hyper::Error>;
@@ -113,17 +115,65 @@ async fn drained(draining: &mut tokio::sync::watch::Receiver<bool>) {
 
 /// The proxy's own answer.
 pub(super) fn own(status: StatusCode, message: String) -> Response<Body> {
+    whole(status, "text/plain", message)
+}
+
+/// A response of `status` whose whole body is `body`, of `content_type`.
+pub(super) fn whole(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Bytes>,
+) -> Response<Body> {
     let mut r = Response::new(
-        Full::new(Bytes::from(message))
+        Full::new(body.into())
             .map_err(|never| match never {})
             .boxed(),
     );
     *r.status_mut() = status;
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("text/plain"),
+        http::HeaderValue::from_static(content_type),
     );
     r
+}
+
+/// A call of the HTTP/1.1 form once routed: what its end is counted against (see
+/// [`record`]).
+pub(super) struct Routed<'a> {
+    pub(super) triple: &'a Triple,
+    pub(super) snap: &'a Snapshot,
+    pub(super) route: &'a Route,
+    /// When the call arrived.
+    pub(super) start: Instant,
+    /// Who called.
+    pub(super) identity: Option<&'a str>,
+}
+
+impl Routed<'_> {
+    /// Counts the call's end as `status` (`local`: answered by the proxy).
+    pub(super) fn record(&self, status: DubboStatus, local: bool) {
+        record(
+            self.triple,
+            self.snap,
+            self.route,
+            status,
+            local,
+            self.start,
+            self.identity,
+        );
+    }
+
+    /// Ends the call with the proxy's own answer, `status` with `message`, counted as the
+    /// Dubbo status `counted`.
+    pub(super) fn fail(
+        &self,
+        counted: DubboStatus,
+        status: StatusCode,
+        message: String,
+    ) -> Response<Body> {
+        self.record(counted, true);
+        own(status, message)
+    }
 }
 
 /// Removes the hop-by-hop headers (and those `connection` names).
@@ -181,6 +231,13 @@ async fn call(
     if cluster.is_some_and(|c| c.protocol == ProviderProtocol::Dubbo) {
         return super::json_bridge::serve(triple, &snap, route, request, peer, start).await;
     }
+    let routed = Routed {
+        triple,
+        snap: &snap,
+        route,
+        start,
+        identity: peer.identity.as_deref(),
+    };
     let chosen = match triple.upstreams.pick(
         &snap,
         triple.shared.generation(),
@@ -189,16 +246,11 @@ async fn call(
     ) {
         Ok(c) => c,
         Err(e) => {
-            record(
-                triple,
-                &snap,
-                route,
+            return routed.fail(
                 DubboStatus::ServiceError,
-                true,
-                start,
-                peer.identity.as_deref(),
-            );
-            return own(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
+                StatusCode::SERVICE_UNAVAILABLE,
+                e.to_string(),
+            )
         }
     };
     let exchange = async {
@@ -227,44 +279,19 @@ async fn call(
             } else {
                 DubboStatus::ServiceError
             };
-            record(
-                triple,
-                &snap,
-                route,
-                status,
-                false,
-                start,
-                peer.identity.as_deref(),
-            );
+            routed.record(status, false);
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, body.boxed())
         }
         Ok(Err((status, message))) => {
             chosen.failed(&snap, Instant::now());
-            record(
-                triple,
-                &snap,
-                route,
-                DubboStatus::ServiceError,
-                true,
-                start,
-                peer.identity.as_deref(),
-            );
-            own(status, message)
+            routed.fail(DubboStatus::ServiceError, status, message)
         }
         Err(_) => {
             chosen.failed(&snap, Instant::now());
-            record(
-                triple,
-                &snap,
-                route,
+            routed.fail(
                 DubboStatus::ServerTimeout,
-                true,
-                start,
-                peer.identity.as_deref(),
-            );
-            own(
                 StatusCode::GATEWAY_TIMEOUT,
                 format!("no answer within {} ms", route.timeout.as_millis()),
             )
