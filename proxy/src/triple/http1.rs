@@ -32,6 +32,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use super::call::{find_route, record, record_unrouted, vouch_for_caller, Peer};
 use super::head_limit::{HeadLimit, Heads};
 use super::state::Triple;
+use super::upstream::Chosen;
 use super::ConnLimits;
 use crate::config::ProviderProtocol;
 use crate::core::route::Route;
@@ -163,6 +164,22 @@ impl Routed<'_> {
         );
     }
 
+    /// A provider of the route's cluster; without one, the call ends answered `503` (counted
+    /// as a Dubbo `SERVICE_ERROR`; boxed, as that answer is large beside a provider).
+    pub(super) fn pick(&self) -> Result<Chosen, Box<Response<Body>>> {
+        let generation = self.triple.shared.generation();
+        self.triple
+            .upstreams
+            .pick(self.snap, generation, self.route.cluster, Instant::now())
+            .map_err(|e| {
+                Box::new(self.fail(
+                    DubboStatus::ServiceError,
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    e.to_string(),
+                ))
+            })
+    }
+
     /// Ends the call with the proxy's own answer, `status` with `message`, counted as the
     /// Dubbo status `counted`.
     pub(super) fn fail(
@@ -238,20 +255,9 @@ async fn call(
         start,
         identity: peer.identity.as_deref(),
     };
-    let chosen = match triple.upstreams.pick(
-        &snap,
-        triple.shared.generation(),
-        route.cluster,
-        Instant::now(),
-    ) {
+    let chosen = match routed.pick() {
         Ok(c) => c,
-        Err(e) => {
-            return routed.fail(
-                DubboStatus::ServiceError,
-                StatusCode::SERVICE_UNAVAILABLE,
-                e.to_string(),
-            )
-        }
+        Err(unavailable) => return *unavailable,
     };
     let exchange = async {
         let mut sender = triple

@@ -275,20 +275,9 @@ pub(super) async fn serve(
         Ok(f) => f,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, e),
     };
-    let chosen = match triple.upstreams.pick(
-        snap,
-        triple.shared.generation(),
-        route.cluster,
-        Instant::now(),
-    ) {
+    let chosen = match routed.pick() {
         Ok(c) => c,
-        Err(e) => {
-            return routed.fail(
-                DubboStatus::ServiceError,
-                StatusCode::SERVICE_UNAVAILABLE,
-                e.to_string(),
-            )
-        }
+        Err(unavailable) => return *unavailable,
     };
     let client = triple.upstreams.dubbo_client(&chosen);
     match client.send_frame(frame, route.timeout).await {
