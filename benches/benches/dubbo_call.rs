@@ -59,46 +59,18 @@ use benches::alloc::{count, CountingAlloc};
 use benches::report;
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
-use dubbo_codec::response::{
-    encode_typed_result_in, hessian2_result_body, provider_attachments, TypedResult,
-};
-use dubbo_codec::{BodyFormat, Request, RequestHead};
+use dubbo_codec::response::{encode_typed_result_in, hessian2_result_body, provider_attachments};
+use dubbo_codec::BodyFormat;
+use interop_model::call::{client_result, request, server_request};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
 
-const SERVICE: &str = "io.github.hessianrs.interop.UserService";
-const USER: &str = "io.github.hessianrs.interop.model.User";
-
 /// The request a typed client call builds and frames: the body's length.
 fn client_request<U: Serialize>(format: BodyFormat, user: &U) -> usize {
-    let req = Request::builder(SERVICE, "updateUser")
-        .version("1.0.0")
-        .format(format)
-        .arg(USER, user)
-        .build()
-        .unwrap();
-    req.to_frame(1, true).body().len()
-}
-
-/// The answer a typed client call reads.
-fn client_result<U: DeserializeOwned>(format: BodyFormat, answer: &Bytes) -> U {
-    TypedResult::<U>::decode_in(format, answer)
-        .unwrap()
-        .outcome
-        .unwrap()
-}
-
-/// The request a server reads: its head, attachments and typed argument.
-fn server_request<U: DeserializeOwned>(format: BodyFormat, body: &Bytes) -> U {
-    let (head, attachments) = RequestHead::decode_with_attachments_in(format, body).unwrap();
-    black_box(attachments.group());
-    let (user,): (U,) = format
-        .decode_args_at(body, head.args_offset, head.arg_count)
-        .unwrap();
-    user
+    request(format, user).to_frame(1, true).body().len()
 }
 
 /// The body of a server's typed answer to a 2.0.2 caller, as `Call::typed_reply` and the
@@ -126,13 +98,7 @@ fn format_rows<U>(c: &mut Criterion, function: &str, format: BodyFormat, user: &
 where
     U: Serialize + DeserializeOwned + PartialEq + Debug,
 {
-    let request = Request::builder(SERVICE, "updateUser")
-        .version("1.0.0")
-        .format(format)
-        .arg(USER, user)
-        .build()
-        .unwrap()
-        .to_bytes();
+    let request = request(format, user).to_bytes();
     let answer = server_result(format, user);
     assert_eq!(&server_request::<U>(format, &request), user);
     assert_eq!(&client_result::<U>(format, &answer), user);
