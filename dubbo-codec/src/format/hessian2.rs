@@ -26,7 +26,7 @@ use serde::Serialize;
 
 use super::args::{ArgsDeserializer, NextArg};
 use super::{BodyFormat, Format, Reader, Writer};
-use crate::attachments::{AttachmentValue, Attachments};
+use crate::attachments::{str_size_hint, AttachmentValue, Attachments};
 use crate::error::BodyError;
 use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 use crate::typed;
@@ -50,6 +50,10 @@ impl Format for Hessian2 {
     fn framing(self) -> usize {
         // One stream: values follow one another.
         0
+    }
+
+    fn str_size(self, s: &str) -> usize {
+        str_size_hint(s)
     }
 
     fn reader<'de>(self, body: &'de [u8], base: usize) -> Self::Reader<'de> {
