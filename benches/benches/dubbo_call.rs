@@ -20,33 +20,38 @@
 //! Allocations per call are counted (after one warm-up call, as the timing loop runs warm)
 //! and recorded with `benches::report::record`; the setup checks that every body reads back.
 //!
-//! Allocations per call (2026-11-29, after fastjson2's attachments were read straight into
-//! the map, its typed results serialized straight into the body, its body writers given a
-//! document buffer per thread, and the caller's version parsed without a `Vec`;
+//! Allocations per call (2026-11-29, after fastjson2's request body was sized exactly for
+//! ASCII strings and hessian2's attachments were read straight into the map;
 //! `cargo bench -p benches --bench dubbo_call -- nomatch` records them without timing):
 //!
 //! | | client | client-request | client-result | server | server-request | server-result |
 //! | --- | ---: | ---: | ---: | ---: | ---: | ---: |
-//! | fastjson2 | 21 | 16 | 5 | 10 | 9 | 1 |
-//! | hessian2 | 21 | 15 | 6 | 12 | 10 | 2 |
+//! | fastjson2 | 20 | 15 | 5 | 10 | 9 | 1 |
+//! | hessian2 | 20 | 15 | 5 | 11 | 9 | 2 |
 //!
-//! Before that: fastjson2 31 / 22 / 9 / 25 / 17 / 8, hessian2 21 / 15 / 6 / 13 / 10 / 3
-//! (`provider_attachments` collected the caller's version's parts into a `Vec`). Reading attachments built a fastjson2
-//! `Value` tree, then a Hessian `Value` tree of it, then collected that into `Attachments`
-//! (a `Vec` and a copy of every string each time); a typed result was serialized into a
-//! document of its own, with a fresh symbol table, and copied into the body; a body writer
-//! encoded each value into a new document buffer (grown four times for the request) and the
-//! body outgrew its first size. Now each part allocates what its output owns: the
-//! attachments' map and strings, the `User`'s two strings, the request's builder strings and
-//! argument section, the body. Besides: fastjson2's `client-request` body is
-//! frozen with room to spare (its size hint is not exact, hessian2's is for this body), which
-//! costs `Bytes` a shared header: its one allocation beyond hessian2's. (Before the change
-//! before that, fastjson2 was 45 / 36 / 9 / 28 / 17 / 11.)
-//! Hessian2's `client-result` was 28 until the reader of the result flag was dropped before
-//! the value's deserializer was made: a hessian2 decoder takes its thread's pooled tables when
-//! it is made, so the second one read the `User`'s class definition afresh (7 `Arc<str>` and
-//! its tables); now 2 for the value and 4 for the attachments
-//! (`dubbo-codec/tests/allocations.rs`).
+//! Each part allocates what its output owns: the attachments' map and strings, the `User`'s
+//! two strings, the request's builder strings and argument section, the body (hessian2's
+//! `server-result` copies a `to_vec` into it: 2). Before: fastjson2 21 / 16 / 5 / 10 / 9 / 1,
+//! hessian2 21 / 15 / 6 / 12 / 10 / 2. Fastjson2's request body was sized as Hessian2
+//! writes strings (two bytes of head from 32 bytes on, where JSONB takes one up to 47: the
+//! service and descriptor are 39 and 40 bytes long), so it was frozen with room to spare,
+//! which costs `Bytes` a shared header; hessian2 read the attachments into a `Value` map and
+//! collected that again into `Attachments`.
+//!
+//! Before fastjson2's attachments were read straight into the map, its typed results
+//! serialized straight into the body, its body writers given a document buffer per thread,
+//! and the caller's version parsed without a `Vec`: fastjson2 31 / 22 / 9 / 25 / 17 / 8,
+//! hessian2 21 / 15 / 6 / 13 / 10 / 3 (`provider_attachments` collected the caller's
+//! version's parts into a `Vec`). Reading attachments built a fastjson2 `Value` tree, then a
+//! Hessian `Value` tree of it, then collected that into `Attachments` (a `Vec` and a copy of
+//! every string each time); a typed result was serialized into a document of its own, with a
+//! fresh symbol table, and copied into the body; a body writer encoded each value into a new
+//! document buffer (grown four times for the request) and the body outgrew its first size.
+//! (Before the change before that, fastjson2 was 45 / 36 / 9 / 28 / 17 / 11.) Hessian2's
+//! `client-result` was 28 until the reader of the result flag was dropped before the value's
+//! deserializer was made: a hessian2 decoder takes its thread's pooled tables when it is made,
+//! so the second one read the `User`'s class definition afresh (7 `Arc<str>` and its tables);
+//! now 2 for the value and 3 for the attachments (`dubbo-codec/tests/allocations.rs`).
 //!
 //! ```sh
 //! cargo bench -p benches --bench dubbo_call -- --warm-up-time 1 --measurement-time 3
@@ -59,46 +64,18 @@ use benches::alloc::{count, CountingAlloc};
 use benches::report;
 use bytes::Bytes;
 use criterion::{criterion_group, criterion_main, Criterion};
-use dubbo_codec::response::{
-    encode_typed_result_in, hessian2_result_body, provider_attachments, TypedResult,
-};
-use dubbo_codec::{BodyFormat, Request, RequestHead};
+use dubbo_codec::response::{encode_typed_result_in, hessian2_result_body, provider_attachments};
+use dubbo_codec::BodyFormat;
+use interop_model::call::{client_result, request, server_request};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
 
-const SERVICE: &str = "io.github.hessianrs.interop.UserService";
-const USER: &str = "io.github.hessianrs.interop.model.User";
-
 /// The request a typed client call builds and frames: the body's length.
 fn client_request<U: Serialize>(format: BodyFormat, user: &U) -> usize {
-    let req = Request::builder(SERVICE, "updateUser")
-        .version("1.0.0")
-        .format(format)
-        .arg(USER, user)
-        .build()
-        .unwrap();
-    req.to_frame(1, true).body().len()
-}
-
-/// The answer a typed client call reads.
-fn client_result<U: DeserializeOwned>(format: BodyFormat, answer: &Bytes) -> U {
-    TypedResult::<U>::decode_in(format, answer)
-        .unwrap()
-        .outcome
-        .unwrap()
-}
-
-/// The request a server reads: its head, attachments and typed argument.
-fn server_request<U: DeserializeOwned>(format: BodyFormat, body: &Bytes) -> U {
-    let (head, attachments) = RequestHead::decode_with_attachments_in(format, body).unwrap();
-    black_box(attachments.group());
-    let (user,): (U,) = format
-        .decode_args_at(body, head.args_offset, head.arg_count)
-        .unwrap();
-    user
+    request(format, user).to_frame(1, true).body().len()
 }
 
 /// The body of a server's typed answer to a 2.0.2 caller, as `Call::typed_reply` and the
@@ -126,13 +103,7 @@ fn format_rows<U>(c: &mut Criterion, function: &str, format: BodyFormat, user: &
 where
     U: Serialize + DeserializeOwned + PartialEq + Debug,
 {
-    let request = Request::builder(SERVICE, "updateUser")
-        .version("1.0.0")
-        .format(format)
-        .arg(USER, user)
-        .build()
-        .unwrap()
-        .to_bytes();
+    let request = request(format, user).to_bytes();
     let answer = server_result(format, user);
     assert_eq!(&server_request::<U>(format, &request), user);
     assert_eq!(&client_result::<U>(format, &answer), user);

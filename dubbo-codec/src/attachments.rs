@@ -160,10 +160,20 @@ impl Attachments {
     /// About how many bytes [`encode`](Self::encode) writes (exact for ASCII strings and
     /// small numbers, a guess for containers).
     pub(crate) fn size_hint(&self) -> usize {
+        self.size_hint_with(str_size_hint)
+    }
+
+    /// [`size_hint`](Self::size_hint) in a format whose strings take `str_size` bytes (and
+    /// whose map, as Hessian2's, a byte at either end).
+    pub(crate) fn size_hint_with(&self, str_size: impl Fn(&str) -> usize) -> usize {
+        let value_size = |v: &Value| match v {
+            Value::String(s) => str_size(s),
+            v => value_size_hint(v),
+        };
         2 + self
             .entries
             .iter()
-            .map(|(k, v)| str_size_hint(k) + value_size_hint(v))
+            .map(|(k, v)| str_size(k) + value_size(v))
             .sum::<usize>()
     }
 

@@ -87,8 +87,7 @@ use hessian2::value::Value;
 use serde::Serialize;
 
 use crate::attachments::{
-    str_size_hint, Attachments, GENERIC_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY,
-    VERSION_KEY,
+    Attachments, GENERIC_KEY, GROUP_KEY, INTERFACE_KEY, PATH_KEY, TIMEOUT_KEY, VERSION_KEY,
 };
 use crate::body::{count_containers, rebase};
 use crate::descriptor::push_name_desc;
@@ -338,21 +337,23 @@ impl Request {
     /// About how many bytes the body takes (exact for ASCII strings and encoded arguments; a
     /// guess for `Value` arguments).
     fn size_hint(&self) -> usize {
-        [
-            &self.dubbo_version,
-            &self.path,
-            &self.version,
-            &self.method,
-            &self.descriptor,
-        ]
-        .iter()
-        .map(|s| str_size_hint(s))
-        .sum::<usize>()
-            + self.encoded.as_ref().map_or(0, |e| e.bytes.len())
-            + 32 * self.args.len()
-            + self.attachments.size_hint()
-            // The five strings, each dynamic argument and the attachments.
-            + with_format!(self.format, f => f.framing()) * (6 + self.args.len())
+        with_format!(self.format, f => {
+            [
+                &self.dubbo_version,
+                &self.path,
+                &self.version,
+                &self.method,
+                &self.descriptor,
+            ]
+            .iter()
+            .map(|s| f.str_size(s))
+            .sum::<usize>()
+                + self.encoded.as_ref().map_or(0, |e| e.bytes.len())
+                + 32 * self.args.len()
+                + self.attachments.size_hint_with(|s| f.str_size(s))
+                // The five strings, each dynamic argument and the attachments.
+                + f.framing() * (6 + self.args.len())
+        })
     }
 
     /// Appends the body to `buf`, in [`Request::format`].

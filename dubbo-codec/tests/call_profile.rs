@@ -1,12 +1,12 @@
 //! A driver for counting instructions of a typed call's codec work under callgrind (not a
 //! test of behaviour; `#[ignore]`d): the parts of `benches/benches/dubbo_call.rs`, on the
-//! interop model's `User`. `PROFILE_FORMAT` is `fastjson2` (default) or `hessian2`;
-//! `PROFILE_CASE` picks the part: `server_request` (the head, the attachments and the typed
-//! argument), `client_result` (a typed result with the attachments a provider sends a 2.0.2
-//! caller), `server_result` (that result's body, written from the typed value) or
-//! `client_request` (the request built and framed). `PROFILE_ITERS` is the number of calls;
-//! instructions per call are the difference of two runs divided by the difference of their
-//! iteration counts:
+//! interop model's `User` and its typed call (`interop_model::call`, which both share).
+//! `PROFILE_FORMAT` is `fastjson2` (default) or `hessian2`; `PROFILE_CASE` picks the part:
+//! `server_request` (the head, the attachments and the typed argument), `client_result` (a
+//! typed result with the attachments a provider sends a 2.0.2 caller), `server_result` (that
+//! result's body, written from the typed value) or `client_request` (the request built and
+//! framed). `PROFILE_ITERS` is the number of calls; instructions per call are the difference
+//! of two runs divided by the difference of their iteration counts:
 //!
 //! ```sh
 //! cargo test --release -p dubbo-codec --test call_profile --no-run
@@ -16,32 +16,11 @@
 
 use std::hint::black_box;
 
-use bytes::Bytes;
-use dubbo_codec::response::{encode_typed_result_in, provider_attachments, TypedResult};
-use dubbo_codec::{BodyFormat, Request, RequestHead};
+use dubbo_codec::response::{encode_typed_result_in, provider_attachments};
+use dubbo_codec::BodyFormat;
+use interop_model::call::{client_result, request, server_request};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-
-const SERVICE: &str = "io.github.hessianrs.interop.UserService";
-const USER: &str = "io.github.hessianrs.interop.model.User";
-
-fn request<U: Serialize>(format: BodyFormat, user: &U) -> Request {
-    Request::builder(SERVICE, "updateUser")
-        .version("1.0.0")
-        .format(format)
-        .arg(USER, user)
-        .build()
-        .unwrap()
-}
-
-fn server_request<U: DeserializeOwned>(format: BodyFormat, body: &Bytes) -> U {
-    let (head, attachments) = RequestHead::decode_with_attachments_in(format, body).unwrap();
-    black_box(attachments.group());
-    let (user,): (U,) = format
-        .decode_args_at(body, head.args_offset, head.arg_count)
-        .unwrap();
-    user
-}
 
 fn run<U>(format: BodyFormat, user: &U, case: &str, iters: usize)
 where
@@ -53,9 +32,7 @@ where
     for _ in 0..iters {
         match case {
             "server_request" => drop(black_box(server_request::<U>(format, black_box(&body)))),
-            "client_result" => drop(black_box(
-                TypedResult::<U>::decode_in(format, black_box(&answer)).unwrap(),
-            )),
+            "client_result" => drop(black_box(client_result::<U>(format, black_box(&answer)))),
             "server_result" => drop(black_box(
                 encode_typed_result_in(format, black_box(user), attachments).unwrap(),
             )),

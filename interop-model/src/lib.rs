@@ -11,6 +11,8 @@
 #![allow(non_snake_case)]
 
 pub mod borrowed;
+#[cfg(feature = "call")]
+pub mod call;
 pub mod jsonb;
 
 use std::fmt;

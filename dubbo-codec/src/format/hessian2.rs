@@ -25,8 +25,9 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::args::{ArgsDeserializer, NextArg};
-use super::{BodyFormat, Format, Reader, Writer};
-use crate::attachments::{AttachmentValue, Attachments};
+use super::{BodyFormat, Format, Reader, Writer, ATTACHMENTS};
+use crate::attachments::{str_size_hint, AttachmentValue, Attachments};
+use crate::body::value_kind;
 use crate::error::BodyError;
 use crate::result_flag::{RESPONSE_NULL_VALUE, RESPONSE_VALUE};
 use crate::typed;
@@ -50,6 +51,10 @@ impl Format for Hessian2 {
     fn framing(self) -> usize {
         // One stream: values follow one another.
         0
+    }
+
+    fn str_size(self, s: &str) -> usize {
+        str_size_hint(s)
     }
 
     fn reader<'de>(self, body: &'de [u8], base: usize) -> Self::Reader<'de> {
@@ -304,6 +309,33 @@ impl<'de, I: Input<'de>> Reader<'de> for HessianReader<'de, I> {
         self.values.next_value().map_err(err)
     }
 
+    fn read_attachments(&mut self) -> Result<Option<Attachments>, BodyError> {
+        // A map (what Java writes) straight into the attachments: no `Value` map to collect.
+        let mut attachments = Attachments::new();
+        let mut bad_key = None;
+        let err = self.at(ATTACHMENTS);
+        let map = self
+            .values
+            .next_map_entries(|key, value| match key {
+                Value::String(key) => attachments.push(key, value),
+                other => {
+                    bad_key.get_or_insert(value_kind(&other));
+                }
+            })
+            .map_err(err)?;
+        if !map {
+            // The end of the body, `null`, or another value the `Value` path names.
+            return self
+                .read_value(ATTACHMENTS)?
+                .map(Attachments::from_value)
+                .transpose();
+        }
+        match bad_key {
+            Some(found) => Err(BodyError::AttachmentKey { found }),
+            None => Ok(Some(attachments)),
+        }
+    }
+
     fn skip(&mut self, field: &'static str) -> Result<(), BodyError> {
         let err = self.at(field);
         self.dec().skip().map_err(err)
@@ -473,6 +505,49 @@ mod tests {
     use super::*;
     use crate::request::Request;
     use crate::response::{Outcome, RpcResult};
+
+    /// The attachment map is read entry by entry into the attachments: typed or not, a key
+    /// sent twice kept twice; a key that is no string, or a value that is no map, is an error
+    /// as [`Attachments::from_value`] says it; `null` is none, the end of the body no map.
+    #[test]
+    fn attachments_are_read_straight_from_the_map() {
+        let read = |v: &Value| {
+            let bytes = hessian2::value::to_vec(v);
+            Hessian2 {
+                lite: PeerVersion::V3,
+            }
+            .reader(&bytes, 0)
+            .read_attachments()
+        };
+        let entries = vec![
+            (Value::from("k"), Value::from("v")),
+            (Value::from("n"), Value::Int(1)),
+            (Value::from("k"), Value::from("w")),
+        ];
+        for map in [
+            Value::untyped_map(entries.clone()),
+            Value::Map(hessian2::value::Map {
+                ty: Some("java.util.HashMap".into()),
+                entries: entries.clone(),
+            }),
+        ] {
+            let a = read(&map).unwrap().unwrap();
+            assert_eq!(a, Attachments::from_value(map).unwrap());
+            assert_eq!(a.len(), 3);
+        }
+        let bad = Value::untyped_map(vec![(Value::Int(1), Value::from("x"))]);
+        assert!(matches!(
+            read(&bad),
+            Err(BodyError::AttachmentKey { found: "an int" })
+        ));
+        assert!(read(&Value::Int(3)).is_err());
+        assert!(read(&Value::Null).unwrap().unwrap().is_empty());
+        let mut r = Hessian2 {
+            lite: PeerVersion::V3,
+        }
+        .reader(&[], 0);
+        assert!(r.read_attachments().unwrap().is_none());
+    }
 
     /// hessian-lite 4 (Dubbo 3.3) chunks binaries by 8189 bytes less what its 8 KiB buffer
     /// already holds of the stream, 3 by 4093: a body asked for in lite 4 is written so, and

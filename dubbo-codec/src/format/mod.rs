@@ -126,6 +126,10 @@ pub(crate) trait Format: Copy {
     /// Bytes each value of a body takes beyond its own encoding (for sizing a body's buffer).
     fn framing(self) -> usize;
 
+    /// Bytes `s` takes written as a string value, without [`framing`](Self::framing) (for
+    /// sizing a body's buffer): exact for ASCII, about right for other text.
+    fn str_size(self, s: &str) -> usize;
+
     /// A reader of `body`, which starts `base` bytes into the whole body (for the offsets of
     /// errors). A reader started past the first bytes knows nothing the stream defined
     /// before; the body layer starts one only after the head strings, which define nothing.

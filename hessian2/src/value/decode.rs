@@ -109,15 +109,9 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 Value::List(List { ty, items })
             }
             Header::Map { ty } => {
-                self.refs += 1;
                 let ty = ty.map(|t| self.decoder.type_name(t).clone());
-                self.decoder.enter()?;
                 let mut entries = Vec::new();
-                while !self.at_end() {
-                    let key = self.value()?;
-                    entries.push((key, self.value()?));
-                }
-                self.decoder.leave();
+                self.entries(|key, value| entries.push((key, value)))?;
                 Value::Map(Map { ty, entries })
             }
             Header::Object { class } => {
@@ -154,6 +148,57 @@ impl<'de, I: Input<'de>> ValueDecoder<'de, I> {
                 }))
             }
         })
+    }
+
+    /// When the next value is a map, reads it entry by entry, handing each key and value to
+    /// `entry` as they are read (for a caller that keeps them in a collection of its own: no
+    /// `Vec` of the map's is built), and returns true; the map counts for references as
+    /// [`next_value`](Self::next_value) counts it, its type name is dropped. Otherwise (another
+    /// value, or the end of the input) reads nothing and returns false.
+    ///
+    /// ```
+    /// use hessian2::input::SliceInput;
+    /// use hessian2::value::{self, Value, ValueDecoder};
+    ///
+    /// let map = Value::untyped_map(vec![(Value::from("k"), Value::Int(1))]);
+    /// let bytes = [value::to_vec(&map), value::to_vec(&Value::Null)].concat();
+    /// let mut decoder = ValueDecoder::new(SliceInput::new(&bytes));
+    /// let mut entries = Vec::new();
+    /// assert!(decoder.next_map_entries(|k, v| entries.push((k, v)))?);
+    /// assert_eq!(entries, [(Value::from("k"), Value::Int(1))]);
+    /// assert!(!decoder.next_map_entries(|_, _| unreachable!())?);
+    /// assert_eq!(decoder.next_value()?, Some(Value::Null));
+    /// # Ok::<(), hessian2::Error>(())
+    /// ```
+    pub fn next_map_entries(&mut self, entry: impl FnMut(Value, Value)) -> Result<bool> {
+        use crate::marker::map::{TYPED, UNTYPED};
+        let Some(marker @ (TYPED | UNTYPED)) = self.decoder.peek_byte() else {
+            return Ok(false);
+        };
+        match self.decoder.pull()? {
+            Header::Map { .. } => self.entries(entry)?,
+            // A map's marker starts no other header (or an error, returned above).
+            _ => {
+                return Err(self.decoder.error(ErrorKind::Unexpected {
+                    found: marker,
+                    expected: "a map",
+                }))
+            }
+        }
+        Ok(true)
+    }
+
+    /// Reads the entries of the map whose header was just pulled, up to its `Z`, handing
+    /// each to `entry`; counts the map for references.
+    fn entries(&mut self, mut entry: impl FnMut(Value, Value)) -> Result<()> {
+        self.refs += 1;
+        self.decoder.enter()?;
+        while !self.at_end() {
+            let key = self.value()?;
+            entry(key, self.value()?);
+        }
+        self.decoder.leave();
+        Ok(())
     }
 
     /// Consumes the `Z` that ends a map or a variable-length list, if it is next (anything

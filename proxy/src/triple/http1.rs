@@ -32,8 +32,11 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use super::call::{find_route, record, record_unrouted, vouch_for_caller, Peer};
 use super::head_limit::{HeadLimit, Heads};
 use super::state::Triple;
+use super::upstream::Chosen;
 use super::ConnLimits;
 use crate::config::ProviderProtocol;
+use crate::core::route::Route;
+use crate::core::Snapshot;
 
 /// What the caller gets: the provider's body, or the proxy's own text.
 pub(super) type Body = BoxBody<Bytes, hyper::Error>;
@@ -113,17 +116,81 @@ async fn drained(draining: &mut tokio::sync::watch::Receiver<bool>) {
 
 /// The proxy's own answer.
 pub(super) fn own(status: StatusCode, message: String) -> Response<Body> {
+    whole(status, "text/plain", message)
+}
+
+/// A response of `status` whose whole body is `body`, of `content_type`.
+pub(super) fn whole(
+    status: StatusCode,
+    content_type: &'static str,
+    body: impl Into<Bytes>,
+) -> Response<Body> {
     let mut r = Response::new(
-        Full::new(Bytes::from(message))
+        Full::new(body.into())
             .map_err(|never| match never {})
             .boxed(),
     );
     *r.status_mut() = status;
     r.headers_mut().insert(
         http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("text/plain"),
+        http::HeaderValue::from_static(content_type),
     );
     r
+}
+
+/// A call of the HTTP/1.1 form once routed: what its end is counted against (see
+/// [`record`]).
+pub(super) struct Routed<'a> {
+    pub(super) triple: &'a Triple,
+    pub(super) snap: &'a Snapshot,
+    pub(super) route: &'a Route,
+    /// When the call arrived.
+    pub(super) start: Instant,
+    /// Who called.
+    pub(super) identity: Option<&'a str>,
+}
+
+impl Routed<'_> {
+    /// Counts the call's end as `status` (`local`: answered by the proxy).
+    pub(super) fn record(&self, status: DubboStatus, local: bool) {
+        record(
+            self.triple,
+            self.snap,
+            self.route,
+            status,
+            local,
+            self.start,
+            self.identity,
+        );
+    }
+
+    /// A provider of the route's cluster; without one, the call ends answered `503` (counted
+    /// as a Dubbo `SERVICE_ERROR`; boxed, as that answer is large beside a provider).
+    pub(super) fn pick(&self) -> Result<Chosen, Box<Response<Body>>> {
+        let generation = self.triple.shared.generation();
+        self.triple
+            .upstreams
+            .pick(self.snap, generation, self.route.cluster, Instant::now())
+            .map_err(|e| {
+                Box::new(self.fail(
+                    DubboStatus::ServiceError,
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    e.to_string(),
+                ))
+            })
+    }
+
+    /// Ends the call with the proxy's own answer, `status` with `message`, counted as the
+    /// Dubbo status `counted`.
+    pub(super) fn fail(
+        &self,
+        counted: DubboStatus,
+        status: StatusCode,
+        message: String,
+    ) -> Response<Body> {
+        self.record(counted, true);
+        own(status, message)
+    }
 }
 
 /// Removes the hop-by-hop headers (and those `connection` names).
@@ -181,25 +248,16 @@ async fn call(
     if cluster.is_some_and(|c| c.protocol == ProviderProtocol::Dubbo) {
         return super::json_bridge::serve(triple, &snap, route, request, peer, start).await;
     }
-    let chosen = match triple.upstreams.pick(
-        &snap,
-        triple.shared.generation(),
-        route.cluster,
-        Instant::now(),
-    ) {
+    let routed = Routed {
+        triple,
+        snap: &snap,
+        route,
+        start,
+        identity: peer.identity.as_deref(),
+    };
+    let chosen = match routed.pick() {
         Ok(c) => c,
-        Err(e) => {
-            record(
-                triple,
-                &snap,
-                route,
-                DubboStatus::ServiceError,
-                true,
-                start,
-                peer.identity.as_deref(),
-            );
-            return own(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
-        }
+        Err(unavailable) => return *unavailable,
     };
     let exchange = async {
         let mut sender = triple
@@ -227,44 +285,19 @@ async fn call(
             } else {
                 DubboStatus::ServiceError
             };
-            record(
-                triple,
-                &snap,
-                route,
-                status,
-                false,
-                start,
-                peer.identity.as_deref(),
-            );
+            routed.record(status, false);
             let (mut parts, body) = response.into_parts();
             strip_hop_by_hop(&mut parts.headers);
             Response::from_parts(parts, body.boxed())
         }
         Ok(Err((status, message))) => {
             chosen.failed(&snap, Instant::now());
-            record(
-                triple,
-                &snap,
-                route,
-                DubboStatus::ServiceError,
-                true,
-                start,
-                peer.identity.as_deref(),
-            );
-            own(status, message)
+            routed.fail(DubboStatus::ServiceError, status, message)
         }
         Err(_) => {
             chosen.failed(&snap, Instant::now());
-            record(
-                triple,
-                &snap,
-                route,
+            routed.fail(
                 DubboStatus::ServerTimeout,
-                true,
-                start,
-                peer.identity.as_deref(),
-            );
-            own(
                 StatusCode::GATEWAY_TIMEOUT,
                 format!("no answer within {} ms", route.timeout.as_millis()),
             )

@@ -30,7 +30,6 @@
 
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use dubbo_codec::attachments::{GENERIC_KEY, TIMEOUT_KEY};
 use dubbo_codec::json::{to_json, untyped_value};
 use dubbo_codec::response::{Outcome, Response as DubboResponse};
@@ -40,12 +39,12 @@ use dubbo_triple::metadata::{TRI_SERVICE_GROUP, TRI_SERVICE_VERSION};
 use hessian2::encode::PeerVersion;
 use hessian2::value::{Stream, Value};
 use http::{HeaderMap, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use hyper::body::Incoming;
 use serde_json::Value as Json;
 
-use super::call::{record, Peer};
-use super::http1::{own, strip_hop_by_hop, Body};
+use super::call::Peer;
+use super::http1::{strip_hop_by_hop, whole, Body, Routed};
 use super::state::Triple;
 use crate::core::route::Route;
 use crate::core::Snapshot;
@@ -216,17 +215,7 @@ pub fn http_answer(response: &Frame) -> Answer {
 }
 
 fn json_response(answer: &Answer) -> Response<Body> {
-    let mut r = Response::new(
-        Full::new(Bytes::from(answer.body.to_string()))
-            .map_err(|never| match never {})
-            .boxed(),
-    );
-    *r.status_mut() = answer.status;
-    r.headers_mut().insert(
-        http::header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    r
+    whole(answer.status, "application/json", answer.body.to_string())
 }
 
 /// Serves a call of `route` (whose cluster speaks only the Dubbo protocol) that arrived at
@@ -240,19 +229,15 @@ pub(super) async fn serve(
     peer: &Peer,
     start: Instant,
 ) -> Response<Body> {
-    let identity = peer.identity.as_deref();
-    let refuse = |status: StatusCode, message: String| {
-        record(
-            triple,
-            snap,
-            route,
-            DubboStatus::BadRequest,
-            true,
-            start,
-            identity,
-        );
-        own(status, message)
+    let routed = Routed {
+        triple,
+        snap,
+        route,
+        start,
+        identity: peer.identity.as_deref(),
     };
+    let refuse =
+        |status: StatusCode, message: String| routed.fail(DubboStatus::BadRequest, status, message);
     let (mut parts, body) = request.into_parts();
     strip_hop_by_hop(&mut parts.headers);
     let Some((service, method)) = parts
@@ -290,63 +275,33 @@ pub(super) async fn serve(
         Ok(f) => f,
         Err(e) => return refuse(StatusCode::BAD_REQUEST, e),
     };
-    let chosen = match triple.upstreams.pick(
-        snap,
-        triple.shared.generation(),
-        route.cluster,
-        Instant::now(),
-    ) {
+    let chosen = match routed.pick() {
         Ok(c) => c,
-        Err(e) => {
-            record(
-                triple,
-                snap,
-                route,
-                DubboStatus::ServiceError,
-                true,
-                start,
-                identity,
-            );
-            return own(StatusCode::SERVICE_UNAVAILABLE, e.to_string());
-        }
+        Err(unavailable) => return *unavailable,
     };
     let client = triple.upstreams.dubbo_client(&chosen);
     match client.send_frame(frame, route.timeout).await {
         Ok(response) => {
             chosen.succeeded();
             let answer = http_answer(&response);
-            let status = response.header().status();
-            record(triple, snap, route, status, false, start, identity);
+            routed.record(response.header().status(), false);
             json_response(&answer)
         }
         Err(dubbo_rpc::client::CallError::Timeout { .. }) => {
             chosen.failed(snap, Instant::now());
-            record(
-                triple,
-                snap,
-                route,
+            routed.fail(
                 DubboStatus::ServerTimeout,
-                true,
-                start,
-                identity,
-            );
-            own(
                 StatusCode::GATEWAY_TIMEOUT,
                 format!("no answer within {} ms", route.timeout.as_millis()),
             )
         }
         Err(e) => {
             chosen.failed(snap, Instant::now());
-            record(
-                triple,
-                snap,
-                route,
+            routed.fail(
                 DubboStatus::ServiceError,
-                true,
-                start,
-                identity,
-            );
-            own(StatusCode::SERVICE_UNAVAILABLE, e.to_string())
+                StatusCode::SERVICE_UNAVAILABLE,
+                e.to_string(),
+            )
         }
     }
 }

@@ -19,6 +19,7 @@ use bytes::{BufMut, Bytes};
 use fastjson2::decode::{Decoder, Header};
 use fastjson2::encode::{Encoder, PeerVersion};
 use fastjson2::frame::{read_framed, write_framed, write_framed_with, LENGTH_BYTES};
+use fastjson2::marker::{int, string};
 use hessian2::value::Value;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -56,6 +57,25 @@ impl Format for Fastjson2 {
     fn framing(self) -> usize {
         // Each value is a document after its length.
         LENGTH_BYTES
+    }
+
+    fn str_size(self, s: &str) -> usize {
+        // As `Encoder::write_str` writes ASCII: up to `FIX_MAX` bytes after a one-byte head
+        // (Hessian2's takes two from 32 bytes on), longer ones after Latin-1's code and the
+        // length, an int. Other text is written as Latin-1, UTF-16 or UTF-8: about as long.
+        let n = s.len();
+        if n <= string::FIX_MAX {
+            return 1 + n;
+        }
+        let len = i32::try_from(n).unwrap_or(i32::MAX);
+        let len_size = if len <= int::BYTE_MAX {
+            2
+        } else if len <= int::SHORT_MAX {
+            3
+        } else {
+            5
+        };
+        1 + len_size + n
     }
 
     fn reader<'de>(self, body: &'de [u8], base: usize) -> JsonbReader<'de> {
