@@ -98,7 +98,7 @@ pub fn integer_bytes(text: &str) -> Option<Vec<u8>> {
     if negative {
         negate(&mut bytes);
     }
-    Some(minimal(bytes))
+    Some(minimal_bytes(&bytes).to_vec())
 }
 
 /// Whether two's complement `bytes` are negative, and the decimal digits of their magnitude.
@@ -145,18 +145,23 @@ fn negate(bytes: &mut [u8]) {
     }
 }
 
-/// Without the sign bytes Java's `toByteArray()` leaves out.
-fn minimal(bytes: Vec<u8>) -> Vec<u8> {
+/// Two's complement big-endian `bytes` without the leading sign bytes Java's
+/// `BigInteger.toByteArray()` leaves out (a sign byte stays only where the next byte's top bit
+/// differs from it); empty for empty input.
+///
+/// ```
+/// assert_eq!(java_serde::decimal::minimal_bytes(&[0, 0, 0x7f]), [0x7f]);
+/// assert_eq!(java_serde::decimal::minimal_bytes(&[0, 0x80]), [0, 0x80]);
+/// assert_eq!(java_serde::decimal::minimal_bytes(&[0xff, 0xff, 0x80]), [0x80]);
+/// ```
+pub fn minimal_bytes(bytes: &[u8]) -> &[u8] {
     let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
     let fill = if negative { 0xff } else { 0 };
-    let mut start = 0;
-    while start + 1 < bytes.len()
-        && bytes[start] == fill
-        && (bytes[start + 1] & 0x80 != 0) == negative
-    {
-        start += 1;
-    }
-    bytes[start..].to_vec()
+    let start = bytes
+        .windows(2)
+        .position(|w| w[0] != fill || (w[1] & 0x80 != 0) != negative)
+        .unwrap_or(bytes.len().saturating_sub(1));
+    &bytes[start..]
 }
 
 #[cfg(test)]

@@ -75,20 +75,10 @@ impl BigInteger {
     /// From `toByteArray()` bytes; leading sign bytes are dropped so equal numbers compare equal.
     /// Empty bytes are zero.
     pub fn from_be_bytes(bytes: &[u8]) -> Self {
-        let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
-        let fill = if negative { 0xff } else { 0 };
-        let mut start = 0;
-        // Drop a sign byte while the next byte carries the same sign.
-        while start + 1 < bytes.len()
-            && bytes[start] == fill
-            && (bytes[start + 1] & 0x80 != 0) == negative
-        {
-            start += 1;
+        match java_serde::decimal::minimal_bytes(bytes) {
+            [] => BigInteger(vec![0]),
+            rest => BigInteger(rest.to_vec()),
         }
-        if bytes.is_empty() {
-            return BigInteger(vec![0]);
-        }
-        BigInteger(bytes[start..].to_vec())
     }
 
     /// The bytes of `toByteArray()`.

@@ -34,14 +34,7 @@ impl BigInteger {
     /// From two's complement big-endian bytes (`toByteArray()`); redundant sign bytes are
     /// dropped so equal numbers compare equal. Empty bytes are zero.
     pub fn from_be_bytes(bytes: &[u8]) -> Self {
-        let negative = bytes.first().is_some_and(|b| b & 0x80 != 0);
-        let fill = if negative { 0xff } else { 0 };
-        // Keep one byte, and a sign byte only where the next byte's top bit differs from it.
-        let start = bytes
-            .windows(2)
-            .position(|w| w[0] != fill || (w[1] & 0x80 != 0) != negative)
-            .unwrap_or(bytes.len().saturating_sub(1));
-        match &bytes[start..] {
+        match java_serde::decimal::minimal_bytes(bytes) {
             [] => BigInteger(vec![0]),
             rest => BigInteger(rest.to_vec()),
         }
