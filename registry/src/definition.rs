@@ -11,8 +11,9 @@
 //!  "types": [{"type", "items", "enums", "properties"}...], "parameters": {URL parameters}}
 //! ```
 //!
-//! 2.7 (fastjson) writes a type's properties as `{"$ref": "$.types[N]"}` or as nested type
-//! objects, 3.x as type names; [`ServiceDefinition::from_json`] reads both as type names.
+//! 2.7 (fastjson) writes a type's properties as nested type objects or as `{"$ref": path}` to
+//! one written before, 3.x as type names; [`ServiceDefinition::from_json`] reads both as type
+//! names.
 
 use std::collections::BTreeMap;
 
@@ -138,15 +139,15 @@ impl ServiceDefinition {
             .types
             .iter()
             .map(|t| TypeDefinition {
-                type_name: type_name(t, &raw.types),
-                items: names(t.get("items"), &raw.types),
-                enums: names(t.get("enums"), &raw.types),
+                type_name: type_name(t, None, &raw.types),
+                items: names(t.get("items"), t, &raw.types),
+                enums: names(t.get("enums"), t, &raw.types),
                 properties: t
                     .get("properties")
                     .and_then(Json::as_object)
                     .map(|p| {
                         p.iter()
-                            .map(|(k, v)| (k.clone(), type_name(v, &raw.types)))
+                            .map(|(k, v)| (k.clone(), type_name(v, Some(t), &raw.types)))
                             .collect()
                     })
                     .unwrap_or_default(),
@@ -198,37 +199,67 @@ impl ServiceDefinition {
     }
 }
 
-/// A type as 3.x writes it (its name), as 2.7 does (a type object, or fastjson's
-/// `{"$ref": "$.types[N]"}` to one of `types`), or `""` when it is none of these.
-fn type_name(v: &Json, types: &[Json]) -> String {
-    match v {
-        Json::String(s) => s.clone(),
-        Json::Object(o) => {
-            if let Some(t) = o.get("type").and_then(Json::as_str) {
-                return t.to_owned();
+/// A type as 3.x writes it (its name), as 2.7 does (a type object, or fastjson's reference to
+/// one written before), or `""` when it is none of these.
+///
+/// fastjson writes a type object once and each later sighting of the same Java object as
+/// `{"$ref": path}`. The path names where it was first written, so it depends on the order
+/// Dubbo 2.7 lists the types in, which follows `Class` identity hashes and changes from run
+/// to run: `$.types[3]`, but as well `$.types[0].properties.placed.properties.date` (a
+/// `LocalDate` first met inside a `LocalDateTime`), `$.types[2].items[0]` or `..` (the type
+/// that holds the property, for a self-referencing class).
+fn type_name(v: &Json, owner: Option<&Json>, types: &[Json]) -> String {
+    let mut v = v;
+    // A reference to a reference is not what fastjson writes; a few hops are followed, so
+    // a cycle cannot loop.
+    for _ in 0..4 {
+        match v {
+            Json::String(s) => return s.clone(),
+            Json::Object(o) => {
+                if let Some(t) = o.get("type").and_then(Json::as_str) {
+                    return t.to_owned();
+                }
+                let target = match o.get("$ref").and_then(Json::as_str) {
+                    Some("..") => owner,
+                    Some(path) => resolve(path, types),
+                    None => None,
+                };
+                match target {
+                    Some(t) => v = t,
+                    None => break,
+                }
             }
-            let target = o
-                .get("$ref")
-                .and_then(Json::as_str)
-                .and_then(|r| r.strip_prefix("$.types["))
-                .and_then(|r| r.strip_suffix(']'))
-                .and_then(|i| i.parse::<usize>().ok())
-                .and_then(|i| types.get(i));
-            // A reference to a reference is not what fastjson writes: not followed, so a
-            // cycle cannot loop.
-            target
-                .and_then(|t| t.get("type"))
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_owned()
+            _ => break,
         }
-        _ => String::new(),
     }
+    String::new()
 }
 
-fn names(v: Option<&Json>, types: &[Json]) -> Vec<String> {
+/// The value a fastjson path (`$.types[N]` then `.name` and `[i]` steps) names in the
+/// definition, if it is inside `types`.
+fn resolve<'a>(path: &str, types: &'a [Json]) -> Option<&'a Json> {
+    let mut rest = path.strip_prefix("$.types[")?;
+    let (index, after) = rest.split_once(']')?;
+    let mut at = types.get(index.parse::<usize>().ok()?)?;
+    rest = after;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('[') {
+            let (index, after) = r.split_once(']')?;
+            at = at.get(index.parse::<usize>().ok()?)?;
+            rest = after;
+        } else {
+            let r = rest.strip_prefix('.')?;
+            let end = r.find(['.', '[']).unwrap_or(r.len());
+            at = at.get(&r[..end])?;
+            rest = &r[end..];
+        }
+    }
+    Some(at)
+}
+
+fn names(v: Option<&Json>, owner: &Json, types: &[Json]) -> Vec<String> {
     v.and_then(Json::as_array)
-        .map(|a| a.iter().map(|i| type_name(i, types)).collect())
+        .map(|a| a.iter().map(|i| type_name(i, Some(owner), types)).collect())
         .unwrap_or_default()
 }
 
@@ -304,6 +335,42 @@ mod tests {
         )
         .unwrap();
         assert_eq!(d.types[0].properties["x"], "");
+    }
+
+    /// The references fastjson writes when 2.7 lists a type after a type that holds it: the
+    /// order follows `Class` identity hashes, so any of these shapes can come on a given run.
+    #[test]
+    fn references_into_nested_types_are_followed() {
+        let d = ServiceDefinition::from_json(
+            br#"{"types": [
+                {"type": "demo.Order", "properties": {
+                    "placed": {"type": "java.time.LocalDateTime", "properties": {
+                        "date": {"type": "java.time.LocalDate", "properties": {}}}},
+                    "due": {"$ref": "$.types[0].properties.placed.properties.date"},
+                    "next": {"$ref": ".."},
+                    "lines": {"type": "java.util.List<demo.Line>",
+                              "items": [{"type": "demo.Line", "properties": {}}]},
+                    "line": {"$ref": "$.types[0].properties.lines.items[0]"},
+                    "also": {"$ref": "$.types[1]"},
+                    "bad": {"$ref": "$.types[0].properties.nothing"},
+                    "worse": {"$ref": "$.types[0"}}},
+                {"$ref": "$.types[0].properties.due"}]}"#,
+        )
+        .unwrap();
+        let order = &d.types[0].properties;
+        assert_eq!(order["due"], "java.time.LocalDate");
+        assert_eq!(order["next"], "demo.Order");
+        assert_eq!(order["line"], "demo.Line");
+        assert_eq!(order["also"], "java.time.LocalDate");
+        assert_eq!(order["bad"], "");
+        assert_eq!(order["worse"], "");
+        assert_eq!(d.types[1].type_name, "java.time.LocalDate");
+        // A cycle of references ends as no name.
+        let d = ServiceDefinition::from_json(
+            br#"{"types": [{"$ref": "$.types[1]"}, {"$ref": "$.types[0]"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(d.types[0].type_name, "");
     }
 
     #[test]
