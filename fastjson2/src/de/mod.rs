@@ -214,6 +214,19 @@ impl<'de> Deserializer<'de> {
         Ok(v)
     }
 
+    /// A field name in any form but the short ASCII symbols of
+    /// [`Decoder::next_if_ascii_symbol`]; out of line, so that the fast path inlines small.
+    #[inline(never)]
+    fn identifier_slow<V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+        match self.dec.next_if_symbol() {
+            Some(Ok(Name::Ascii(bytes))) => visitor.visit_borrowed_bytes(bytes),
+            Some(Ok(Name::Text(Cow::Borrowed(s)))) => visitor.visit_borrowed_str(s),
+            Some(Ok(Name::Text(Cow::Owned(s)))) => visitor.visit_string(s),
+            Some(Err(e)) => Err(e),
+            None => de::Deserializer::deserialize_str(self, visitor),
+        }
+    }
+
     /// A value of the [`java_serde`] vocabulary (newtype `name`): read as its carrier in
     /// `crate::types`, given to `visitor` as its parts. Out of line, so that the newtype path
     /// of other types stays inline.
@@ -312,13 +325,7 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
         if let Some(bytes) = self.dec.next_if_ascii_symbol() {
             return visitor.visit_borrowed_bytes(bytes);
         }
-        match self.dec.next_if_symbol() {
-            Some(Ok(Name::Ascii(bytes))) => visitor.visit_borrowed_bytes(bytes),
-            Some(Ok(Name::Text(Cow::Borrowed(s)))) => visitor.visit_borrowed_str(s),
-            Some(Ok(Name::Text(Cow::Owned(s)))) => visitor.visit_string(s),
-            Some(Err(e)) => Err(e),
-            None => self.deserialize_str(visitor),
-        }
+        self.identifier_slow(visitor)
     }
 
     fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {

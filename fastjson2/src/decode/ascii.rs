@@ -30,8 +30,14 @@ pub(crate) fn is_ascii_in(data: &[u8], start: usize, end: usize) -> bool {
         let name = u64::MAX.checked_shl(64 - 8 * len as u32).unwrap_or(0);
         word & name & 0x8080_8080_8080_8080 == 0
     } else {
-        data[start..end].is_ascii()
+        is_ascii_long(&data[start..end])
     }
+}
+
+/// The check of a longer name, out of line so that the short one inlines small.
+#[inline(never)]
+fn is_ascii_long(bytes: &[u8]) -> bool {
+    bytes.is_ascii()
 }
 
 #[cfg(test)]

@@ -120,7 +120,7 @@ impl<'de> Decoder<'de> {
     /// The next value if it is a symbol whose name is ASCII in a form [`Self::symbol_fast`]
     /// reads (a POJO field name as Java writes it), consumed: its bytes, which need no UTF-8
     /// check. `None` (nothing consumed) for anything else, other symbols included.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_if_ascii_symbol(&mut self) -> Option<&'de [u8]> {
         if self.data.get(self.pos) != Some(&code::SYMBOL) {
             return None;

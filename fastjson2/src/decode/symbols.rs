@@ -59,9 +59,17 @@ impl Symbols {
     pub(super) fn push(&mut self, span: Span) {
         if self.len < INLINE {
             self.inline[self.len] = span;
+            self.len += 1;
         } else {
-            self.spill.push(span);
+            self.push_spill(span);
         }
+    }
+
+    /// [`Self::push`] past the inline symbols, out of line so that `push` inlines small.
+    #[cold]
+    #[inline(never)]
+    fn push_spill(&mut self, span: Span) {
+        self.spill.push(span);
         self.len += 1;
     }
 
@@ -77,6 +85,44 @@ impl Symbols {
         }
         if i == self.len {
             self.len += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Span, Symbols, INLINE};
+
+    fn span(i: usize) -> Span {
+        Span {
+            start: i,
+            len: i as u32,
+            code: 0x49,
+            ascii: i % 2 == 0,
+        }
+    }
+
+    #[test]
+    fn past_the_inline_symbols_they_spill_and_read_back() {
+        let mut s = Symbols::default();
+        for round in 0..2 {
+            for i in 0..INLINE * 3 {
+                assert_eq!(s.len(), i);
+                s.push(span(i + round));
+            }
+            for i in 0..INLINE * 3 {
+                assert_eq!(s.get(i), Some(span(i + round)), "{i}");
+            }
+            assert_eq!(s.get(INLINE * 3), None);
+            s.set(INLINE * 2, span(7));
+            assert_eq!(s.get(INLINE * 2), Some(span(7)));
+            s.set(INLINE * 3, span(9));
+            assert_eq!(
+                (s.len(), s.get(INLINE * 3)),
+                (INLINE * 3 + 1, Some(span(9)))
+            );
+            s.clear();
+            assert_eq!((s.len(), s.get(0)), (0, None));
         }
     }
 }
