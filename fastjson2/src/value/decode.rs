@@ -4,10 +4,10 @@ use bytes::Bytes;
 
 use crate::decode::{Decoder, Header};
 use crate::error::{Error, ErrorKind, Result};
-use crate::marker::container;
+use crate::marker::{container, long};
 use crate::types::ZonedDateTime;
 
-use super::{Typed, Value};
+use super::{Symbol, Typed, Value};
 
 /// Entries an object starts with.
 const OBJECT_CAPACITY: usize = 8;
@@ -22,6 +22,22 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value> {
 
 /// Reads the next value from `d`.
 pub fn read_value(d: &mut Decoder<'_>) -> Result<Value> {
+    // What most of a POJO's values are, without building a `Header` first.
+    match d.peek()? {
+        // int32 -16..=47: the code itself as a signed byte.
+        c @ (0xf0..=0xff | 0x00..=0x2f) => {
+            d.bump();
+            return Ok(Value::Int(i32::from(c as i8)));
+        }
+        c @ long::DIRECT_FIRST..=long::DIRECT_LAST => {
+            d.bump();
+            return Ok(Value::Long(i64::from(c) - i64::from(long::DIRECT_ZERO)));
+        }
+        _ => {}
+    }
+    if let Some(s) = d.next_if_short_ascii() {
+        return Ok(Value::String(s.to_owned()));
+    }
     let h = d.pull()?;
     value_of(d, h)
 }
@@ -78,12 +94,20 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
                 Vec::with_capacity(OBJECT_CAPACITY)
             };
             loop {
-                let key = match d.next_if_symbol_text() {
-                    Some(name) => Value::Symbol(name?.as_ref().into()),
-                    None => match d.pull()? {
-                        Header::End => break,
-                        k => value_of(d, k)?,
-                    },
+                // Keys as Java writes them: a POJO's field names are symbols, a map's keys
+                // mostly short strings.
+                let key = if let Some(name) = d.next_if_ascii_symbol() {
+                    Value::Symbol(Symbol::from_ascii(name))
+                } else if let Some(name) = d.next_if_short_ascii() {
+                    Value::String(name.to_owned())
+                } else {
+                    match d.next_if_symbol_text() {
+                        Some(name) => Value::Symbol(name?.as_ref().into()),
+                        None => match d.pull()? {
+                            Header::End => break,
+                            k => value_of(d, k)?,
+                        },
+                    }
                 };
                 entries.push((key, read_value(d)?));
             }

@@ -65,6 +65,25 @@ impl From<&str> for Symbol {
     }
 }
 
+impl Symbol {
+    /// A symbol of bytes known to be ASCII (a field name the decoder checked where it was
+    /// defined), without a second check: `as_str` checks inline bytes anyway, and a longer
+    /// name goes through `from_utf8_lossy`, which keeps ASCII as it is.
+    #[inline]
+    pub(crate) fn from_ascii(bytes: &[u8]) -> Self {
+        if bytes.len() <= INLINE {
+            let mut inline = [0; INLINE];
+            inline[..bytes.len()].copy_from_slice(bytes);
+            Symbol(Repr::Inline {
+                len: bytes.len() as u8,
+                bytes: inline,
+            })
+        } else {
+            Symbol(Repr::Heap(String::from_utf8_lossy(bytes).into()))
+        }
+    }
+}
+
 impl From<String> for Symbol {
     fn from(s: String) -> Self {
         if s.len() <= INLINE {
@@ -173,6 +192,9 @@ mod tests {
             assert_eq!(Symbol::from(s.to_owned()), sym);
             assert_eq!(String::from(sym.clone()), s);
             assert_eq!(format!("{sym:?}"), format!("{s:?}"));
+            if s.is_ascii() {
+                assert_eq!(Symbol::from_ascii(s.as_bytes()), sym);
+            }
         }
         let (a, b) = (Symbol::from("a"), Symbol::from("b"));
         assert_eq!(a.cmp(&b), std::cmp::Ordering::Less);
