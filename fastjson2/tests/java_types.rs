@@ -6,7 +6,10 @@
 use std::fmt::Debug;
 use std::path::Path;
 
-use fastjson2::types::{Currency, Date, LocalDate, LocalDateTime, LocalTime, ZonedDateTime};
+use fastjson2::types::{
+    Currency, Date, Declared, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
+};
+use interop_model::jsonb::{alice, User};
 use serde::{Deserialize, Serialize};
 
 /// Java's document `name` reads as `expected` and `expected` writes Java's bytes, in both
@@ -143,4 +146,77 @@ struct Objects((i32, String));
 #[test]
 fn an_object_array_of_mixed_values() {
     java_writes("object_array", Objects((1, "two".into())));
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Address")]
+struct Address {
+    city: String,
+    street: String,
+    zip: i32,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename_all = "UPPERCASE")]
+enum Color {
+    Red,
+    Green,
+    Blue,
+}
+
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "io.github.hessianrs.interop.model.Order")]
+struct Order {
+    buyer: Declared<User>,
+    color: Declared<Color>,
+    items: Vec<String>,
+    #[serde(rename = "orderId")]
+    order_id: i64,
+    #[serde(rename = "shipTo")]
+    ship_to: Declared<Address>,
+    total: f64,
+}
+
+/// A `User[]`: its items' class is the array's.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
+#[serde(rename = "[io.github.hessianrs.interop.model.User")]
+struct Users(Vec<Option<Declared<User>>>);
+
+/// Where the declared type names the class (a field declared `User`, an item of a `User[]`),
+/// Java writes no class name, and an enum field as its ordinal: `Declared` writes the same.
+#[test]
+fn declared_classes_are_left_out_as_java_does() {
+    let eve = User {
+        email: Some("eve@example.com".into()),
+        id: 5,
+        name: Some("Eve".into()),
+        ..alice()
+    };
+    java_writes(
+        "order",
+        Order {
+            buyer: Declared(eve),
+            color: Declared(Color::Blue),
+            items: vec![text("apple"), text("pear")],
+            order_id: 42,
+            ship_to: Declared(Address {
+                city: text("Springfield"),
+                street: text("Main St 1"),
+                zip: 12345,
+            }),
+            total: 12.5,
+        },
+    );
+    java_writes("user_array", Users(vec![Some(Declared(alice())), None]));
+    // Anywhere else a struct keeps its class name: in the items of a `Vec` inside `Declared`,
+    // after a `Declared` value that was not a struct.
+    let nested = fastjson2::to_vec(&Declared(vec![alice()])).unwrap();
+    assert_eq!(nested, fastjson2::to_vec(&vec![alice()]).unwrap());
+    let after = fastjson2::to_vec(&(Declared(1), alice())).unwrap();
+    assert_eq!(after, fastjson2::to_vec(&(1, alice())).unwrap());
+    // Other serde formats see the value itself.
+    assert_eq!(
+        serde_json::to_string(&Declared(Color::Green)).unwrap(),
+        "\"GREEN\""
+    );
 }

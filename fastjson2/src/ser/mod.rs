@@ -20,9 +20,10 @@
 //! | newtype struct `#[serde(rename = "[D")]` (a name starting with `[`) | its class name, then the value: a Java array held as `Object` |
 //!
 //! Java writes a POJO's class name only where the declared type does not already say it (a
-//! field declared `User` holding a `User` has none); serde cannot know declared types, so every
-//! struct carries its name, which Java accepts everywhere (Dubbo reads with autotype on for
-//! its allowed classes). Field order is the struct's: declare fields in name order to get
+//! field declared `User` holding a `User` has none, an enum field is its ordinal); serde cannot
+//! know declared types, so every struct carries its name, which Java accepts everywhere (Dubbo
+//! reads with autotype on for its allowed classes), unless it is wrapped in
+//! [`crate::types::Declared`], which writes Java's own bytes there. Field order is the struct's: declare fields in name order to get
 //! Java's bytes (fastjson2's `FieldBased` writes fields sorted by name), and skip `None` fields
 //! (`#[serde(skip_serializing_if = "Option::is_none")]`) as Java's `NotWriteDefaultValue` does.
 
@@ -48,6 +49,10 @@ pub(crate) const TYPED: &str = "$fastjson2::typed";
 /// Serde name of the class name inside a [`TYPED`] tuple: a newtype around the name's UTF-8
 /// bytes (`serialize_bytes` is never on a hot path, `serialize_str` is).
 pub(crate) const TYPE_NAME: &str = "$fastjson2::type_name";
+
+/// Serde name of [`crate::types::Declared`]: the next struct is written without its class name,
+/// the next unit variant as its index.
+pub(crate) const DECLARED: &str = "$fastjson2::declared";
 
 /// What the next `serialize_bytes` carries.
 #[derive(Clone, Copy, Default)]
@@ -83,6 +88,9 @@ pub struct Serializer<B> {
     enc: Encoder<B>,
     /// What the next `serialize_bytes` carries.
     next_bytes: NextBytes,
+    /// Inside a [`DECLARED`] value, before its struct or unit variant: the class is the
+    /// declared one (cleared where an array or map starts, whose items are not declared so).
+    declared: bool,
 }
 
 impl<B: BufMut> Serializer<B> {
@@ -96,6 +104,7 @@ impl<B: BufMut> Serializer<B> {
         Serializer {
             enc: Encoder::with_version(out, version),
             next_bytes: NextBytes::Binary,
+            declared: false,
         }
     }
 
@@ -121,6 +130,7 @@ impl<B: BufMut> Serializer<B> {
     pub fn reset(&mut self) {
         self.enc.reset();
         self.next_bytes = NextBytes::Binary;
+        self.declared = false;
     }
 
     /// The output, read-only.
@@ -255,7 +265,17 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         self.serialize_none()
     }
 
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        index: u32,
+        variant: &'static str,
+    ) -> Result<()> {
+        if std::mem::take(&mut self.declared) {
+            // An enum field: Java writes its ordinal.
+            let ordinal = i32::try_from(index).map_err(ser::Error::custom)?;
+            return self.serialize_i32(ordinal);
+        }
         self.serialize_str(variant)
     }
 
@@ -270,6 +290,11 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         } else if name == TYPE_NAME {
             // The class name of a `TYPED` tuple, via `serialize_bytes`.
             self.next_bytes = NextBytes::TypeName;
+        } else if name == DECLARED {
+            self.declared = true;
+            let written = value.serialize(&mut *self);
+            self.declared = false;
+            return written;
         } else if name.starts_with('[') {
             // A Java array class (`[D`, `[I`, `[String`): the name Java writes before an array
             // held where the declared type is `Object`.
@@ -289,6 +314,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         variant: &'static str,
         value: &T,
     ) -> Result<()> {
+        self.declared = false;
         self.enc.write_object_start();
         self.enc.write_str(variant);
         value.serialize(&mut *self)?;
@@ -301,6 +327,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
             <Error as ser::Error>::custom("JSONB arrays need their length up front")
         })?;
         self.enc.write_array_header(len);
+        self.declared = false;
         Ok(Compound::array(self))
     }
 
@@ -323,6 +350,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         variant: &'static str,
         len: usize,
     ) -> Result<Compound<'a, B>> {
+        self.declared = false;
         self.enc.write_object_start();
         self.enc.write_str(variant);
         self.enc.write_array_header(len);
@@ -330,12 +358,15 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
     }
 
     fn serialize_map(self, _len: Option<usize>) -> Result<Compound<'a, B>> {
+        self.declared = false;
         self.enc.write_object_start();
         Ok(Compound::object(self))
     }
 
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Compound<'a, B>> {
-        self.enc.write_static_type_name(name);
+        if !std::mem::take(&mut self.declared) {
+            self.enc.write_static_type_name(name);
+        }
         self.enc.write_object_start();
         Ok(Compound::object(self))
     }
@@ -347,6 +378,7 @@ impl<'a, B: BufMut> ser::Serializer for &'a mut Serializer<B> {
         variant: &'static str,
         _len: usize,
     ) -> Result<Compound<'a, B>> {
+        self.declared = false;
         self.enc.write_object_start();
         self.enc.write_str(variant);
         self.enc.write_object_start();

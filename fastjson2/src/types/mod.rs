@@ -35,6 +35,7 @@
 //! | `java.util.EnumMap` | [`EnumMap<K, V>`] | an object typed `java.util.EnumMap` whose keys are constants typed with their class |
 //! | `java.util.Optional` | `Option<T>` | the value, or null: no wrapper |
 //! | `java.util.Currency` | [`Currency`] | the class name `Currency`, then the code |
+//! | a POJO or enum where the declared type names its class | [`Declared<T>`] | no class name; an enum constant as its ordinal |
 //!
 //! One annotation for both serializations: the `serde(with)` modules of the
 //! [`java_serde`] crate (`java_serde::chrono::local_date_time`, `java_serde::rust_decimal`,
@@ -46,6 +47,7 @@ pub mod bigdecimal;
 #[cfg(feature = "chrono")]
 pub mod chrono;
 mod convert;
+mod declared;
 mod enums;
 mod jdk;
 mod named;
@@ -61,6 +63,7 @@ pub mod uuid;
 pub(crate) mod vocabulary;
 
 pub use convert::ConvertError;
+pub use declared::Declared;
 pub use enums::{EnumMap, EnumSet};
 pub use jdk::Currency;
 
