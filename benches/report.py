@@ -221,6 +221,24 @@ def group_sort_key(key):
     return key
 
 
+# Sections of RESULTS.md written by other tools' runs (not by `benches/run`): carried over
+# verbatim when RESULTS.md is rewritten, so a regeneration does not drop them.
+KEPT_SECTIONS = ("## Triple across processes",)
+
+
+def kept_sections(path):
+    """The KEPT_SECTIONS of the RESULTS.md at `path` (each up to the next `## ` heading)."""
+    if not os.path.exists(path):
+        return []
+    kept, keeping = [], False
+    for line in open(path).read().rstrip("\n").split("\n"):
+        if line.startswith("## "):
+            keeping = line.startswith(KEPT_SECTIONS)
+        if keeping:
+            kept.append(line)
+    return kept + [""] if kept else []
+
+
 def main():
     run, benches = sys.argv[1], sys.argv[2]
     root = os.path.dirname(os.path.abspath(benches))
@@ -472,7 +490,9 @@ def main():
             w(line)
         w("")
 
-    open(os.path.join(benches, "RESULTS.md"), "w").write("\n".join(lines) + "\n")
+    results = os.path.join(benches, "RESULTS.md")
+    lines += kept_sections(results)
+    open(results, "w").write("\n".join(lines) + "\n")
     update_readme(os.path.join(benches, "README.md"), lines, meta)
     write_svg(os.path.join(benches, "results.svg"), comparisons, meta)
 
