@@ -33,6 +33,14 @@ pub fn read_value(d: &mut Decoder<'_>) -> Result<Value> {
             d.bump();
             return Ok(Value::Long(i64::from(c) - i64::from(long::DIRECT_ZERO)));
         }
+        container::OBJECT => {
+            d.bump();
+            return object(d);
+        }
+        c @ container::ARRAY_FIX_FIRST..=container::ARRAY_FIX_LAST => {
+            d.bump();
+            return array(d, usize::from(c - container::ARRAY_FIX_FIRST));
+        }
         _ => {}
     }
     if let Some(s) = d.next_if_short_ascii() {
@@ -74,46 +82,8 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
             zone: zone.into_owned(),
         }),
         Header::Ref(path) => Value::Ref(path.into_owned()),
-        Header::Array(n) => {
-            d.enter()?;
-            // Each item takes at least one byte: never reserve more than the input could hold.
-            let mut items = Vec::with_capacity(n.min(d.remaining()));
-            for _ in 0..n {
-                items.push(read_value(d)?);
-            }
-            d.leave();
-            Value::Array(items)
-        }
-        Header::Object => {
-            d.enter()?;
-            // Room for a small POJO's fields at once, rather than growing 4, 8, 16 (an empty
-            // object allocates nothing).
-            let mut entries = if d.peek()? == container::OBJECT_END {
-                Vec::new()
-            } else {
-                Vec::with_capacity(OBJECT_CAPACITY)
-            };
-            loop {
-                // Keys as Java writes them: a POJO's field names are symbols, a map's keys
-                // mostly short strings.
-                let key = if let Some(name) = d.next_if_ascii_symbol() {
-                    Value::Symbol(Symbol::from_ascii(name))
-                } else if let Some(name) = d.next_if_short_ascii() {
-                    Value::String(name.to_owned())
-                } else {
-                    match d.next_if_symbol_text() {
-                        Some(name) => Value::Symbol(name?.as_ref().into()),
-                        None => match d.pull()? {
-                            Header::End => break,
-                            k => value_of(d, k)?,
-                        },
-                    }
-                };
-                entries.push((key, read_value(d)?));
-            }
-            d.leave();
-            Value::Object(entries)
-        }
+        Header::Array(n) => return array(d, n),
+        Header::Object => return object(d),
         Header::Typed(class) => {
             d.enter()?;
             let class = class.into_owned();
@@ -129,4 +99,48 @@ fn value_of(d: &mut Decoder<'_>, h: Header<'_>) -> Result<Value> {
             return Err(Error::new(kind, d.offset() as u64 - 1));
         }
     })
+}
+
+/// The `n` items of an array whose head was just read.
+fn array(d: &mut Decoder<'_>, n: usize) -> Result<Value> {
+    d.enter()?;
+    // Each item takes at least one byte: never reserve more than the input could hold.
+    let mut items = Vec::with_capacity(n.min(d.remaining()));
+    for _ in 0..n {
+        items.push(read_value(d)?);
+    }
+    d.leave();
+    Ok(Value::Array(items))
+}
+
+/// The entries of an object whose start code was just read.
+fn object(d: &mut Decoder<'_>) -> Result<Value> {
+    d.enter()?;
+    // Room for a small POJO's fields at once, rather than growing 4, 8, 16 (an empty object
+    // allocates nothing).
+    let mut entries = if d.peek()? == container::OBJECT_END {
+        Vec::new()
+    } else {
+        Vec::with_capacity(OBJECT_CAPACITY)
+    };
+    loop {
+        // Keys as Java writes them: a POJO's field names are symbols, a map's keys
+        // mostly short strings.
+        let key = if let Some(name) = d.next_if_ascii_symbol() {
+            Value::Symbol(Symbol::from_ascii(name))
+        } else if let Some(name) = d.next_if_short_ascii() {
+            Value::String(name.to_owned())
+        } else {
+            match d.next_if_symbol_text() {
+                Some(name) => Value::Symbol(name?.as_ref().into()),
+                None => match d.pull()? {
+                    Header::End => break,
+                    k => value_of(d, k)?,
+                },
+            }
+        };
+        entries.push((key, read_value(d)?));
+    }
+    d.leave();
+    Ok(Value::Object(entries))
 }
