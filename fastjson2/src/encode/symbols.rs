@@ -53,12 +53,17 @@ impl Symbols {
     }
 
     fn find(&self, name: &str) -> Option<i32> {
-        let statics = self.statics.iter().map(|(s, n)| (*s, *n));
-        let owned = self.owned.iter().map(|(s, n)| (s.as_str(), *n));
-        statics
-            .chain(owned)
-            .find(|(s, _)| same(s, name))
-            .map(|(_, n)| n)
+        for &(s, n) in &self.statics {
+            if same(s, name) {
+                return Some(n);
+            }
+        }
+        for (s, n) in &self.owned {
+            if same(s, name) {
+                return Some(*n);
+            }
+        }
+        None
     }
 
     /// Forgets every symbol (a new document), keeping the memory.
