@@ -4,9 +4,18 @@
 //! POJO's field names mostly differ in length). serde's names are `'static` and kept without a
 //! copy, apart from the copies of other names, so that [`Symbols::clear`] has nothing to drop
 //! in a typed document; it keeps the memory, so a reused encoder numbers each document without
-//! allocating.
+//! allocating. An encoder dropped leaves its emptied tables to the next one on its thread, so a
+//! `to_vec` per message does not allocate them either.
 
 use std::borrow::Cow;
+use std::cell::Cell;
+
+thread_local! {
+    /// The `'static` names' table of the last encoder dropped on this thread, emptied.
+    static SPARE_STATICS: Cell<Vec<(&'static str, i32)>> = const { Cell::new(Vec::new()) };
+    /// Its table of copies, emptied.
+    static SPARE_OWNED: Cell<Vec<(String, i32)>> = const { Cell::new(Vec::new()) };
+}
 
 #[derive(Debug, Default)]
 pub(super) struct Symbols {
@@ -38,13 +47,13 @@ impl Symbols {
         match own(name) {
             Cow::Borrowed(name) => {
                 if self.statics.capacity() == 0 {
-                    self.statics.reserve(16);
+                    self.statics = spare(&SPARE_STATICS);
                 }
                 self.statics.push((name, n));
             }
             Cow::Owned(name) => {
                 if self.owned.capacity() == 0 {
-                    self.owned.reserve(16);
+                    self.owned = spare(&SPARE_OWNED);
                 }
                 self.owned.push((name, n));
             }
@@ -72,6 +81,37 @@ impl Symbols {
         self.owned.clear();
         self.lengths = 0;
     }
+}
+
+impl Drop for Symbols {
+    #[inline]
+    fn drop(&mut self) {
+        // An encoder that numbered nothing (a `Date`'s) has nothing to give back.
+        if self.statics.capacity() != 0 {
+            give_back(&SPARE_STATICS, &mut self.statics);
+        }
+        if self.owned.capacity() != 0 {
+            give_back(&SPARE_OWNED, &mut self.owned);
+        }
+    }
+}
+
+/// The spare table of this thread, or a new one with room for a few POJOs' names.
+#[cold]
+fn spare<T: 'static>(slot: &'static std::thread::LocalKey<Cell<Vec<T>>>) -> Vec<T> {
+    let mut v = slot.try_with(Cell::take).unwrap_or_default();
+    v.reserve(16);
+    v
+}
+
+/// Leaves `table`, emptied, as this thread's spare.
+#[inline(never)]
+fn give_back<T: 'static>(slot: &'static std::thread::LocalKey<Cell<Vec<T>>>, table: &mut Vec<T>) {
+    table.clear();
+    let table = std::mem::take(table);
+    // After the thread's locals are gone (an encoder dropped in a thread-local's destructor),
+    // the table is simply freed.
+    let _ = slot.try_with(|s| s.set(table));
 }
 
 /// `a == b`, without a call to `memcmp` for the short names symbols are, and at once when both
