@@ -358,35 +358,42 @@ impl<B: BufMut> Encoder<B> {
     /// A symbol (how Dubbo's writer puts POJO field names): in full with its new number the
     /// first time in the document, by number after.
     pub fn write_symbol(&mut self, name: &str) {
-        self.out.put_u8(str_code::SYMBOL);
-        self.symbol_body(name, |n| Cow::Owned(n.to_owned()));
+        self.symbol(str_code::SYMBOL, name, |n| Cow::Owned(n.to_owned()));
     }
 
     /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
     /// the symbol table keeps without copying it.
     #[inline]
     pub fn write_static_symbol(&mut self, name: &'static str) {
-        self.out.put_u8(str_code::SYMBOL);
-        self.symbol_body(name, Cow::Borrowed);
+        self.symbol(str_code::SYMBOL, name, Cow::Borrowed);
     }
 
     /// The Java class name of the value written next.
     pub fn write_type_name(&mut self, class: &str) {
-        self.out.put_u8(marker::TYPED);
-        self.symbol_body(class, |n| Cow::Owned(n.to_owned()));
+        self.symbol(marker::TYPED, class, |n| Cow::Owned(n.to_owned()));
     }
 
     /// [`write_type_name`](Self::write_type_name) of a `'static` name (serde's struct names).
     pub fn write_static_type_name(&mut self, class: &'static str) {
-        self.out.put_u8(marker::TYPED);
-        self.symbol_body(class, Cow::Borrowed);
+        self.symbol(marker::TYPED, class, Cow::Borrowed);
     }
 
-    fn symbol_body<'n>(&mut self, name: &'n str, own: impl FnOnce(&'n str) -> Cow<'static, str>) {
+    /// `code`, then `name` by its number, or in full and with its new number the first time.
+    fn symbol<'n>(
+        &mut self,
+        code: u8,
+        name: &'n str,
+        own: impl FnOnce(&'n str) -> Cow<'static, str>,
+    ) {
         match self.symbols.lookup_or_add(name, own) {
-            Ok(n) => self.write_int(n),
+            // The code and a one-byte number in one write (one capacity check, not two).
+            Ok(n) if (0..=int::DIRECT_MAX).contains(&n) => self.out.put_slice(&[code, n as u8]),
+            Ok(n) => {
+                self.out.put_u8(code);
+                self.write_int(n);
+            }
             Err(n) => {
-                self.write_str(name);
+                self.write_coded_str(code, name);
                 self.write_int(n);
             }
         }
