@@ -150,6 +150,18 @@ impl<B: BufMut> Encoder<B> {
         }
     }
 
+    /// `code`, then [`write_long`](Self::write_long) of `v`: a one-byte long in the same write.
+    #[inline]
+    fn write_coded_long(&mut self, code: u8, v: i64) {
+        if (long::DIRECT_MIN..=long::DIRECT_MAX).contains(&v) {
+            self.out
+                .put_slice(&[code, (i64::from(long::DIRECT_ZERO) + v) as u8]);
+        } else {
+            self.out.put_u8(code);
+            self.write_wide_long(v);
+        }
+    }
+
     #[inline(never)]
     fn write_wide_long(&mut self, v: i64) {
         if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
@@ -207,8 +219,7 @@ impl<B: BufMut> Encoder<B> {
         } else if v == 1.0 {
             self.out.put_u8(float::DOUBLE_1);
         } else if (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v) && v as i64 as f64 == v {
-            self.out.put_u8(float::DOUBLE_LONG);
-            self.write_long(v as i64);
+            self.write_coded_long(float::DOUBLE_LONG, v as i64);
         } else {
             self.out.put_u8(float::DOUBLE);
             self.out.put_u64(if v.is_nan() {
@@ -236,8 +247,7 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_big_integer(&mut self, v: &BigInteger) {
         match v.to_i64() {
             Some(l) => {
-                self.out.put_u8(number::BIGINT_LONG);
-                self.write_long(l);
+                self.write_coded_long(number::BIGINT_LONG, l);
             }
             None => self.write_big_integer_bytes(v),
         }
@@ -252,8 +262,7 @@ impl<B: BufMut> Encoder<B> {
     /// A `java.math.BigDecimal`.
     pub fn write_big_decimal(&mut self, v: &BigDecimal) {
         if let (0, Some(l)) = (v.scale, v.unscaled.to_i64()) {
-            self.out.put_u8(number::DECIMAL_LONG);
-            self.write_long(l);
+            self.write_coded_long(number::DECIMAL_LONG, l);
             return;
         }
         self.out.put_u8(number::DECIMAL);
@@ -272,8 +281,8 @@ impl<B: BufMut> Encoder<B> {
         if millis % 1000 == 0 {
             let seconds = millis / 1000;
             if let Ok(s) = i32::try_from(seconds) {
-                self.out.put_u8(time::SECONDS);
-                self.out.put_i32(s);
+                let [a, b, c, d] = s.to_be_bytes();
+                self.out.put_slice(&[time::SECONDS, a, b, c, d]);
                 return;
             }
             if let (0, Ok(m)) = (seconds % 60, i32::try_from(seconds / 60)) {
@@ -293,8 +302,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// A `java.time.Instant`.
     pub fn write_instant(&mut self, v: &Instant) {
-        self.out.put_u8(time::INSTANT);
-        self.write_long(v.seconds);
+        self.write_coded_long(time::INSTANT, v.seconds);
         self.write_int(v.nanos);
     }
 
