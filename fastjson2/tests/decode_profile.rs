@@ -1,9 +1,11 @@
-//! A driver for counting instructions of decoding under callgrind (not a test of behaviour;
-//! `#[ignore]`d). `PROFILE_CASE` picks the operation: `user` (`from_slice` of the interop
-//! model's `User`), `user_reused` (one `Deserializer`, `reset` per message), `mix` and
+//! A driver for counting instructions of decoding and encoding under callgrind (not a test of
+//! behaviour; `#[ignore]`d). `PROFILE_CASE` picks the operation: `user` (`from_slice` of the
+//! interop model's `User`), `user_reused` (one `Deserializer`, `reset` per message), `mix` and
 //! `mix_reused` (the benches' nested `Mix`), `value` (`value::from_slice` of Java's
 //! self-referencing Mix, `tests/vectors/mix_self_ref.bin`), `value_encode` (`value::to_vec` of
-//! that `Value`); `user_floor`, `mix_floor` and
+//! that `Value`), `user_encode` and `mix_encode` (`to_vec` of `alice()` and `mix()`),
+//! `user_encode_reused` and `mix_encode_reused` (one `Serializer`, `reset` and its buffer
+//! cleared per message, as the benches' `fastjson2-serializer`); `user_floor`, `mix_floor` and
 //! `value_floor` clone and drop the value instead (the benches' floors). `PROFILE_ITERS` is
 //! the number of operations; instructions per operation are the difference of two runs
 //! divided by the difference of their iteration counts:
@@ -18,6 +20,7 @@ use std::hint::black_box;
 
 use fastjson2::value;
 use interop_model::jsonb::{alice, mix, Mix, User};
+use serde::Serialize;
 
 const SELF_REF: &[u8] = include_bytes!("vectors/mix_self_ref.bin");
 
@@ -37,6 +40,8 @@ fn profile() {
     let nested = fastjson2::to_vec(&mix()).unwrap();
     let tree = value::from_slice(SELF_REF).unwrap();
     let mut de = fastjson2::Deserializer::new(&[]);
+    let mut ser = fastjson2::Serializer::new(Vec::with_capacity(256));
+    let (alice, mix) = (alice(), mix());
     let (user, nested) = (user.as_slice(), nested.as_slice());
     match case.as_str() {
         "user" => repeat(iters, user, |b| fastjson2::from_slice::<User>(b).unwrap()),
@@ -51,8 +56,22 @@ fn profile() {
         }),
         "value" => repeat(iters, SELF_REF, |b| value::from_slice(b).unwrap()),
         "value_encode" => repeat(iters, &tree, value::to_vec),
-        "user_floor" => repeat(iters, &alice(), User::clone),
-        "mix_floor" => repeat(iters, &mix(), Mix::clone),
+        "user_encode" => repeat(iters, &alice, |v| fastjson2::to_vec(v).unwrap()),
+        "user_encode_reused" => repeat(iters, &alice, |v| {
+            ser.reset();
+            ser.get_mut().clear();
+            v.serialize(&mut ser).unwrap();
+            ser.get_ref().len()
+        }),
+        "mix_encode" => repeat(iters, &mix, |v| fastjson2::to_vec(v).unwrap()),
+        "mix_encode_reused" => repeat(iters, &mix, |v| {
+            ser.reset();
+            ser.get_mut().clear();
+            v.serialize(&mut ser).unwrap();
+            ser.get_ref().len()
+        }),
+        "user_floor" => repeat(iters, &alice, User::clone),
+        "mix_floor" => repeat(iters, &mix, Mix::clone),
         "value_floor" => repeat(iters, &tree, value::Value::clone),
         other => panic!("unknown PROFILE_CASE {other}"),
     }

@@ -150,6 +150,18 @@ impl<B: BufMut> Encoder<B> {
         }
     }
 
+    /// `code`, then [`write_long`](Self::write_long) of `v`: a one-byte long in the same write.
+    #[inline]
+    fn write_coded_long(&mut self, code: u8, v: i64) {
+        if (long::DIRECT_MIN..=long::DIRECT_MAX).contains(&v) {
+            self.out
+                .put_slice(&[code, (i64::from(long::DIRECT_ZERO) + v) as u8]);
+        } else {
+            self.out.put_u8(code);
+            self.write_wide_long(v);
+        }
+    }
+
     #[inline(never)]
     fn write_wide_long(&mut self, v: i64) {
         if (long::BYTE_MIN..=long::BYTE_MAX).contains(&v) {
@@ -207,8 +219,7 @@ impl<B: BufMut> Encoder<B> {
         } else if v == 1.0 {
             self.out.put_u8(float::DOUBLE_1);
         } else if (f64::from(i32::MIN)..=f64::from(i32::MAX)).contains(&v) && v as i64 as f64 == v {
-            self.out.put_u8(float::DOUBLE_LONG);
-            self.write_long(v as i64);
+            self.write_coded_long(float::DOUBLE_LONG, v as i64);
         } else {
             self.out.put_u8(float::DOUBLE);
             self.out.put_u64(if v.is_nan() {
@@ -236,8 +247,7 @@ impl<B: BufMut> Encoder<B> {
     pub fn write_big_integer(&mut self, v: &BigInteger) {
         match v.to_i64() {
             Some(l) => {
-                self.out.put_u8(number::BIGINT_LONG);
-                self.write_long(l);
+                self.write_coded_long(number::BIGINT_LONG, l);
             }
             None => self.write_big_integer_bytes(v),
         }
@@ -252,8 +262,7 @@ impl<B: BufMut> Encoder<B> {
     /// A `java.math.BigDecimal`.
     pub fn write_big_decimal(&mut self, v: &BigDecimal) {
         if let (0, Some(l)) = (v.scale, v.unscaled.to_i64()) {
-            self.out.put_u8(number::DECIMAL_LONG);
-            self.write_long(l);
+            self.write_coded_long(number::DECIMAL_LONG, l);
             return;
         }
         self.out.put_u8(number::DECIMAL);
@@ -272,8 +281,8 @@ impl<B: BufMut> Encoder<B> {
         if millis % 1000 == 0 {
             let seconds = millis / 1000;
             if let Ok(s) = i32::try_from(seconds) {
-                self.out.put_u8(time::SECONDS);
-                self.out.put_i32(s);
+                let [a, b, c, d] = s.to_be_bytes();
+                self.out.put_slice(&[time::SECONDS, a, b, c, d]);
                 return;
             }
             if let (0, Ok(m)) = (seconds % 60, i32::try_from(seconds / 60)) {
@@ -293,8 +302,7 @@ impl<B: BufMut> Encoder<B> {
 
     /// A `java.time.Instant`.
     pub fn write_instant(&mut self, v: &Instant) {
-        self.out.put_u8(time::INSTANT);
-        self.write_long(v.seconds);
+        self.write_coded_long(time::INSTANT, v.seconds);
         self.write_int(v.nanos);
     }
 
@@ -358,35 +366,42 @@ impl<B: BufMut> Encoder<B> {
     /// A symbol (how Dubbo's writer puts POJO field names): in full with its new number the
     /// first time in the document, by number after.
     pub fn write_symbol(&mut self, name: &str) {
-        self.out.put_u8(str_code::SYMBOL);
-        self.symbol_body(name, |n| Cow::Owned(n.to_owned()));
+        self.symbol(str_code::SYMBOL, name, |n| Cow::Owned(n.to_owned()));
     }
 
     /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
     /// the symbol table keeps without copying it.
     #[inline]
     pub fn write_static_symbol(&mut self, name: &'static str) {
-        self.out.put_u8(str_code::SYMBOL);
-        self.symbol_body(name, Cow::Borrowed);
+        self.symbol(str_code::SYMBOL, name, Cow::Borrowed);
     }
 
     /// The Java class name of the value written next.
     pub fn write_type_name(&mut self, class: &str) {
-        self.out.put_u8(marker::TYPED);
-        self.symbol_body(class, |n| Cow::Owned(n.to_owned()));
+        self.symbol(marker::TYPED, class, |n| Cow::Owned(n.to_owned()));
     }
 
     /// [`write_type_name`](Self::write_type_name) of a `'static` name (serde's struct names).
     pub fn write_static_type_name(&mut self, class: &'static str) {
-        self.out.put_u8(marker::TYPED);
-        self.symbol_body(class, Cow::Borrowed);
+        self.symbol(marker::TYPED, class, Cow::Borrowed);
     }
 
-    fn symbol_body<'n>(&mut self, name: &'n str, own: impl FnOnce(&'n str) -> Cow<'static, str>) {
+    /// `code`, then `name` by its number, or in full and with its new number the first time.
+    fn symbol<'n>(
+        &mut self,
+        code: u8,
+        name: &'n str,
+        own: impl FnOnce(&'n str) -> Cow<'static, str>,
+    ) {
         match self.symbols.lookup_or_add(name, own) {
-            Ok(n) => self.write_int(n),
+            // The code and a one-byte number in one write (one capacity check, not two).
+            Ok(n) if (0..=int::DIRECT_MAX).contains(&n) => self.out.put_slice(&[code, n as u8]),
+            Ok(n) => {
+                self.out.put_u8(code);
+                self.write_int(n);
+            }
             Err(n) => {
-                self.write_str(name);
+                self.write_coded_str(code, name);
                 self.write_int(n);
             }
         }

@@ -37,6 +37,21 @@ impl<B: BufMut> Encoder<B> {
         }
     }
 
+    /// `code`, then [`write_str`](Self::write_str) of `s`: for short ASCII the code and the
+    /// string's head in one write.
+    #[inline]
+    pub(super) fn write_coded_str(&mut self, code: u8, s: &str) {
+        let bytes = s.as_bytes();
+        if bytes.len() <= code::FIX_MAX && bytes.is_ascii() {
+            self.out
+                .put_slice(&[code, code::FIX_FIRST + bytes.len() as u8]);
+            self.out.put_slice(bytes);
+        } else {
+            self.out.put_u8(code);
+            self.write_str_general(s);
+        }
+    }
+
     #[inline(never)]
     fn write_str_general(&mut self, s: &str) {
         let bytes = s.as_bytes();

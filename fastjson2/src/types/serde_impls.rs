@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::ser::{Serialize, Serializer};
@@ -34,9 +35,10 @@ fn serialize_small<S: Serializer>(
     write: impl FnOnce(&mut Encoder<&mut [u8]>),
 ) -> Result<S::Ok, S::Error> {
     let mut buf = [0u8; SMALL];
-    let mut e = Encoder::new(&mut buf[..]);
+    // Not dropped: these forms number no symbol, so the encoder's tables are still empty.
+    let mut e = ManuallyDrop::new(Encoder::new(&mut buf[..]));
     write(&mut e);
-    let left = e.into_inner().len();
+    let left = e.get_ref().len();
     s.serialize_newtype_struct(RAW, &Raw(&buf[..SMALL - left]))
 }
 
