@@ -272,3 +272,32 @@ mod time_feature {
         assert_eq!(serde_json::from_str::<At>(&json).unwrap(), At(last));
     }
 }
+
+/// The carriers of Java's `OffsetDateTime` and `Duration` convert to chrono's
+/// `DateTime<FixedOffset>` and `TimeDelta`, and back, as hessian2's do.
+#[test]
+fn chrono_offset_date_time_and_duration() {
+    use chrono::{FixedOffset, TimeDelta};
+    use fastjson2::types::{Duration, OffsetDateTime};
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let read = |name: &str| std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+    let at: OffsetDateTime = fastjson2::from_slice(&read("offset_datetime")).unwrap();
+    let chrono_at = DateTime::<FixedOffset>::try_from(at).unwrap();
+    assert_eq!(chrono_at.to_rfc3339(), "2024-05-06T07:08:09-05:00");
+    assert_eq!(OffsetDateTime::try_from(chrono_at), Ok(at));
+
+    let d: Duration = fastjson2::from_slice(&read("duration")).unwrap();
+    let delta = TimeDelta::try_from(d).unwrap();
+    assert_eq!(delta, TimeDelta::new(3661, 5).unwrap());
+    assert_eq!(Duration::from(delta), d);
+    // Java floors the seconds of a negative duration; chrono counts towards zero.
+    let half = Duration::from(TimeDelta::milliseconds(-500));
+    assert_eq!((half.seconds, half.nanos), (-1, 500_000_000));
+    assert_eq!(TimeDelta::try_from(half), Ok(TimeDelta::milliseconds(-500)));
+    assert!(TimeDelta::try_from(Duration {
+        seconds: 0,
+        nanos: -1
+    })
+    .is_err());
+}
