@@ -3,7 +3,8 @@
 //! arithmetic, no validation: a faithful carrier).
 //!
 //! The names, fields and text are `hessian2::types`'s: a carrier of the same name in both crates
-//! holds the same public fields (where the two wire forms carry the same parts), `Display`s
+//! holds the same public fields where the two wire forms carry the same parts (a
+//! [`LocalDate`]'s `year` is an `i16` here, the two bytes JSONB has for it), `Display`s
 //! and parses ([`FromStr`](std::str::FromStr), a typed [`ParseError`], never a panic) Java's
 //! `toString()` text, and is that text in human-readable formats (serde_json), from the one
 //! implementation in `java_serde::text`. With this crate's [`Serializer`](crate::Serializer)
@@ -35,7 +36,9 @@
 //! | feature | Rust type | Java type | module |
 //! |---|---|---|---|
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::chrono` (feature `chrono`) |
+//! | `chrono` | `DateTime<FixedOffset>`, `TimeDelta` | `OffsetDateTime`, `Duration` | conversions; fields: `java_serde::chrono::offset_date_time`, `duration` |
 //! | `time` | `Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::time` (feature `time`) |
+//! | `time` | `OffsetDateTime`, `UtcOffset`, `Duration` | `OffsetDateTime`, `ZoneOffset`, `Duration` | conversions; fields: `java_serde::time::offset_date_time`, `duration` |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` (a 16-byte binary) | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
 //! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
