@@ -53,7 +53,9 @@
 //! [`Deserializer`] (with `reset` for reuse), [`PeerVersion`] (which Java library's bytes to
 //! match), `encode::Encoder::write_*` / `write_ref`, `value::{Value, from_slice, to_vec,
 //! to_vec_with}` with `Value::Binary` holding `bytes::Bytes`, and an [`Error`] with a byte
-//! offset and [`Error::is_eof`]. What differs is what the formats differ in: a JSONB document
+//! offset and [`Error::is_eof`]; [`types`] has the Java value carriers under hessian2's names,
+//! with its fields and its serde_json text (`LocalDate`, `Duration`, `Uuid`, `sql::Date`, ...).
+//! What differs is what the formats differ in: a JSONB document
 //! stands alone (each Dubbo argument is one, [`frame`]), and a reference is a JSONPath here
 //! and an index in Hessian.
 //!

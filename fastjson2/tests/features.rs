@@ -212,6 +212,44 @@ mod time_feature {
     #[derive(Serialize, Deserialize, Debug, PartialEq)]
     struct Stamp(#[serde(with = "fastjson2::types::time::instant")] ::time::OffsetDateTime);
 
+    /// Java's `OffsetDateTime`, `ZoneOffset` and `Duration` carriers convert to `time`'s types
+    /// and back, as hessian2's do.
+    #[test]
+    fn offset_date_time_zone_offset_and_duration_convert() {
+        use ::time::UtcOffset;
+        use fastjson2::types::{Duration, OffsetDateTime, ZoneOffset};
+
+        let [java, _] = vectors("offset_datetime");
+        let at: OffsetDateTime = fastjson2::from_slice(&java).unwrap();
+        let time_at = ::time::OffsetDateTime::try_from(at).unwrap();
+        assert_eq!(time_at.offset().whole_seconds(), -18_000);
+        assert_eq!(time_at.unix_timestamp(), 1_714_997_289);
+        assert_eq!(OffsetDateTime::try_from(time_at), Ok(at));
+
+        let [java, _] = vectors("zone_offset");
+        let offset: ZoneOffset = fastjson2::from_slice(&java).unwrap();
+        let utc_offset = UtcOffset::try_from(offset).unwrap();
+        assert_eq!(utc_offset.whole_seconds(), 19_800);
+        assert_eq!(ZoneOffset::try_from(utc_offset), Ok(offset));
+        assert!(UtcOffset::try_from(ZoneOffset {
+            total_seconds: 18 * 3600 + 1
+        })
+        .is_err());
+
+        let [java, _] = vectors("duration");
+        let d: Duration = fastjson2::from_slice(&java).unwrap();
+        let time_d = ::time::Duration::try_from(d).unwrap();
+        assert_eq!(time_d, ::time::Duration::new(3661, 5));
+        assert_eq!(Duration::try_from(time_d), Ok(d));
+        // Java floors the seconds of a negative duration; `time` counts towards zero.
+        let half = Duration::try_from(::time::Duration::milliseconds(-500)).unwrap();
+        assert_eq!((half.seconds, half.nanos), (-1, 500_000_000));
+        assert_eq!(
+            ::time::Duration::try_from(half),
+            Ok(::time::Duration::milliseconds(-500))
+        );
+    }
+
     #[test]
     fn time_fields_read_and_write_javas_bytes() {
         let day = Date::from_calendar_date(2024, Month::February, 29).unwrap();
@@ -271,4 +309,33 @@ mod time_feature {
         let json = serde_json::to_string(&At(last)).unwrap();
         assert_eq!(serde_json::from_str::<At>(&json).unwrap(), At(last));
     }
+}
+
+/// The carriers of Java's `OffsetDateTime` and `Duration` convert to chrono's
+/// `DateTime<FixedOffset>` and `TimeDelta`, and back, as hessian2's do.
+#[test]
+fn chrono_offset_date_time_and_duration() {
+    use chrono::{FixedOffset, TimeDelta};
+    use fastjson2::types::{Duration, OffsetDateTime};
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let read = |name: &str| std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+    let at: OffsetDateTime = fastjson2::from_slice(&read("offset_datetime")).unwrap();
+    let chrono_at = DateTime::<FixedOffset>::try_from(at).unwrap();
+    assert_eq!(chrono_at.to_rfc3339(), "2024-05-06T07:08:09-05:00");
+    assert_eq!(OffsetDateTime::try_from(chrono_at), Ok(at));
+
+    let d: Duration = fastjson2::from_slice(&read("duration")).unwrap();
+    let delta = TimeDelta::try_from(d).unwrap();
+    assert_eq!(delta, TimeDelta::new(3661, 5).unwrap());
+    assert_eq!(Duration::from(delta), d);
+    // Java floors the seconds of a negative duration; chrono counts towards zero.
+    let half = Duration::from(TimeDelta::milliseconds(-500));
+    assert_eq!((half.seconds, half.nanos), (-1, 500_000_000));
+    assert_eq!(TimeDelta::try_from(half), Ok(TimeDelta::milliseconds(-500)));
+    assert!(TimeDelta::try_from(Duration {
+        seconds: 0,
+        nanos: -1
+    })
+    .is_err());
 }

@@ -7,7 +7,8 @@ use std::fmt::Debug;
 use std::path::Path;
 
 use fastjson2::types::{
-    Currency, Date, Declared, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
+    sql, Currency, Date, Declared, Duration, LocalDate, LocalDateTime, LocalTime, Locale, MonthDay,
+    OffsetDateTime, OffsetTime, Period, Uuid, Year, YearMonth, ZoneId, ZoneOffset, ZonedDateTime,
 };
 use interop_model::jsonb::{alice, User};
 use serde::{Deserialize, Serialize};
@@ -36,15 +37,55 @@ fn text(s: &str) -> String {
 }
 
 /// `Duration`, `Period`, `ZoneId`, `ZoneOffset`, `Locale` and `java.sql.Time` are their
-/// `toString()` (a `java.sql.Time` in the JVM's zone, UTC for the vectors).
+/// `toString()` (a `java.sql.Time` in the JVM's zone, UTC for the vectors): a `String` takes
+/// them, and so does the carrier of each, which writes the same bytes.
 #[test]
 fn types_java_writes_as_text() {
     java_writes("duration", text("PT1H1M1.000000005S"));
+    java_writes(
+        "duration",
+        Duration {
+            seconds: 3661,
+            nanos: 5,
+        },
+    );
     java_writes("period", text("P1Y-2M3D"));
+    java_writes(
+        "period",
+        Period {
+            years: 1,
+            months: -2,
+            days: 3,
+        },
+    );
     java_writes("zone_id", text("Europe/Paris"));
+    java_writes(
+        "zone_id",
+        ZoneId {
+            id: text("Europe/Paris"),
+        },
+    );
     java_writes("zone_offset", text("+05:30"));
+    java_writes(
+        "zone_offset",
+        ZoneOffset {
+            total_seconds: 19_800,
+        },
+    );
     java_writes("locale", text("zh_CN"));
+    java_writes("locale", Locale(text("zh_CN")));
     java_writes("sql_time", text("12:34:56"));
+    java_writes(
+        "sql_time",
+        sql::Time {
+            value: LocalTime {
+                hour: 12,
+                minute: 34,
+                second: 56,
+                nano: 0,
+            },
+        },
+    );
 }
 
 #[test]
@@ -52,26 +93,37 @@ fn currency_is_its_class_name_and_code() {
     java_writes("currency", Currency("EUR".into()));
 }
 
+/// A `java.util.UUID` is a 16-byte binary, most significant byte first.
+#[test]
+fn uuid_is_sixteen_bytes() {
+    java_writes("uuid", Uuid(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210));
+}
+
 /// `java.sql.Date` is a date; `java.sql.Timestamp` a local date-time (in the JVM's zone).
 #[test]
 fn sql_dates() {
     java_writes("sql_date", Date(1_577_836_800_000));
     java_writes(
-        "sql_timestamp",
-        LocalDateTime {
-            date: LocalDate {
-                year: 2023,
-                month: 11,
-                day: 14,
-            },
-            time: LocalTime {
-                hour: 22,
-                minute: 13,
-                second: 20,
-                nano: 123_000_000,
-            },
+        "sql_date",
+        sql::Date {
+            value: Date(1_577_836_800_000),
         },
     );
+    let at = LocalDateTime {
+        date: LocalDate {
+            year: 2023,
+            month: 11,
+            day: 14,
+        },
+        time: LocalTime {
+            hour: 22,
+            minute: 13,
+            second: 20,
+            nano: 123_000_000,
+        },
+    };
+    java_writes("sql_timestamp", at);
+    java_writes("sql_timestamp", sql::Timestamp { value: at });
 }
 
 /// `OffsetDateTime` and `OffsetTime` are zoned date-times whose zone is the offset
@@ -87,11 +139,21 @@ fn offsets_are_zoned_date_times() {
             nano,
         },
     };
+    let minus_five = ZoneOffset {
+        total_seconds: -18_000,
+    };
     java_writes(
         "offset_datetime",
         ZonedDateTime {
             date_time: at(2024, 5, 6, 7, 8, 9, 0),
             zone: "-05:00".into(),
+        },
+    );
+    java_writes(
+        "offset_datetime",
+        OffsetDateTime {
+            date_time: at(2024, 5, 6, 7, 8, 9, 0),
+            offset: minus_five,
         },
     );
     java_writes(
@@ -101,41 +163,41 @@ fn offsets_are_zoned_date_times() {
             zone: "-05:00".into(),
         },
     );
+    java_writes(
+        "offset_time",
+        OffsetTime {
+            time: at(1970, 1, 1, 13, 45, 30, 123_456_789).time,
+            offset: minus_five,
+        },
+    );
 }
 
 /// `Year`, `YearMonth` and `MonthDay` have no writer of their own: POJOs of their private
-/// fields, in name order.
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
-#[serde(rename = "java.time.Year")]
-struct Year {
-    year: i32,
-}
-
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
-#[serde(rename = "java.time.YearMonth")]
-struct YearMonth {
-    month: i32,
-    year: i32,
-}
-
-#[derive(Serialize, Deserialize, Debug, PartialEq)]
-#[serde(rename = "java.time.MonthDay")]
-struct MonthDay {
-    day: i32,
-    month: i32,
-}
-
+/// fields, in name order; the carriers write the same.
 #[test]
 fn year_month_and_day_are_pojos() {
     java_writes("year", Year { year: 2024 });
     java_writes(
         "year_month",
         YearMonth {
-            month: 2,
             year: 2024,
+            month: 2,
         },
     );
-    java_writes("month_day", MonthDay { day: 29, month: 2 });
+    java_writes("month_day", MonthDay { month: 2, day: 29 });
+}
+
+/// A carrier read from what Java wrote for another type is an error, not a panic or a guess.
+#[test]
+fn a_carrier_refuses_another_types_bytes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors");
+    let read = |name: &str| std::fs::read(dir.join(format!("{name}.bin"))).unwrap();
+    assert!(fastjson2::from_slice::<Duration>(&read("period")).is_err());
+    assert!(fastjson2::from_slice::<ZoneOffset>(&read("zone_id")).is_err());
+    assert!(fastjson2::from_slice::<OffsetDateTime>(&read("local_datetime")).is_err());
+    assert!(fastjson2::from_slice::<Uuid>(&read("binary_3")).is_err());
+    assert!(fastjson2::from_slice::<YearMonth>(&read("month_day")).is_err());
+    assert!(fastjson2::from_slice::<sql::Time>(&read("zone_offset")).is_err());
 }
 
 /// An `Object[]` of mixed values is typed `[O`: a newtype named so, around a tuple.

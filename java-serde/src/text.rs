@@ -1,5 +1,12 @@
-//! Java's text of the values that some Java writers send as text: fastjson2 writes a
-//! `java.time.Duration` as its `toString()` and an `OffsetDateTime`'s offset as a zone id.
+//! Java's text of its value types: what `toString()` writes and `parse` reads, for the
+//! `java.time` values and `java.util.UUID`. fastjson2 sends several of them as that text (a
+//! `java.time.Duration` as its `toString()`, an `OffsetDateTime`'s offset as a zone id), and the
+//! carriers of the hessian2 and fastjson2 crates, which hold the same fields, are this text in
+//! human-readable formats: one implementation for both.
+//!
+//! Each `...Text` type holds the fields of its Java type, writes Java's text with `Display` and
+//! reads it with `FromStr` (strictly, never panicking: a [`ParseError`] names the Java type and
+//! the byte offset). [`Cursor`] and the `read` functions compose them into other parsers.
 //!
 //! ```
 //! use java_serde::text::{parse_duration, parse_offset, DurationText, OffsetText};
@@ -12,14 +19,52 @@
 
 use std::fmt;
 
+mod cursor;
+mod java_time;
+
+pub use cursor::{
+    civil_from_days, days_from_civil, parse_with, Cursor, FromStrVisitor, ParseError,
+};
+pub use java_time::{
+    DateText, DateTimeText, InstantText, MonthDayText, OffsetDateTimeText, OffsetTimeText,
+    PeriodText, TimeText, UuidText, YearMonthText, YearText,
+};
+
+/// `Display` and `FromStr` of a carrier type through the `...Text` type of the same fields
+/// (for the hessian2 and fastjson2 crates' carriers, which are this text):
+/// `$to` gives the text value of `$s` (`&self`), `$from` the carrier of a parsed text value `$t`
+/// (a `Result<_, ParseError>`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __via_text {
+    ($($ty:ty => $text:ty, |$s:ident| $to:expr, |$t:ident| $from:expr;)+) => {$(
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                let $s = self;
+                ::std::fmt::Display::fmt(&$to, f)
+            }
+        }
+
+        impl ::std::str::FromStr for $ty {
+            type Err = $crate::text::ParseError;
+            fn from_str(s: &str) -> ::std::result::Result<Self, $crate::text::ParseError> {
+                let $t: $text = s.parse()?;
+                $from
+            }
+        }
+    )+};
+}
+
 const NANOS: i128 = 1_000_000_000;
 
 /// Java's offsets are within ±18:00.
 pub const MAX_OFFSET_SECONDS: u32 = 18 * 3600;
 
 /// A `java.time.Duration` as Java's `toString()` writes it (`PT1H1M1.000000005S`, `PT-1.5S`,
-/// `PT0S`), from the seconds (floored) and nanoseconds Java keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// `PT0S`), from the seconds (floored) and nanoseconds Java keeps. `FromStr` reads Java's
+/// `Duration.parse` text in upper case with `.` (a [`ParseError`] saying where it stops);
+/// [`parse_duration`] is the lenient reader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct DurationText {
     /// Whole seconds, floored (negative for a negative duration).
     pub seconds: i64,
@@ -149,8 +194,10 @@ fn fractional_seconds(s: &str) -> Option<i128> {
     Some(if negative { -nanos } else { nanos })
 }
 
-/// A `java.time.ZoneOffset` as its id: `Z`, `+05:30`, `-08:00`, `+01:02:03`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A `java.time.ZoneOffset` as its id: `Z`, `+05:30`, `-08:00`, `+01:02:03`; `FromStr` reads
+/// `Z` or a sign and `HH`, `HH:MM` or `HH:MM:SS` (any total that fits an `i32`; see
+/// [`parse_offset`] for Java's ±18:00 check).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct OffsetText(pub i32);
 
 impl fmt::Display for OffsetText {

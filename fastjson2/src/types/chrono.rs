@@ -8,6 +8,8 @@
 //! | `java.time.LocalTime` | `NaiveTime` | `fastjson2::types::chrono::local_time` |
 //! | `java.time.LocalDateTime` | `NaiveDateTime` | `fastjson2::types::chrono::local_date_time` |
 //! | `java.time.Instant` | `DateTime<Utc>` | `fastjson2::types::chrono::instant` |
+//! | `java.time.OffsetDateTime` | `DateTime<FixedOffset>` | `TryFrom` both ways (as a field: `java_serde::chrono::offset_date_time`) |
+//! | `java.time.Duration` | `TimeDelta` | `From` / `TryFrom` (as a field: `java_serde::chrono::duration`) |
 //!
 //! With this crate the field is the value's JSONB form; in human-readable formats (serde_json)
 //! it is the ISO-8601 text chrono's own serde writes (`2024-02-29T13:45:30`).
@@ -30,10 +32,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use ::chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
+use ::chrono::{
+    DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta, Timelike, Utc,
+};
 
 use super::convert::ConvertError;
-use super::{Instant, LocalDate, LocalDateTime, LocalTime};
+use super::{Duration, Instant, LocalDate, LocalDateTime, LocalTime, OffsetDateTime, ZoneOffset};
 
 const NANOS: u32 = 1_000_000_000;
 
@@ -133,6 +137,57 @@ impl TryFrom<Instant> for DateTime<Utc> {
                 "java.time.Instant",
                 "chrono::DateTime<Utc>",
             ))
+    }
+}
+
+impl TryFrom<DateTime<FixedOffset>> for OffsetDateTime {
+    type Error = ConvertError;
+    /// Fails for years beyond the JSONB form's 16 bits.
+    fn try_from(t: DateTime<FixedOffset>) -> Result<Self, ConvertError> {
+        Ok(OffsetDateTime {
+            date_time: t.naive_local().try_into()?,
+            offset: ZoneOffset {
+                total_seconds: t.offset().local_minus_utc(),
+            },
+        })
+    }
+}
+
+impl TryFrom<OffsetDateTime> for DateTime<FixedOffset> {
+    type Error = ConvertError;
+    fn try_from(t: OffsetDateTime) -> Result<Self, ConvertError> {
+        let out = || ConvertError::new("java.time.OffsetDateTime", "chrono::DateTime<FixedOffset>");
+        let offset = FixedOffset::east_opt(t.offset.total_seconds).ok_or_else(out)?;
+        NaiveDateTime::try_from(t.date_time)?
+            .and_local_timezone(offset)
+            .single()
+            .ok_or_else(out)
+    }
+}
+
+impl From<TimeDelta> for Duration {
+    fn from(d: TimeDelta) -> Self {
+        // chrono rounds seconds towards zero with a negative fraction; Java floors.
+        let (seconds, nanos) = (d.num_seconds(), d.subsec_nanos());
+        if nanos < 0 {
+            Duration {
+                seconds: seconds - 1,
+                nanos: nanos + NANOS as i32,
+            }
+        } else {
+            Duration { seconds, nanos }
+        }
+    }
+}
+
+impl TryFrom<Duration> for TimeDelta {
+    type Error = ConvertError;
+    /// Fails beyond chrono's ±`i64::MAX` milliseconds, or for nanoseconds outside 0-999,999,999.
+    fn try_from(d: Duration) -> Result<Self, ConvertError> {
+        u32::try_from(d.nanos)
+            .ok()
+            .and_then(|n| TimeDelta::new(d.seconds, n))
+            .ok_or(ConvertError::new("java.time.Duration", "chrono::TimeDelta"))
     }
 }
 

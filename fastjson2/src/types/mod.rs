@@ -2,9 +2,33 @@
 //! `java.time` / `java.util.Date` values, kept exactly as the wire carries them (no calendar
 //! arithmetic, no validation: a faithful carrier).
 //!
-//! With serde, [`Date`], [`Instant`], [`LocalDate`], [`LocalTime`], [`LocalDateTime`],
-//! [`ZonedDateTime`], [`BigInteger`] and [`BigDecimal`] fields are written in their JSONB forms
-//! by [`crate::to_vec`] and read back by [`crate::from_slice`] (see [`crate::ser`]).
+//! The names, fields and text are `hessian2::types`'s: a carrier of the same name in both crates
+//! holds the same public fields where the two wire forms carry the same parts (a
+//! [`LocalDate`]'s `year` is an `i16` here, the two bytes JSONB has for it), `Display`s
+//! and parses ([`FromStr`](std::str::FromStr), a typed [`ParseError`], never a panic) Java's
+//! `toString()` text, and is that text in human-readable formats (serde_json), from the one
+//! implementation in `java_serde::text`. With this crate's [`Serializer`](crate::Serializer)
+//! and [`Deserializer`](crate::Deserializer) each is what fastjson2 2.0.52 and 2.0.56 write
+//! (Dubbo's writer features), byte for byte (`tests/java_types.rs` reads and writes Java's
+//! vectors):
+//!
+//! | Java | Rust | JSONB (fastjson2) | human-readable |
+//! |---|---|---|---|
+//! | `java.util.Date` | [`Date`] (milliseconds) | a date | the milliseconds |
+//! | `java.time.LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | [`LocalDate`], [`LocalTime`], [`LocalDateTime`], [`Instant`] | their own codes (a date's year in two bytes) | Java's text |
+//! | `java.time.ZonedDateTime` | [`ZonedDateTime`] (date-time and zone id: the wire has no offset, unlike hessian2's) | its own code | opaque bytes |
+//! | `java.time.Duration`, `Period` | [`Duration`], [`Period`] | its `toString()`, a string | Java's text |
+//! | `java.time.ZoneOffset`, `ZoneId` | [`ZoneOffset`], [`ZoneId`] | its id, a string | Java's text |
+//! | `java.time.Year`, `YearMonth`, `MonthDay` | [`Year`], [`YearMonth`], [`MonthDay`] | an object of its fields, typed with its class | Java's text |
+//! | `java.time.OffsetDateTime`, `OffsetTime` | [`OffsetDateTime`], [`OffsetTime`] | a zoned date-time whose zone is the offset id (`OffsetTime` on 1970-01-01) | Java's text |
+//! | `java.sql.Date` | [`sql::Date`] (a [`Date`], as hessian2's) | a date | `{"value": milliseconds}`, as hessian2's |
+//! | `java.sql.Time`, `Timestamp` | [`sql::Time`], [`sql::Timestamp`] (the [`LocalTime`] / [`LocalDateTime`] Java wrote in its zone) | `HH:mm:ss`, a local date-time | its text |
+//! | `java.math.BigInteger`, `BigDecimal` | [`BigInteger`], [`BigDecimal`] | their own codes | opaque bytes |
+//! | `java.util.UUID` | [`Uuid`] (`u128`) | a 16-byte binary | Java's text |
+//! | `java.util.Locale` | [`Locale`] | its `toString()`, a string | the same |
+//!
+//! `hessian2::types::JavaClass` (`java.lang.Class`) has no counterpart here: Dubbo reads
+//! fastjson2 with features that refuse to read a `Class`, so no value of it travels.
 //!
 //! Optional features (off by default) map them to the crates Rust services use, with
 //! `serde(with)` modules named as in `hessian2::types`:
@@ -12,17 +36,17 @@
 //! | feature | Rust type | Java type | module |
 //! |---|---|---|---|
 //! | `chrono` | `NaiveDate`, `NaiveTime`, `NaiveDateTime`, `DateTime<Utc>` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::chrono` (feature `chrono`) |
+//! | `chrono` | `DateTime<FixedOffset>`, `TimeDelta` | `OffsetDateTime`, `Duration` | conversions; fields: `java_serde::chrono::offset_date_time`, `duration` |
 //! | `time` | `Date`, `Time`, `PrimitiveDateTime`, `OffsetDateTime` | `LocalDate`, `LocalTime`, `LocalDateTime`, `Instant` | `types::time` (feature `time`) |
+//! | `time` | `OffsetDateTime`, `UtcOffset`, `Duration` | `OffsetDateTime`, `ZoneOffset`, `Duration` | conversions; fields: `java_serde::time::offset_date_time`, `duration` |
 //! | `uuid` | `uuid::Uuid` | `java.util.UUID` (a 16-byte binary) | `types::uuid` (feature `uuid`) |
 //! | `rust_decimal` | `rust_decimal::Decimal` | `java.math.BigDecimal` | `types::rust_decimal` (feature `rust_decimal`) |
 //! | `num-bigint` | `num_bigint::BigInt`, `BigUint` | `java.math.BigInteger` | `types::num_bigint` (feature `num-bigint`) |
 //! | `bigdecimal` | `bigdecimal::BigDecimal` | `java.math.BigDecimal` (any size and scale) | `types::bigdecimal` (feature `bigdecimal`) |
 //!
-//! fastjson2 (2.0.52 and 2.0.56, Dubbo's writer features) writes `Duration`, `Period`,
-//! `ZoneId`, `ZoneOffset` and `Locale` as bare `toString()` strings (a Rust `String` field
-//! takes them), `OffsetDateTime` and `OffsetTime` as a zoned date-time whose zone is the
-//! offset (`OffsetTime` on 1970-01-01), `Year`, `YearMonth` and `MonthDay` as typed objects
-//! of their fields; see `interop/fastjson2-java/README.md`.
+//! Where fastjson2 writes a value as a string (`Duration`, `Period`, `ZoneId`, `ZoneOffset`,
+//! `Locale`, `java.sql.Time`), a Rust `String` field takes it too; see
+//! `interop/fastjson2-java/README.md` for what Java writes.
 //!
 //! Java's enum collections, `Optional` and `Currency`, as fastjson2 writes them (every type of
 //! the table in `interop/fastjson2-java/README.md` is read and written typed in
@@ -49,6 +73,7 @@ pub mod chrono;
 mod convert;
 mod declared;
 mod enums;
+mod java_time;
 mod jdk;
 mod named;
 #[cfg(feature = "num-bigint")]
@@ -56,6 +81,7 @@ pub mod num_bigint;
 #[cfg(feature = "rust_decimal")]
 pub mod rust_decimal;
 mod serde_impls;
+pub mod sql;
 #[cfg(feature = "time")]
 pub mod time;
 #[cfg(feature = "uuid")]
@@ -65,9 +91,11 @@ pub(crate) mod vocabulary;
 pub use convert::ConvertError;
 pub use declared::Declared;
 pub use enums::{EnumMap, EnumSet};
-pub use jdk::Currency;
-
-use std::fmt;
+pub use java_serde::text::ParseError;
+pub use java_time::{
+    Duration, MonthDay, OffsetDateTime, OffsetTime, Period, Year, YearMonth, ZoneId, ZoneOffset,
+};
+pub use jdk::{Currency, Locale, Uuid};
 
 /// A `java.math.BigInteger`: its two's complement big-endian bytes, minimal (Java's
 /// `BigInteger.toByteArray()`; zero is `[0]`).
@@ -124,7 +152,7 @@ pub struct BigDecimal {
 }
 
 /// A `java.util.Date`: milliseconds since 1970-01-01T00:00Z.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct Date(pub i64);
 
 /// A `java.time.Instant`.
@@ -177,28 +205,6 @@ pub struct ZonedDateTime {
     pub date_time: LocalDateTime,
     /// The zone id.
     pub zone: String,
-}
-
-impl fmt::Display for LocalDate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
-    }
-}
-
-impl fmt::Display for LocalTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}:{:02}:{:02}", self.hour, self.minute, self.second)?;
-        if self.nano != 0 {
-            write!(f, ".{:09}", self.nano)?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for LocalDateTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}T{}", self.date, self.time)
-    }
 }
 
 #[cfg(test)]

@@ -115,24 +115,69 @@ fn deserialize_raw<'de, D: Deserializer<'de>, T>(
 }
 
 /// `Serialize` (through `$write` of the encoder, on the stack or in a `Vec`) and `Deserialize`
-/// (the headers `$pick` accepts) of one type.
+/// (the headers `$pick` accepts) of one type. In human-readable formats, with `text`: its
+/// `Display` / `FromStr` text (Java's `toString()`, as hessian2's carrier of the same name);
+/// with `millis`: the milliseconds as a number (as hessian2's `Date`); else opaque bytes.
 macro_rules! raw_serde {
-    ($ty:ty, $buffer:ident, $write:ident, $expecting:literal, $pick:expr) => {
+    ($($human:ident)? ; $ty:ty, $buffer:ident, $write:ident, $expecting:literal, $pick:expr) => {
         impl Serialize for $ty {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                $(if s.is_human_readable() {
+                    return human::$human::serialize(self, s);
+                })?
                 $buffer(s, |e| e.$write(self))
             }
         }
 
         impl<'de> Deserialize<'de> for $ty {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                $(if d.is_human_readable() {
+                    return human::$human::deserialize(d);
+                })?
                 deserialize_raw(d, $expecting, $pick)
             }
         }
     };
 }
 
+/// The forms of the carriers in human-readable formats.
+mod human {
+    pub(super) mod text {
+        use std::fmt::Display;
+        use std::str::FromStr;
+
+        use serde::{Deserializer, Serializer};
+
+        pub(crate) fn serialize<T: Display, S: Serializer>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(v)
+        }
+
+        pub(crate) fn deserialize<'de, T, D>(d: D) -> Result<T, D::Error>
+        where
+            T: FromStr<Err: Display>,
+            D: Deserializer<'de>,
+        {
+            d.deserialize_str(java_serde::text::FromStrVisitor::new())
+        }
+    }
+
+    pub(super) mod millis {
+        use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+        use crate::types::Date;
+
+        pub(crate) fn serialize<S: Serializer>(v: &Date, s: S) -> Result<S::Ok, S::Error> {
+            v.0.serialize(s)
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Date, D::Error> {
+            i64::deserialize(d).map(Date)
+        }
+    }
+}
+
 raw_serde!(
+    millis;
     Date,
     serialize_small,
     write_java_date,
@@ -143,6 +188,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    text;
     Instant,
     serialize_small,
     write_instant,
@@ -153,6 +199,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    text;
     LocalDate,
     serialize_small,
     write_local_date,
@@ -163,6 +210,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    text;
     LocalTime,
     serialize_small,
     write_local_time,
@@ -173,6 +221,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    text;
     LocalDateTime,
     serialize_small,
     write_local_date_time,
@@ -185,6 +234,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    ;
     ZonedDateTime,
     serialize_vec,
     write_zoned_date_time,
@@ -200,6 +250,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    ;
     BigInteger,
     serialize_vec,
     write_big_integer,
@@ -214,6 +265,7 @@ raw_serde!(
     }
 );
 raw_serde!(
+    ;
     BigDecimal,
     serialize_vec,
     write_big_decimal,

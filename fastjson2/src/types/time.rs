@@ -8,6 +8,9 @@
 //! | `java.time.LocalTime` | `Time` | `fastjson2::types::time::local_time` |
 //! | `java.time.LocalDateTime` | `PrimitiveDateTime` | `fastjson2::types::time::local_date_time` |
 //! | `java.time.Instant` | `OffsetDateTime` (read back at UTC) | `fastjson2::types::time::instant` |
+//! | `java.time.OffsetDateTime` | `OffsetDateTime` (its offset kept) | `TryFrom` both ways (as a field: `java_serde::time::offset_date_time`) |
+//! | `java.time.ZoneOffset` | `UtcOffset` | `TryFrom` both ways |
+//! | `java.time.Duration` | `Duration` | `TryFrom` both ways (as a field: `java_serde::time::duration`) |
 //!
 //! With this crate the field is the value's JSONB form; in human-readable formats (serde_json)
 //! it is the text the `time` crate's own serde writes (RFC 3339 for an instant). Converting to
@@ -33,10 +36,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use ::time::{Date, Month, PrimitiveDateTime, Time};
+use ::time::{Date, Month, PrimitiveDateTime, Time, UtcOffset};
 
 use super::convert::ConvertError;
-use super::{Instant, LocalDate, LocalDateTime, LocalTime};
+use super::{Duration, Instant, LocalDate, LocalDateTime, LocalTime, OffsetDateTime, ZoneOffset};
+
+/// Java's offsets are within ±18:00.
+const MAX_OFFSET: i32 = java_serde::text::MAX_OFFSET_SECONDS as i32;
 
 impl From<Date> for LocalDate {
     /// `time`'s years (±9999) fit the JSONB form's 16 bits.
@@ -115,6 +121,80 @@ impl TryFrom<Instant> for ::time::OffsetDateTime {
         let nanos = i128::from(i.seconds) * 1_000_000_000 + i128::from(i.nanos);
         ::time::OffsetDateTime::from_unix_timestamp_nanos(nanos)
             .map_err(|_| ConvertError::new("java.time.Instant", "time::OffsetDateTime"))
+    }
+}
+
+impl TryFrom<UtcOffset> for ZoneOffset {
+    type Error = ConvertError;
+    /// Fails beyond Java's ±18:00.
+    fn try_from(o: UtcOffset) -> Result<Self, ConvertError> {
+        let total_seconds = o.whole_seconds();
+        if total_seconds.abs() > MAX_OFFSET {
+            return Err(ConvertError::new("time::UtcOffset", "java.time.ZoneOffset"));
+        }
+        Ok(ZoneOffset { total_seconds })
+    }
+}
+
+impl TryFrom<ZoneOffset> for UtcOffset {
+    type Error = ConvertError;
+    fn try_from(o: ZoneOffset) -> Result<Self, ConvertError> {
+        Some(o.total_seconds)
+            .filter(|s| s.abs() <= MAX_OFFSET)
+            .and_then(|s| UtcOffset::from_whole_seconds(s).ok())
+            .ok_or(ConvertError::new("java.time.ZoneOffset", "time::UtcOffset"))
+    }
+}
+
+impl TryFrom<::time::OffsetDateTime> for OffsetDateTime {
+    type Error = ConvertError;
+    /// The local date and time and the offset, as Java's `OffsetDateTime` holds them.
+    fn try_from(t: ::time::OffsetDateTime) -> Result<Self, ConvertError> {
+        Ok(OffsetDateTime {
+            date_time: PrimitiveDateTime::new(t.date(), t.time()).into(),
+            offset: t.offset().try_into()?,
+        })
+    }
+}
+
+impl TryFrom<OffsetDateTime> for ::time::OffsetDateTime {
+    type Error = ConvertError;
+    fn try_from(t: OffsetDateTime) -> Result<Self, ConvertError> {
+        let offset = UtcOffset::try_from(t.offset)?;
+        Ok(PrimitiveDateTime::try_from(t.date_time)?.assume_offset(offset))
+    }
+}
+
+impl TryFrom<::time::Duration> for Duration {
+    type Error = ConvertError;
+    /// Kept as Java keeps it (seconds floored, nanoseconds 0-999,999,999); fails only below
+    /// Java's `Duration` minimum (`time`'s reaches one nanosecond less).
+    fn try_from(d: ::time::Duration) -> Result<Self, ConvertError> {
+        let (seconds, nanos) = (d.whole_seconds(), d.subsec_nanoseconds());
+        if nanos >= 0 {
+            return Ok(Duration { seconds, nanos });
+        }
+        seconds
+            .checked_sub(1)
+            .map(|seconds| Duration {
+                seconds,
+                nanos: nanos + 1_000_000_000,
+            })
+            .ok_or(ConvertError::new("time::Duration", "java.time.Duration"))
+    }
+}
+
+impl TryFrom<Duration> for ::time::Duration {
+    type Error = ConvertError;
+    /// Fails for nanoseconds outside 0-999,999,999.
+    fn try_from(d: Duration) -> Result<Self, ConvertError> {
+        Some(d.nanos)
+            .filter(|n| (0..1_000_000_000).contains(n))
+            .and_then(|n| {
+                ::time::Duration::seconds(d.seconds)
+                    .checked_add(::time::Duration::nanoseconds(n.into()))
+            })
+            .ok_or(ConvertError::new("java.time.Duration", "time::Duration"))
     }
 }
 

@@ -78,16 +78,7 @@ string_object!(Uuid, "java.util.UUID", "value");
 
 impl fmt::Display for Uuid {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0;
-        write!(
-            f,
-            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
-            v >> 96,
-            (v >> 80) & 0xffff,
-            (v >> 64) & 0xffff,
-            (v >> 48) & 0xffff,
-            v & 0xffff_ffff_ffff
-        )
+        fmt::Display::fmt(&java_serde::text::UuidText(self.0), f)
     }
 }
 
@@ -96,26 +87,7 @@ impl FromStr for Uuid {
 
     /// The 36-character form, hex digits in either case (what Java's `toString()` writes).
     fn from_str(s: &str) -> Result<Self, ParseError> {
-        let syntax = |at| ParseError::Syntax {
-            java_type: "java.util.UUID",
-            input: s.to_owned(),
-            at,
-        };
-        let mut v: u128 = 0;
-        for (i, b) in s.bytes().enumerate() {
-            let dash = matches!(i, 8 | 13 | 18 | 23);
-            let digit = match b {
-                _ if i == 36 => None,
-                b'-' if dash => continue,
-                _ if dash => None,
-                _ => char::from(b).to_digit(16),
-            };
-            v = v << 4 | u128::from(digit.ok_or_else(|| syntax(i))?);
-        }
-        if s.len() < 36 {
-            return Err(syntax(s.len()));
-        }
-        Ok(Uuid(v))
+        s.parse().map(|java_serde::text::UuidText(v)| Uuid(v))
     }
 }
 

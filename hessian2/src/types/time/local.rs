@@ -1,11 +1,12 @@
 //! Dates and times without a zone: `LocalDate`, `LocalTime`, `LocalDateTime`, `Year`,
 //! `YearMonth`, `MonthDay`.
 
-use std::fmt;
-use std::str::FromStr;
+use java_serde::text::{DateText, DateTimeText, MonthDayText, TimeText, YearMonthText, YearText};
 
 use super::handle_serde;
-use super::iso::{read_year, write_nanos, write_year, Cursor, ParseError};
+use super::iso::via_text;
+#[cfg(test)]
+use super::iso::ParseError;
 
 /// A `java.time.LocalDate` (hessian-lite's `LocalDateHandle`: `year`, `month`, `day` ints).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -97,132 +98,41 @@ handle_serde!(MonthDay, "com.alibaba.com.caucho.hessian.io.java8.MonthDayHandle"
     month: u8 => "month",
 });
 
-impl fmt::Display for LocalDate {
-    /// `2024-02-29`, `-0005-01-01`, `+10000-01-01` (Java's `toString()`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_year(f, self.year, true)?;
-        write!(f, "-{:02}-{:02}", self.month, self.day)
-    }
-}
-
-impl fmt::Display for LocalTime {
-    /// `13:45`, `13:45:30`, `13:45:30.123456789`: seconds only when not zero, the fraction in
-    /// groups of three digits (Java's `toString()`).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:02}:{:02}", self.hour, self.minute)?;
-        if self.second > 0 || self.nano > 0 {
-            write!(f, ":{:02}", self.second)?;
-            write_nanos(f, self.nano)?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Display for LocalDateTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}T{}", self.date, self.time)
-    }
-}
-
-impl fmt::Display for Year {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.year)
-    }
-}
-
-impl fmt::Display for YearMonth {
-    /// `2024-02` (Java writes no `+` before years over 9999 here).
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_year(f, self.year, false)?;
-        write!(f, "-{:02}", self.month)
-    }
-}
-
-impl fmt::Display for MonthDay {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "--{:02}-{:02}", self.month, self.day)
-    }
-}
-
-impl LocalDate {
-    pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Self, ParseError> {
-        let year = read_year(c)?;
-        c.expect(b'-')?;
-        let month = c.field(2)?;
-        c.expect(b'-')?;
-        let day = c.field(2)?;
-        Ok(LocalDate { year, month, day })
-    }
-}
-
-impl LocalTime {
-    /// `HH:mm[:ss[.fraction]]`.
-    pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Self, ParseError> {
-        let hour = c.field(2)?;
-        c.expect(b':')?;
-        let minute = c.field(2)?;
-        let (mut second, mut nano) = (0, 0);
-        if c.eat(b':') {
-            second = c.field(2)?;
-            if c.eat(b'.') {
-                nano = c.nanos()?;
+/// Each carrier is its `java_serde::text` type's fields (the text of both crates' carriers).
+macro_rules! same_fields {
+    ($($ty:ident <=> $text:ident { $($field:ident),+ };)+) => {$(
+        impl From<$ty> for $text {
+            #[allow(clippy::useless_conversion)]
+            fn from(v: $ty) -> $text {
+                $text { $($field: v.$field.into()),+ }
             }
         }
-        Ok(LocalTime {
-            hour,
-            minute,
-            second,
-            nano,
-        })
-    }
-}
 
-impl LocalDateTime {
-    pub(crate) fn read(c: &mut Cursor<'_>) -> Result<Self, ParseError> {
-        let date = LocalDate::read(c)?;
-        c.expect(b'T')?;
-        let time = LocalTime::read(c)?;
-        Ok(LocalDateTime { date, time })
-    }
-}
-
-/// `FromStr` through a reader of the whole text.
-macro_rules! parse_whole {
-    ($($ty:ident => $java:literal, $read:expr;)+) => {$(
-        impl FromStr for $ty {
-            type Err = ParseError;
-            fn from_str(s: &str) -> Result<Self, ParseError> {
-                let mut c = Cursor::new(s, $java);
-                let v = $read(&mut c)?;
-                c.end()?;
-                Ok(v)
+        impl From<$text> for $ty {
+            #[allow(clippy::useless_conversion)]
+            fn from(v: $text) -> $ty {
+                $ty { $($field: v.$field.into()),+ }
             }
         }
     )+};
 }
-pub(crate) use parse_whole;
+pub(crate) use same_fields;
 
-parse_whole! {
-    LocalDate => "java.time.LocalDate", LocalDate::read;
-    LocalTime => "java.time.LocalTime", LocalTime::read;
-    LocalDateTime => "java.time.LocalDateTime", LocalDateTime::read;
-    Year => "java.time.Year", |c: &mut Cursor<'_>| -> Result<Year, ParseError> {
-        let sign = c.sign();
-        let v = c.digits(1, 10)?;
-        Ok(Year { year: c.fit(sign * v)? })
-    };
-    YearMonth => "java.time.YearMonth", |c: &mut Cursor<'_>| -> Result<YearMonth, ParseError> {
-        let year = read_year(c)?;
-        c.expect(b'-')?;
-        Ok(YearMonth { year, month: c.field(2)? })
-    };
-    MonthDay => "java.time.MonthDay", |c: &mut Cursor<'_>| -> Result<MonthDay, ParseError> {
-        c.expect(b'-')?;
-        c.expect(b'-')?;
-        let month = c.field(2)?;
-        c.expect(b'-')?;
-        Ok(MonthDay { month, day: c.field(2)? })
-    };
+same_fields! {
+    LocalDate <=> DateText { year, month, day };
+    LocalTime <=> TimeText { hour, minute, second, nano };
+    LocalDateTime <=> DateTimeText { date, time };
+    YearMonth <=> YearMonthText { year, month };
+    MonthDay <=> MonthDayText { month, day };
+}
+
+via_text! {
+    LocalDate => DateText, |v| DateText::from(*v), |t| t.into();
+    LocalTime => TimeText, |v| TimeText::from(*v), |t| t.into();
+    LocalDateTime => DateTimeText, |v| DateTimeText::from(*v), |t| t.into();
+    Year => YearText, |v| YearText(v.year), |t| Year { year: t.0 };
+    YearMonth => YearMonthText, |v| YearMonthText::from(*v), |t| t.into();
+    MonthDay => MonthDayText, |v| MonthDayText::from(*v), |t| t.into();
 }
 
 #[cfg(test)]

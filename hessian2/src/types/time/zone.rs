@@ -4,9 +4,11 @@
 use std::fmt;
 use std::str::FromStr;
 
+use java_serde::text::{parse_with, DateTimeText, OffsetDateTimeText, OffsetText, OffsetTimeText};
+
 use super::handle_serde;
-use super::iso::{Cursor, ParseError};
-use super::local::{parse_whole, LocalDateTime, LocalTime};
+use super::iso::{via_text, Cursor, ParseError};
+use super::local::{LocalDateTime, LocalTime};
 
 /// A `java.time.ZoneOffset` (`ZoneOffsetHandle`: `seconds`, the total offset from UTC).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -79,11 +81,20 @@ handle_serde!(ZonedDateTime, "com.alibaba.com.caucho.hessian.io.java8.ZonedDateT
     zone: String => "zoneId",
 });
 
-impl fmt::Display for ZoneOffset {
-    /// Java's id: `Z`, `+05:30`, `-08:00`, `+01:02:03`.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&java_serde::text::OffsetText(self.total_seconds), f)
-    }
+via_text! {
+    ZoneOffset => OffsetText, |v| OffsetText(v.total_seconds), |t| ZoneOffset { total_seconds: t.0 };
+    OffsetTime => OffsetTimeText,
+        |v| OffsetTimeText { time: v.time.into(), offset: OffsetText(v.offset.total_seconds) },
+        |t| OffsetTime { time: t.time.into(), offset: ZoneOffset { total_seconds: t.offset.0 } };
+    OffsetDateTime => OffsetDateTimeText,
+        |v| OffsetDateTimeText {
+            date_time: v.date_time.into(),
+            offset: OffsetText(v.offset.total_seconds),
+        },
+        |t| OffsetDateTime {
+            date_time: t.date_time.into(),
+            offset: ZoneOffset { total_seconds: t.offset.0 },
+        };
 }
 
 impl fmt::Display for ZoneId {
@@ -92,15 +103,14 @@ impl fmt::Display for ZoneId {
     }
 }
 
-impl fmt::Display for OffsetTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.time, self.offset)
-    }
-}
-
-impl fmt::Display for OffsetDateTime {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}{}", self.date_time, self.offset)
+impl FromStr for ZoneId {
+    type Err = ParseError;
+    /// Any id but the empty one.
+    fn from_str(s: &str) -> Result<Self, ParseError> {
+        match s {
+            "" => Err(Cursor::new(s, "java.time.ZoneId").syntax()),
+            id => Ok(ZoneId { id: id.to_owned() }),
+        }
     }
 }
 
@@ -117,56 +127,12 @@ impl fmt::Display for ZonedDateTime {
     }
 }
 
-impl ZoneOffset {
-    /// `Z`, or a sign and `HH`, `HH:MM` or `HH:MM:SS`.
-    fn read(c: &mut Cursor<'_>) -> Result<Self, ParseError> {
-        if c.eat(b'Z') {
-            return Ok(ZoneOffset::default());
-        }
-        let sign = match c.peek() {
-            Some(b'+' | b'-') => c.sign(),
-            _ => return Err(c.syntax()),
-        };
-        let mut seconds = c.digits(2, 2)? * 3600;
-        if c.eat(b':') {
-            seconds += c.digits(2, 2)? * 60;
-            if c.eat(b':') {
-                seconds += c.digits(2, 2)?;
-            }
-        }
-        Ok(ZoneOffset {
-            total_seconds: c.fit(sign * seconds)?,
-        })
-    }
-}
-
-fn read_zone_id(c: &mut Cursor<'_>) -> Result<ZoneId, ParseError> {
-    match c.take_rest() {
-        "" => Err(c.syntax()),
-        id => Ok(ZoneId { id: id.to_owned() }),
-    }
-}
-
-fn read_offset_time(c: &mut Cursor<'_>) -> Result<OffsetTime, ParseError> {
-    let time = LocalTime::read(c)?;
-    Ok(OffsetTime {
-        time,
-        offset: ZoneOffset::read(c)?,
-    })
-}
-
-fn read_offset_date_time(c: &mut Cursor<'_>) -> Result<OffsetDateTime, ParseError> {
-    let date_time = LocalDateTime::read(c)?;
-    Ok(OffsetDateTime {
-        date_time,
-        offset: ZoneOffset::read(c)?,
-    })
-}
-
 /// A date-time, its offset, and the zone in brackets (the offset's id without them).
 fn read_zoned_date_time(c: &mut Cursor<'_>) -> Result<ZonedDateTime, ParseError> {
-    let date_time = LocalDateTime::read(c)?;
-    let offset = ZoneOffset::read(c)?;
+    let date_time = DateTimeText::read(c)?.into();
+    let offset = ZoneOffset {
+        total_seconds: OffsetText::read(c)?.0,
+    };
     let zone = if c.eat(b'[') {
         let rest = c.take_rest();
         match rest.strip_suffix(']') {
@@ -183,12 +149,11 @@ fn read_zoned_date_time(c: &mut Cursor<'_>) -> Result<ZonedDateTime, ParseError>
     })
 }
 
-parse_whole! {
-    ZoneOffset => "java.time.ZoneOffset", ZoneOffset::read;
-    ZoneId => "java.time.ZoneId", read_zone_id;
-    OffsetTime => "java.time.OffsetTime", read_offset_time;
-    OffsetDateTime => "java.time.OffsetDateTime", read_offset_date_time;
-    ZonedDateTime => "java.time.ZonedDateTime", read_zoned_date_time;
+impl FromStr for ZonedDateTime {
+    type Err = ParseError;
+    fn from_str(s: &str) -> Result<Self, ParseError> {
+        parse_with(s, "java.time.ZonedDateTime", read_zoned_date_time)
+    }
 }
 
 #[cfg(test)]
