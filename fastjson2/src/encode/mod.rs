@@ -20,8 +20,6 @@
 mod string;
 mod symbols;
 
-use std::borrow::Cow;
-
 use bytes::BufMut;
 
 use symbols::Symbols;
@@ -366,44 +364,85 @@ impl<B: BufMut> Encoder<B> {
     /// A symbol (how Dubbo's writer puts POJO field names): in full with its new number the
     /// first time in the document, by number after.
     pub fn write_symbol(&mut self, name: &str) {
-        self.symbol(str_code::SYMBOL, name, |n| Cow::Owned(n.to_owned()));
+        self.owned_symbol(str_code::SYMBOL, name);
     }
 
     /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
     /// the symbol table keeps without copying it.
     #[inline]
     pub fn write_static_symbol(&mut self, name: &'static str) {
-        self.symbol(str_code::SYMBOL, name, Cow::Borrowed);
+        self.static_symbol(str_code::SYMBOL, name);
     }
 
     /// The Java class name of the value written next.
     pub fn write_type_name(&mut self, class: &str) {
-        self.symbol(marker::TYPED, class, |n| Cow::Owned(n.to_owned()));
+        self.owned_symbol(marker::TYPED, class);
     }
 
     /// [`write_type_name`](Self::write_type_name) of a `'static` name (serde's struct names).
     pub fn write_static_type_name(&mut self, class: &'static str) {
-        self.symbol(marker::TYPED, class, Cow::Borrowed);
+        self.static_symbol(marker::TYPED, class);
     }
 
-    /// `code`, then `name` by its number, or in full and with its new number the first time.
-    fn symbol<'n>(
-        &mut self,
-        code: u8,
-        name: &'n str,
-        own: impl FnOnce(&'n str) -> Cow<'static, str>,
-    ) {
-        match self.symbols.lookup_or_add(name, own) {
-            // The code and a one-byte number in one write (one capacity check, not two).
-            Ok(n) if (0..=int::DIRECT_MAX).contains(&n) => self.out.put_slice(&[code, n as u8]),
-            Ok(n) => {
-                self.out.put_u8(code);
+    /// `code`, then `'static` `name` by its number, or in full and with its new number the
+    /// first time: the bytes the last documents wrote for it when it comes where it came
+    /// there.
+    #[inline]
+    fn static_symbol(&mut self, code: u8, name: &'static str) {
+        if let Some(def) = self.symbols.replay(code, name) {
+            self.out.put_slice(def);
+        } else if let Some(n) = self.symbols.lookup(name) {
+            self.symbol_ref(code, n);
+        } else {
+            self.new_static_symbol(code, name);
+        }
+    }
+
+    /// A `'static` name new in this document and not where the last documents had it (or the
+    /// first name of a new encoder, which takes its thread's spare table here).
+    #[inline(never)]
+    fn new_static_symbol(&mut self, code: u8, name: &'static str) {
+        if self.symbols.adopt_spare() {
+            if let Some(def) = self.symbols.replay(code, name) {
+                self.out.put_slice(def);
+                return;
+            }
+        }
+        let n = self.symbols.next_number();
+        let def = self.symbols.add_static(code, name, |defs| {
+            let mut e = Encoder::new(defs);
+            e.write_coded_str(code, name);
+            e.write_int(n);
+        });
+        match def {
+            Some(def) => self.out.put_slice(def),
+            None => {
+                self.write_coded_str(code, name);
                 self.write_int(n);
             }
+        }
+    }
+
+    /// `code`, then `name` by its number, or in full with its new number the first time.
+    fn owned_symbol(&mut self, code: u8, name: &str) {
+        match self.symbols.lookup_or_add_owned(name) {
+            Ok(n) => self.symbol_ref(code, n),
             Err(n) => {
                 self.write_coded_str(code, name);
                 self.write_int(n);
             }
+        }
+    }
+
+    /// `code`, then the number of a symbol the document has.
+    #[inline]
+    fn symbol_ref(&mut self, code: u8, n: i32) {
+        if (0..=int::DIRECT_MAX).contains(&n) {
+            // The code and a one-byte number in one write (one capacity check, not two).
+            self.out.put_slice(&[code, n as u8]);
+        } else {
+            self.out.put_u8(code);
+            self.write_int(n);
         }
     }
 
