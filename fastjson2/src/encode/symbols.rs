@@ -2,9 +2,9 @@
 //! got on first use. Documents have few (a POJO's field names and class names), so a linear
 //! scan beats hashing, and a mask of the lengths present skips the scan for most new names (a
 //! POJO's field names mostly differ in length). serde's names are `'static` and kept without a
-//! copy, apart from the copies of other names, so that [`Symbols::clear`] has nothing to drop
-//! in a typed document; it keeps the memory, so a reused encoder numbers each document without
-//! allocating. An encoder dropped leaves its tables to the next one on its thread, so a
+//! copy, the copies of other names (a `Value`'s) one after another in one buffer, so that
+//! [`Symbols::clear`] has nothing to free; it keeps the memory, so a reused encoder numbers
+//! each document without allocating. An encoder dropped leaves its tables to the next one on its thread, so a
 //! `to_vec` per message does not allocate them either.
 //!
 //! The `'static` names of the last document stay in the table after [`Symbols::clear`], each
@@ -28,7 +28,9 @@ thread_local! {
         Cell::new(Statics { entries: Vec::new(), defs: Vec::new() })
     };
     /// Its table of copies, emptied.
-    static SPARE_OWNED: Cell<Vec<(String, i32)>> = const { Cell::new(Vec::new()) };
+    static SPARE_OWNED: Cell<Owned> = const {
+        Cell::new(Owned { text: String::new(), entries: Vec::new() })
+    };
 }
 
 /// A `'static` name with its number and its definition's bytes.
@@ -53,13 +55,27 @@ struct Statics {
     defs: Vec<u8>,
 }
 
+/// Copies of names that are not `'static`, in one buffer, so that a document's names cost no
+/// allocation each and [`Symbols::clear`] has nothing to free.
+#[derive(Debug, Default)]
+struct Owned {
+    /// The names one after another.
+    text: String,
+    /// Where each name ends in `text`, and its number.
+    entries: Vec<(usize, i32)>,
+}
+
+/// Bytes of copies a table keeps from one document to the next (the copies' memory past it is
+/// freed when the document is done).
+const MAX_OWNED_TEXT: usize = 16 * 1024;
+
 #[derive(Debug, Default)]
 pub(super) struct Symbols {
     statics: Statics,
     /// How many of `statics.entries` this document numbered (the rest are kept for replay).
     live: usize,
     /// Copies of other names with their numbers.
-    owned: Vec<(String, i32)>,
+    owned: Owned,
     /// Bit `min(len, 63)` is set when a name of that length is in the table.
     lengths: u64,
 }
@@ -80,7 +96,7 @@ impl Symbols {
             || s.name.len() != name.len()
             || s.code != code
             || s.n as usize != self.live
-            || !self.owned.is_empty()
+            || !self.owned.entries.is_empty()
         {
             return None;
         }
@@ -113,7 +129,7 @@ impl Symbols {
 
     /// The number the next new name gets.
     pub(super) fn next_number(&self) -> i32 {
-        (self.live + self.owned.len()) as i32
+        (self.live + self.owned.entries.len()) as i32
     }
 
     /// Records `'static` `name`, new in this document, as the next number; `define` writes
@@ -159,10 +175,11 @@ impl Symbols {
     pub(super) fn add_owned(&mut self, name: &str) -> i32 {
         let n = self.next_number();
         self.lengths |= 1 << name.len().min(63);
-        if self.owned.capacity() == 0 {
+        if self.owned.entries.capacity() == 0 {
             self.owned = spare_owned();
         }
-        self.owned.push((name.to_owned(), n));
+        self.owned.text.push_str(name);
+        self.owned.entries.push((self.owned.text.len(), n));
         n
     }
 
@@ -181,10 +198,23 @@ impl Symbols {
                 return Some(s.n);
             }
         }
-        for (s, n) in &self.owned {
-            if same(s, name) {
-                return Some(*n);
+        if self.owned.entries.is_empty() {
+            return None;
+        }
+        self.find_owned(name)
+    }
+
+    /// [`find`](Self::find) among the copies (apart, so that the typed documents' scan of
+    /// `'static` names stays as tight as without copies).
+    #[inline(never)]
+    fn find_owned(&self, name: &str) -> Option<i32> {
+        let text = self.owned.text.as_bytes();
+        let mut start = 0;
+        for &(end, n) in &self.owned.entries {
+            if same_bytes(text.get(start..end).unwrap_or_default(), name.as_bytes()) {
+                return Some(n);
             }
+            start = end;
         }
         None
     }
@@ -205,7 +235,7 @@ impl Drop for Symbols {
         if self.statics.entries.capacity() != 0 {
             give_back_statics(&mut self.statics);
         }
-        if self.owned.capacity() != 0 {
+        if self.owned.entries.capacity() != 0 {
             give_back_owned(&mut self.owned);
         }
     }
@@ -219,9 +249,9 @@ fn spare_statics() -> Statics {
 
 /// The spare table of copies of this thread, or a new one with room for a few POJOs' names.
 #[cold]
-fn spare_owned() -> Vec<(String, i32)> {
+fn spare_owned() -> Owned {
     let mut v = SPARE_OWNED.try_with(Cell::take).unwrap_or_default();
-    v.reserve(16);
+    v.entries.reserve(16);
     v
 }
 
@@ -236,7 +266,7 @@ fn give_back_statics(table: &mut Statics) {
 
 /// Leaves `table`, emptied, as this thread's spare.
 #[inline(never)]
-fn give_back_owned(table: &mut Vec<(String, i32)>) {
+fn give_back_owned(table: &mut Owned) {
     table.clear();
     let table = std::mem::take(table);
     let _ = SPARE_OWNED.try_with(|s| s.set(table));
@@ -250,4 +280,21 @@ fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && (a.as_ptr() == b.as_ptr()
             || (a.as_bytes().last() == b.as_bytes().last() && a.bytes().eq(b.bytes())))
+}
+
+/// [`same`] of a copy's bytes.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.last() == b.last() && a.iter().eq(b)
+}
+
+impl Owned {
+    /// Empties the table, keeping its memory up to [`MAX_OWNED_TEXT`] bytes of text.
+    fn clear(&mut self) {
+        if self.text.capacity() > MAX_OWNED_TEXT {
+            self.text = String::new();
+        }
+        self.text.clear();
+        self.entries.clear();
+    }
 }
