@@ -51,6 +51,25 @@ pub enum PeerVersion {
     V2_0_56,
 }
 
+/// The bytes of a `java.util.Date` of `millis` milliseconds since the epoch, and how many of
+/// them there are (5 or 9): in whole seconds when it is whole seconds that fit an `int`, else
+/// in whole minutes when those fit, else in milliseconds.
+pub(crate) fn date_form(millis: i64) -> ([u8; 9], usize) {
+    if millis % 1000 == 0 {
+        let seconds = millis / 1000;
+        if let Ok(s) = i32::try_from(seconds) {
+            let [a, b, c, d] = s.to_be_bytes();
+            return ([time::SECONDS, a, b, c, d, 0, 0, 0, 0], 5);
+        }
+        if let (0, Ok(m)) = (seconds % 60, i32::try_from(seconds / 60)) {
+            let [a, b, c, d] = m.to_be_bytes();
+            return ([time::MINUTES, a, b, c, d, 0, 0, 0, 0], 5);
+        }
+    }
+    let [a, b, c, d, e, f, g, h] = millis.to_be_bytes();
+    ([time::MILLIS, a, b, c, d, e, f, g, h], 9)
+}
+
 /// The name of [`PeerVersion`] before 0.2.
 #[deprecated(
     since = "0.2.0",
@@ -276,21 +295,11 @@ impl<B: BufMut> Encoder<B> {
 
     /// A `java.util.Date` in milliseconds since the epoch.
     pub fn write_date(&mut self, millis: i64) {
-        if millis % 1000 == 0 {
-            let seconds = millis / 1000;
-            if let Ok(s) = i32::try_from(seconds) {
-                let [a, b, c, d] = s.to_be_bytes();
-                self.out.put_slice(&[time::SECONDS, a, b, c, d]);
-                return;
-            }
-            if let (0, Ok(m)) = (seconds % 60, i32::try_from(seconds / 60)) {
-                self.out.put_u8(time::MINUTES);
-                self.out.put_i32(m);
-                return;
-            }
+        // Each length a copy of a known size.
+        match date_form(millis) {
+            (form, 5) => self.out.put_slice(&form[..5]),
+            (form, _) => self.out.put_slice(&form),
         }
-        self.out.put_u8(time::MILLIS);
-        self.out.put_i64(millis);
     }
 
     /// A [`Date`] (see [`write_date`](Self::write_date)).

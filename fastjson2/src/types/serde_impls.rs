@@ -14,7 +14,7 @@ use super::{
     BigDecimal, BigInteger, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
 use crate::decode::{Decoder, Header};
-use crate::encode::Encoder;
+use crate::encode::{date_form, Encoder};
 use crate::ser::RAW;
 
 /// Encoded JSONB bytes, serialized as bytes.
@@ -132,16 +132,22 @@ macro_rules! raw_serde {
     };
 }
 
-raw_serde!(
-    Date,
-    serialize_small,
-    write_java_date,
-    "a java.util.Date",
-    |h| match h {
-        Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
-        _ => None,
+impl Serialize for Date {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Its bytes straight from the milliseconds, without an encoder.
+        let (form, len) = date_form(self.0);
+        s.serialize_newtype_struct(RAW, &Raw(form.get(..len).unwrap_or(&form)))
     }
-);
+}
+
+impl<'de> Deserialize<'de> for Date {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_raw(d, "a java.util.Date", |h| match h {
+            Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
+            _ => None,
+        })
+    }
+}
 raw_serde!(
     Instant,
     serialize_small,
