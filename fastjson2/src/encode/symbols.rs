@@ -38,9 +38,13 @@ thread_local! {
 struct Static {
     name: &'static str,
     n: i32,
-    /// The code before the name (symbol or class name); 0 when the definition's bytes were
-    /// not kept (past [`MAX_DEFS`]), which no replay asks for.
+    /// The code before the name (symbol or class name); 0 when the definition is not for
+    /// replay (its bytes past [`MAX_DEFS`], or its number not its place: copies before it),
+    /// which no replay asks for.
     code: u8,
+    /// The document's length mask once it is numbered (after names all replayed, the mask
+    /// of the document that kept it).
+    lengths: u64,
     /// Where the definition's bytes are in [`Statics::defs`].
     start: u32,
     end: u32,
@@ -92,17 +96,19 @@ impl Symbols {
     #[inline]
     pub(super) fn replay(&mut self, code: u8, name: &'static str) -> Option<&[u8]> {
         let s = *self.statics.entries.get(self.live)?;
+        // Its number is its place (entries for replay have no copies before them), and this
+        // document's names before it are the ones before it there (a name not replayed drops
+        // the kept entries after it), so its length mask is this document's too.
         if s.name.as_ptr() != name.as_ptr()
             || s.name.len() != name.len()
             || s.code != code
-            || s.n as usize != self.live
             || !self.owned.entries.is_empty()
         {
             return None;
         }
         let def = self.statics.defs.get(s.start as usize..s.end as usize)?;
         self.live += 1;
-        self.lengths |= 1 << name.len().min(63);
+        self.lengths = s.lengths;
         Some(def)
     }
 
@@ -148,7 +154,7 @@ impl Symbols {
         self.statics.entries.truncate(self.live);
         let start = self.statics.entries.last().map_or(0, |s| s.end as usize);
         self.statics.defs.truncate(start);
-        let kept = start <= MAX_DEFS;
+        let kept = start <= MAX_DEFS && self.owned.entries.is_empty();
         if kept {
             define(&mut self.statics.defs);
         }
@@ -160,6 +166,7 @@ impl Symbols {
             name,
             n,
             code: if kept { code } else { 0 },
+            lengths: self.lengths,
             start: start as u32,
             end: end as u32,
         });
