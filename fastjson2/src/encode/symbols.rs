@@ -82,6 +82,9 @@ pub(super) struct Symbols {
     owned: Owned,
     /// Bit `min(len, 63)` is set when a name of that length is in the table.
     lengths: u64,
+    /// The entry after the `'static` name last found: a nested struct's names, written by
+    /// number, come in the order the outer one defined them.
+    next_found: usize,
 }
 
 impl Symbols {
@@ -125,7 +128,7 @@ impl Symbols {
 
     /// The number of `name` in this document, if it has one.
     #[inline]
-    pub(super) fn lookup(&self, name: &str) -> Option<i32> {
+    pub(super) fn lookup(&mut self, name: &str) -> Option<i32> {
         if self.lengths & (1 << name.len().min(63)) != 0 {
             self.find(name)
         } else {
@@ -193,15 +196,33 @@ impl Symbols {
     /// [`lookup`](Self::lookup), else [`add_owned`](Self::add_owned): `Err` with the new
     /// number.
     pub(super) fn lookup_or_add_owned(&mut self, name: &str) -> Result<i32, i32> {
-        match self.lookup(name) {
+        let found = if self.lengths & (1 << name.len().min(63)) == 0 {
+            None
+        } else if self.live == 0 {
+            // Only copies (a `Value`'s names).
+            self.find_owned(name)
+        } else {
+            self.find(name)
+        };
+        match found {
             Some(n) => Ok(n),
             None => Err(self.add_owned(name)),
         }
     }
 
-    fn find(&self, name: &str) -> Option<i32> {
-        for s in self.statics.entries.get(..self.live).unwrap_or_default() {
+    fn find(&mut self, name: &str) -> Option<i32> {
+        let live = self.statics.entries.get(..self.live).unwrap_or_default();
+        // The same `'static` name as the entry after the last found: that entry (the entries
+        // are distinct names).
+        if let Some(s) = live.get(self.next_found) {
+            if s.name.as_ptr() == name.as_ptr() && s.name.len() == name.len() {
+                self.next_found += 1;
+                return Some(s.n);
+            }
+        }
+        for (i, s) in live.iter().enumerate() {
             if same(s.name, name) {
+                self.next_found = i + 1;
                 return Some(s.n);
             }
         }
@@ -232,6 +253,7 @@ impl Symbols {
         self.live = 0;
         self.owned.clear();
         self.lengths = 0;
+        self.next_found = 0;
     }
 }
 
