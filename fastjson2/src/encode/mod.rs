@@ -20,8 +20,6 @@
 mod string;
 mod symbols;
 
-use std::borrow::Cow;
-
 use bytes::BufMut;
 
 use symbols::Symbols;
@@ -51,6 +49,25 @@ pub enum PeerVersion {
     /// 2.0.56, what Dubbo 3.3.5 ships: a whole `float` in -2^18..2^18 is `0xb6` and its int32
     /// in the shortest form.
     V2_0_56,
+}
+
+/// The bytes of a `java.util.Date` of `millis` milliseconds since the epoch, and how many of
+/// them there are (5 or 9): in whole seconds when it is whole seconds that fit an `int`, else
+/// in whole minutes when those fit, else in milliseconds.
+pub(crate) fn date_form(millis: i64) -> ([u8; 9], usize) {
+    if millis % 1000 == 0 {
+        let seconds = millis / 1000;
+        if let Ok(s) = i32::try_from(seconds) {
+            let [a, b, c, d] = s.to_be_bytes();
+            return ([time::SECONDS, a, b, c, d, 0, 0, 0, 0], 5);
+        }
+        if let (0, Ok(m)) = (seconds % 60, i32::try_from(seconds / 60)) {
+            let [a, b, c, d] = m.to_be_bytes();
+            return ([time::MINUTES, a, b, c, d, 0, 0, 0, 0], 5);
+        }
+    }
+    let [a, b, c, d, e, f, g, h] = millis.to_be_bytes();
+    ([time::MILLIS, a, b, c, d, e, f, g, h], 9)
 }
 
 /// The name of [`PeerVersion`] before 0.2.
@@ -278,21 +295,11 @@ impl<B: BufMut> Encoder<B> {
 
     /// A `java.util.Date` in milliseconds since the epoch.
     pub fn write_date(&mut self, millis: i64) {
-        if millis % 1000 == 0 {
-            let seconds = millis / 1000;
-            if let Ok(s) = i32::try_from(seconds) {
-                let [a, b, c, d] = s.to_be_bytes();
-                self.out.put_slice(&[time::SECONDS, a, b, c, d]);
-                return;
-            }
-            if let (0, Ok(m)) = (seconds % 60, i32::try_from(seconds / 60)) {
-                self.out.put_u8(time::MINUTES);
-                self.out.put_i32(m);
-                return;
-            }
+        // Each length a copy of a known size.
+        match date_form(millis) {
+            (form, 5) => self.out.put_slice(&form[..5]),
+            (form, _) => self.out.put_slice(&form),
         }
-        self.out.put_u8(time::MILLIS);
-        self.out.put_i64(millis);
     }
 
     /// A [`Date`] (see [`write_date`](Self::write_date)).
@@ -366,44 +373,85 @@ impl<B: BufMut> Encoder<B> {
     /// A symbol (how Dubbo's writer puts POJO field names): in full with its new number the
     /// first time in the document, by number after.
     pub fn write_symbol(&mut self, name: &str) {
-        self.symbol(str_code::SYMBOL, name, |n| Cow::Owned(n.to_owned()));
+        self.owned_symbol(str_code::SYMBOL, name);
     }
 
     /// [`write_symbol`](Self::write_symbol) of a `'static` name (serde's field names), which
     /// the symbol table keeps without copying it.
     #[inline]
     pub fn write_static_symbol(&mut self, name: &'static str) {
-        self.symbol(str_code::SYMBOL, name, Cow::Borrowed);
+        self.static_symbol(str_code::SYMBOL, name);
     }
 
     /// The Java class name of the value written next.
     pub fn write_type_name(&mut self, class: &str) {
-        self.symbol(marker::TYPED, class, |n| Cow::Owned(n.to_owned()));
+        self.owned_symbol(marker::TYPED, class);
     }
 
     /// [`write_type_name`](Self::write_type_name) of a `'static` name (serde's struct names).
     pub fn write_static_type_name(&mut self, class: &'static str) {
-        self.symbol(marker::TYPED, class, Cow::Borrowed);
+        self.static_symbol(marker::TYPED, class);
     }
 
-    /// `code`, then `name` by its number, or in full and with its new number the first time.
-    fn symbol<'n>(
-        &mut self,
-        code: u8,
-        name: &'n str,
-        own: impl FnOnce(&'n str) -> Cow<'static, str>,
-    ) {
-        match self.symbols.lookup_or_add(name, own) {
-            // The code and a one-byte number in one write (one capacity check, not two).
-            Ok(n) if (0..=int::DIRECT_MAX).contains(&n) => self.out.put_slice(&[code, n as u8]),
-            Ok(n) => {
-                self.out.put_u8(code);
+    /// `code`, then `'static` `name` by its number, or in full and with its new number the
+    /// first time: the bytes the last documents wrote for it when it comes where it came
+    /// there.
+    #[inline]
+    fn static_symbol(&mut self, code: u8, name: &'static str) {
+        if let Some(def) = self.symbols.replay(code, name) {
+            self.out.put_slice(def);
+        } else if let Some(n) = self.symbols.lookup(name) {
+            self.symbol_ref(code, n);
+        } else {
+            self.new_static_symbol(code, name);
+        }
+    }
+
+    /// A `'static` name new in this document and not where the last documents had it (or the
+    /// first name of a new encoder, which takes its thread's spare table here).
+    #[inline(never)]
+    fn new_static_symbol(&mut self, code: u8, name: &'static str) {
+        if self.symbols.adopt_spare() {
+            if let Some(def) = self.symbols.replay(code, name) {
+                self.out.put_slice(def);
+                return;
+            }
+        }
+        let n = self.symbols.next_number();
+        let def = self.symbols.add_static(code, name, |defs| {
+            let mut e = Encoder::new(defs);
+            e.write_coded_str(code, name);
+            e.write_int(n);
+        });
+        match def {
+            Some(def) => self.out.put_slice(def),
+            None => {
+                self.write_coded_str(code, name);
                 self.write_int(n);
             }
+        }
+    }
+
+    /// `code`, then `name` by its number, or in full with its new number the first time.
+    fn owned_symbol(&mut self, code: u8, name: &str) {
+        match self.symbols.lookup_or_add_owned(name) {
+            Ok(n) => self.symbol_ref(code, n),
             Err(n) => {
                 self.write_coded_str(code, name);
                 self.write_int(n);
             }
+        }
+    }
+
+    /// `code`, then the number of a symbol the document has.
+    #[inline]
+    fn symbol_ref(&mut self, code: u8, n: i32) {
+        if (0..=int::DIRECT_MAX).contains(&n) {
+            // The code and a one-byte number in one write (one capacity check, not two).
+            self.out.put_slice(&[code, n as u8]);
+        } else {
+            self.out.put_u8(code);
+            self.write_int(n);
         }
     }
 

@@ -14,7 +14,7 @@ use super::{
     BigDecimal, BigInteger, Date, Instant, LocalDate, LocalDateTime, LocalTime, ZonedDateTime,
 };
 use crate::decode::{Decoder, Header};
-use crate::encode::Encoder;
+use crate::encode::{date_form, Encoder};
 use crate::ser::RAW;
 
 /// Encoded JSONB bytes, serialized as bytes.
@@ -176,17 +176,29 @@ mod human {
     }
 }
 
-raw_serde!(
-    millis;
-    Date,
-    serialize_small,
-    write_java_date,
-    "a java.util.Date",
-    |h| match h {
-        Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
-        _ => None,
+impl Serialize for Date {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            return human::millis::serialize(self, s);
+        }
+        // Its bytes straight from the milliseconds, without an encoder.
+        let (form, len) = date_form(self.0);
+        s.serialize_newtype_struct(RAW, &Raw(form.get(..len).unwrap_or(&form)))
     }
-);
+}
+
+impl<'de> Deserialize<'de> for Date {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        if d.is_human_readable() {
+            return human::millis::deserialize(d);
+        }
+        deserialize_raw(d, "a java.util.Date", |h| match h {
+            Header::Date(ms) | Header::Long(ms) => Some(Date(ms)),
+            _ => None,
+        })
+    }
+}
+
 raw_serde!(
     text;
     Instant,
