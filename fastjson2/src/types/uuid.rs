@@ -1,7 +1,7 @@
 //! Feature `uuid`: a `serde(with)` module so a `uuid::Uuid` field travels as a
 //! `java.util.UUID`, under the same name as `hessian2::types::uuid`. fastjson2 writes a UUID as
 //! a 16-byte binary (most significant byte first); in human-readable formats the field is the
-//! hyphenated text the uuid crate's serde writes.
+//! hyphenated text (Java's `toString()`).
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
@@ -22,43 +22,16 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::fmt;
-
 use ::uuid::Uuid;
-use serde::de::{self, Deserializer, Visitor};
-use serde::Serializer;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// Serializes a `uuid::Uuid` as fastjson2 writes a `java.util.UUID`.
+/// Serializes a `uuid::Uuid` as fastjson2 writes a `java.util.UUID` (the [`super::Uuid`]
+/// carrier's form).
 pub fn serialize<S: Serializer>(v: &Uuid, s: S) -> Result<S::Ok, S::Error> {
-    if s.is_human_readable() {
-        return s.collect_str(&v.hyphenated());
-    }
-    s.serialize_bytes(v.as_bytes())
+    super::Uuid(v.as_u128()).serialize(s)
 }
 
 /// Deserializes a `java.util.UUID`: 16 bytes, or its text.
 pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Uuid, D::Error> {
-    if d.is_human_readable() {
-        d.deserialize_str(UuidVisitor)
-    } else {
-        d.deserialize_bytes(UuidVisitor)
-    }
-}
-
-struct UuidVisitor;
-
-impl Visitor<'_> for UuidVisitor {
-    type Value = Uuid;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a java.util.UUID (16 bytes or its text)")
-    }
-
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Uuid, E> {
-        Uuid::from_slice(v).map_err(|_| E::invalid_length(v.len(), &self))
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Uuid, E> {
-        v.parse().map_err(E::custom)
-    }
+    super::Uuid::deserialize(d).map(|u| Uuid::from_u128(u.0))
 }
