@@ -44,7 +44,7 @@ use hyper::body::Incoming;
 use serde_json::Value as Json;
 
 use super::call::Peer;
-use super::http1::{strip_hop_by_hop, whole, Body, Routed};
+use super::http1_call::{strip_hop_by_hop, whole, Body, Routed};
 use super::state::Triple;
 use crate::core::route::Route;
 use crate::core::Snapshot;

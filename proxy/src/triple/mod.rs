@@ -44,6 +44,7 @@ mod fail;
 pub mod from_dubbo;
 mod head_limit;
 pub mod http1;
+pub mod http1_call;
 pub mod json_bridge;
 pub mod prefixed;
 pub mod relay;
